@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Types shared by the kernel side (tracker.bpf.c) and userspace (tracker.c).
+ * Never include vmlinux.h here: userspace includes this file too.
+ */
+#ifndef PEAKBPF_TRACKER_H
+#define PEAKBPF_TRACKER_H
+
+#define MAX_TREES 8
+#define DEFAULT_MAX_TRACKED 16384
+
+/* The resident counters that make up rss; MM_SWAPENTS is not resident. */
+enum rss_slot {
+	RSS_FILE,
+	RSS_ANON,
+	RSS_SHMEM,
+	RSS_SLOTS,
+};
+
+/* One address space in a tree, keyed by its struct mm_struct pointer. */
+struct mm_state {
+	__u32 tree;
+	__u32 tgid;                 /* a process using this mm, for reports */
+	__s64 pages[RSS_SLOTS];     /* counter values last applied to the sum */
+};
+
+/* One process (thread group) in a tree, keyed by its tgid. */
+struct task_state {
+	__u32 tree;
+	__u32 pad;
+};
+
+/*
+ * One tree. Lives in .bss, which userspace maps: it reads it directly and
+ * closes a window with atomic operations on the same memory.
+ */
+struct tree_state {
+	__s64 sum_pages;                    /* tree sum now */
+	__s64 peak_pages;                   /* running maximum of sum this window */
+	__u64 peak_ns;                      /* CLOCK_MONOTONIC when peak was set */
+	__s64 pages[RSS_SLOTS];             /* tree sum by counter, now */
+	__s64 peak_breakdown[RSS_SLOTS];    /* ...when the peak was set */
+	__s64 peak_mms;                     /* mms in the tree at the peak */
+	__s64 peak_procs;                   /* processes in the tree at the peak */
+	__s64 mms_live;
+	__s64 mms_max;                      /* most mms at once, for the error bound */
+	__s64 procs_live;
+	__u64 mms_entered;
+	__u64 procs_entered;
+	__u64 events;                       /* rss_stat events applied */
+	__u64 drop_mm_full;                 /* an mm could not be entered: map full */
+	__u64 drop_task_full;               /* a process could not be entered */
+	__u64 peak_races;                   /* peak CAS retries exhausted */
+};
+
+#endif

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "host.h"
+
+#define CAP(bit) (1ULL << (bit))
+
+uint64_t host_effective_caps(void)
+{
+	char line[256];
+	uint64_t caps = 0;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *end;
+
+		if (strncmp(line, "CapEff:", 7))
+			continue;
+		errno = 0;
+		caps = strtoull(line + 7, &end, 16);
+		if (errno || end == line + 7)
+			caps = 0;
+		break;
+	}
+	fclose(f);
+	return caps;
+}
+
+const char *bpf_privileges(uint64_t capeff)
+{
+	uint64_t both = CAP(CAPBIT_BPF) | CAP(CAPBIT_PERFMON);
+
+	if ((capeff & both) == both && (capeff & CAP(CAPBIT_SYS_ADMIN)))
+		return "root";
+	if ((capeff & both) == both)
+		return "CAP_BPF+CAP_PERFMON";
+	if (capeff & CAP(CAPBIT_SYS_ADMIN))
+		return "CAP_SYS_ADMIN";
+	return NULL;
+}
+
+bool host_has_btf(void)
+{
+	return access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+}
+
+void host_facts_fill(struct host_facts *h, uint64_t capeff)
+{
+	struct utsname u;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(h, 0, sizeof(*h));
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s", u.release);
+	h->cpus = n > 0 ? (int)n : 1;
+	h->page_size = sysconf(_SC_PAGESIZE);
+	h->btf = host_has_btf();
+	h->privileges = bpf_privileges(capeff);
+	if (!h->privileges)
+		h->privileges = "none";
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Exit statuses, as env(1) and timeout(1) use them. */
+#ifndef PEAKBPF_STATUS_H
+#define PEAKBPF_STATUS_H
+
+#define EXIT_PEAKBPF_FAILED 125 /* peakbpf itself failed: usage, privileges, BPF */
+#define EXIT_CANNOT_EXECUTE 126 /* the command exists but could not be executed */
+#define EXIT_NOT_FOUND      127 /* the command was not found */
+
+/* The status the shell would report for a waited-for child: its exit code,
+ * or 128 + N when it was killed by signal N. -1 if wstatus is neither. */
+int exit_status_from_wait(int wstatus);
+
+/* The status for a failed execvp() errno: 127 for ENOENT/ENOTDIR, else 126. */
+int exit_status_from_exec_errno(int err);
+
+#endif

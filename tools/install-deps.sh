@@ -1,0 +1,25 @@
+#!/bin/sh
+# Install what peakbpf needs to build and test from Debian's packages.
+# Idempotent: prints nothing and installs nothing when all is there.
+set -eu
+
+pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
+      pkg-config make gcc libc6-dev"
+
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "install-deps: missing packages:$missing" >&2
+	echo "install-deps: run as root, or: sudo apt-get install$missing" >&2
+	exit 1
+fi
+echo "install-deps: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
