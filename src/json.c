@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A small streaming JSON writer.
+ *
+ * w->depth is the number of open containers; the innermost one is described
+ * by first[depth - 1] and is_object[depth - 1], so up to JSON_MAX_DEPTH
+ * containers can be nested. Any misuse (a closer that does not match, a
+ * value in an object without a key, a key outside an object, two keys in a
+ * row, a second top-level value, nesting too deep) sets w->failed; from then
+ * on nothing more is written, and json_finish() returns -EINVAL.
+ */
+#include "json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void json_init(struct json_writer *w, FILE *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+}
+
+static void fail(struct json_writer *w)
+{
+	w->failed = true;
+}
+
+/*
+ * Before any value, including a container: check it may come here and
+ * write the comma that separates it from the previous array element.
+ */
+static bool begin_value(struct json_writer *w)
+{
+	if (w->failed)
+		return false;
+	if (w->depth == 0) {
+		if (w->started) {
+			fail(w);
+			return false;
+		}
+		w->started = true;
+		return true;
+	}
+	if (w->is_object[w->depth - 1]) {
+		if (!w->after_key) {
+			fail(w);
+			return false;
+		}
+		w->after_key = false;
+		return true;
+	}
+	if (!w->first[w->depth - 1])
+		fputc(',', w->out);
+	w->first[w->depth - 1] = false;
+	return true;
+}
+
+static void write_escaped(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':  fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\f': fputs("\\f", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else /* DEL and bytes >= 0x80 (UTF-8) pass through */
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+static void begin_container(struct json_writer *w, bool object)
+{
+	if (w->failed)
+		return;
+	if (w->depth >= JSON_MAX_DEPTH) {
+		fail(w);
+		return;
+	}
+	if (!begin_value(w))
+		return;
+	fputc(object ? '{' : '[', w->out);
+	w->is_object[w->depth] = object;
+	w->first[w->depth] = true;
+	w->depth++;
+}
+
+static void end_container(struct json_writer *w, bool object)
+{
+	if (w->failed)
+		return;
+	/* Nothing open, the wrong kind open, or a key still waiting for its value. */
+	if (w->depth == 0 || w->is_object[w->depth - 1] != object || w->after_key) {
+		fail(w);
+		return;
+	}
+	fputc(object ? '}' : ']', w->out);
+	w->depth--;
+}
+
+void json_begin_object(struct json_writer *w)
+{
+	begin_container(w, true);
+}
+
+void json_end_object(struct json_writer *w)
+{
+	end_container(w, true);
+}
+
+void json_begin_array(struct json_writer *w)
+{
+	begin_container(w, false);
+}
+
+void json_end_array(struct json_writer *w)
+{
+	end_container(w, false);
+}
+
+void json_key(struct json_writer *w, const char *key)
+{
+	if (w->failed)
+		return;
+	if (!key || w->depth == 0 || !w->is_object[w->depth - 1] || w->after_key) {
+		fail(w);
+		return;
+	}
+	if (!w->first[w->depth - 1])
+		fputc(',', w->out);
+	w->first[w->depth - 1] = false;
+	write_escaped(w->out, key);
+	fputc(':', w->out);
+	w->after_key = true;
+}
+
+void json_string(struct json_writer *w, const char *s)
+{
+	if (!begin_value(w))
+		return;
+	if (s)
+		write_escaped(w->out, s);
+	else
+		fputs("null", w->out);
+}
+
+void json_int(struct json_writer *w, int64_t v)
+{
+	if (begin_value(w))
+		fprintf(w->out, "%" PRId64, v);
+}
+
+void json_uint(struct json_writer *w, uint64_t v)
+{
+	if (begin_value(w))
+		fprintf(w->out, "%" PRIu64, v);
+}
+
+/*
+ * %g gives "-0", "1e+20", "1.5e-07", all valid JSON numbers, for finite
+ * values; but it writes the locale's decimal point, which is ',' in many
+ * locales (and could be more than one byte). Anything in its output that is
+ * not a digit, sign or exponent letter is that decimal point: write '.'.
+ */
+void json_double(struct json_writer *w, double v, int digits)
+{
+	char buf[64];
+	const char *p;
+	bool point = false;
+
+	if (!begin_value(w))
+		return;
+	if (!isfinite(v)) {
+		fputs("null", w->out);
+		return;
+	}
+	if (digits < 1)
+		digits = 1;
+	if (digits > 17) /* enough to round-trip any double */
+		digits = 17;
+	snprintf(buf, sizeof(buf), "%.*g", digits, v);
+	for (p = buf; *p; p++) {
+		char c = *p;
+
+		if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == 'e' || c == 'E') {
+			fputc(c, w->out);
+			point = false;
+		} else if (!point) {
+			fputc('.', w->out);
+			point = true;
+		}
+	}
+}
+
+void json_bool(struct json_writer *w, bool v)
+{
+	if (begin_value(w))
+		fputs(v ? "true" : "false", w->out);
+}
+
+void json_null(struct json_writer *w)
+{
+	if (begin_value(w))
+		fputs("null", w->out);
+}
+
+void json_kv_string(struct json_writer *w, const char *key, const char *s)
+{
+	json_key(w, key);
+	json_string(w, s);
+}
+
+void json_kv_int(struct json_writer *w, const char *key, int64_t v)
+{
+	json_key(w, key);
+	json_int(w, v);
+}
+
+void json_kv_uint(struct json_writer *w, const char *key, uint64_t v)
+{
+	json_key(w, key);
+	json_uint(w, v);
+}
+
+void json_kv_double(struct json_writer *w, const char *key, double v, int digits)
+{
+	json_key(w, key);
+	json_double(w, v, digits);
+}
+
+void json_kv_bool(struct json_writer *w, const char *key, bool v)
+{
+	json_key(w, key);
+	json_bool(w, v);
+}
+
+/*
+ * An empty document (no value at all) is misuse too. The newline is written
+ * and the stream flushed either way, so that write errors show up here.
+ */
+int json_finish(struct json_writer *w)
+{
+	if (w->depth != 0 || w->after_key || !w->started)
+		fail(w);
+	fputc('\n', w->out);
+	if (fflush(w->out) != 0 || ferror(w->out)) {
+		if (!w->failed)
+			return -EIO;
+	}
+	return w->failed ? -EINVAL : 0;
+}
