@@ -1,0 +1,62 @@
+# shellcheck shell=sh
+# Helpers for the integration tests: POSIX sh, so the same tests run on this
+# machine and inside the kernel-matrix VMs' busybox.
+
+PASSED=0
+FAILED=0
+SKIPPED=0
+MIB=1048576
+
+ok() { PASSED=$((PASSED + 1)); echo "ok   - $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
+skip() { SKIPPED=$((SKIPPED + 1)); echo "skip - $*"; }
+
+# json_num FILE KEY: the first numeric value of "KEY" in a one-line JSON record.
+json_num() {
+	sed -n "s/.*\"$2\":\(-\{0,1\}[0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1
+}
+# json_raw FILE KEY: the raw value (string with quotes, true, false, null).
+json_raw() {
+	sed -n "s/.*\"$2\":\(\"[^\"]*\"\|true\|false\|null\|-\{0,1\}[0-9.]*\).*/\1/p" "$1" | head -n 1
+}
+
+abs() { if [ "$1" -lt 0 ]; then echo $((-$1)); else echo "$1"; fi; }
+
+mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
+
+# check_growth NAME JSON EXPECTED: |growth - expected| <= 2 MiB + 1 MiB per
+# process alive at the peak, and <= 2 % of expected (unless NO_REL=1: for
+# shapes whose added memory is far smaller than their processes' own base
+# RSS, where 2 % of it is below one process's binary).
+check_growth() {
+	name=$1 json=$2 expected=$3
+	growth=$(json_num "$json" growth_bytes)
+	procs=$(json_num "$json" processes_at_peak)
+	if [ -z "$growth" ] || [ -z "$procs" ]; then
+		fail "$name: no growth in the record: $(cat "$json")"
+		return
+	fi
+	err=$(abs $((growth - expected)))
+	tol_abs=$((2 * MIB + procs * MIB))
+	tol_rel=$((expected / 50))
+	[ "${NO_REL:-0}" = 1 ] && tol_rel=$tol_abs
+	detail="growth $(mib "$growth"), true $(mib "$expected"), error $(mib "$err"), $procs procs"
+	if [ "$err" -le "$tol_abs" ] && [ "$err" -le "$tol_rel" ]; then
+		ok "$name: $detail"
+	else
+		fail "$name: $detail (tolerance $(mib "$tol_abs") and $(mib "$tol_rel"))"
+	fi
+	echo "$name $growth $expected $err $procs" >>"$RESULTS"
+}
+
+# run_shape NAME WORKLOAD-ARGS...: measure a workload shape, check its growth.
+run_shape() {
+	name=$1
+	shift
+	expected=$("$WORKLOAD" -x "$@") || { fail "$name: workload -x $*"; return; }
+	if "$PEAKBPF" -q -o "$TMP/$name.json" -- "$WORKLOAD" "$@" 2>"$TMP/$name.err"; then
+		check_growth "$name" "$TMP/$name.json" "$expected"
+	else
+		fail "$name: peakbpf exited $?: $(cat "$TMP/$name.err")"
+	fi
+}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Integration tests: load the real BPF programs into this kernel and measure
+# real workloads with known memory shapes. Needs root (or CAP_BPF +
+# CAP_PERFMON) and a kernel with BTF; otherwise every test says "skip".
+# Usage: tests/integration/run.sh   (OUTPUT=dir of the built binaries)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+OUTPUT=${OUTPUT:-$here/../../.output}
+PEAKBPF=${PEAKBPF:-$OUTPUT/peakbpf}
+WORKLOAD=${WORKLOAD:-$OUTPUT/workload}
+TMP=$(mktemp -d)
+RESULTS=${RESULTS:-$TMP/results.txt}
+trap 'rm -rf "$TMP"' EXIT
+. "$here/lib.sh"
+TESTS=""
+. "$here/test_command.sh"
+
+echo "integration: $(uname -r), $(nproc 2>/dev/null || echo '?') CPUs"
+why=""
+[ "$(id -u)" = 0 ] || why="not root"
+[ -r /sys/kernel/btf/vmlinux ] || why="kernel has no BTF"
+[ -x "$PEAKBPF" ] && [ -x "$WORKLOAD" ] || why="binaries not built (make all)"
+
+for t in $TESTS; do
+	if [ -n "$why" ]; then
+		skip "$t: $why"
+	else
+		"$t"
+	fi
+done
+echo "shape errors (name growth true error procs):"
+[ -f "$RESULTS" ] && sed 's/^/  /' "$RESULTS"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+[ "$FAILED" = 0 ]

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/* Option parsing: what runs, what is refused, and the one-line errors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cli.h"
+
+#define ARGV(...) ((char *[]){ "peakbpf", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "peakbpf", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, err, ...) cli_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o, err, sizeof(err))
+
+static void test_command_after_double_dash(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--", "ls", "-l"), CLI_RUN);
+	assert_string_equal(o.command[0], "ls");
+	assert_string_equal(o.command[1], "-l");
+	assert_null(o.command[2]);
+	assert_false(o.json);
+	assert_null(o.output);
+}
+
+/* Options stop at the first non-option, so the command keeps its own. */
+static void test_command_without_double_dash_keeps_its_options(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-q", "ls", "-j", "-o", "x"), CLI_RUN);
+	assert_true(o.quiet);
+	assert_false(o.json);
+	assert_null(o.output);
+	assert_string_equal(o.command[0], "ls");
+	assert_string_equal(o.command[1], "-j");
+}
+
+static void test_all_options(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-j", "-o", "out.json", "-v", "--max-tracked", "4096", "--", "true"),
+			 CLI_RUN);
+	assert_true(o.json);
+	assert_true(o.verbose);
+	assert_string_equal(o.output, "out.json");
+	assert_int_equal(o.max_tracked, 4096);
+	assert_string_equal(o.command[0], "true");
+}
+
+static void test_long_forms(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--json", "--output=r.json", "--quiet", "--verbose", "true"), CLI_RUN);
+	assert_true(o.json && o.quiet && o.verbose);
+	assert_string_equal(o.output, "r.json");
+}
+
+static void test_help_and_version(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--help"), CLI_HELP);
+	assert_int_equal(PARSE(&o, err, "-h", "--", "true"), CLI_HELP);
+	assert_int_equal(PARSE(&o, err, "--version"), CLI_VERSION);
+	assert_int_equal(PARSE(&o, err, "-V"), CLI_VERSION);
+}
+
+static void test_no_command(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(cli_parse(1, (char *[]){ "peakbpf", NULL }, &o, err, sizeof(err)), CLI_ERROR);
+	assert_non_null(strstr(err, "no command"));
+	assert_int_equal(PARSE(&o, err, "-j", "--"), CLI_ERROR);
+	assert_non_null(strstr(err, "no command"));
+}
+
+static void test_unknown_options(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-Z", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "-Z"));
+	assert_int_equal(PARSE(&o, err, "--frobnicate", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "--frobnicate"));
+}
+
+static void test_missing_values(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-o"), CLI_ERROR);
+	assert_non_null(strstr(err, "needs a value"));
+	assert_int_equal(PARSE(&o, err, "--max-tracked"), CLI_ERROR);
+	assert_non_null(strstr(err, "needs a value"));
+	assert_int_equal(PARSE(&o, err, "-o", "", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "empty"));
+}
+
+static void test_max_tracked_range(void **state)
+{
+	struct options o;
+	char err[256] = "";
+	const char *bad[] = { "0", "15", "-5", "12x", "", "4194305", "99999999999999999999", "+20" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(PARSE(&o, err, "--max-tracked", (char *)bad[i], "true"), CLI_ERROR);
+		assert_non_null(strstr(err, "max-tracked"));
+	}
+	assert_int_equal(PARSE(&o, err, "--max-tracked", "16", "true"), CLI_RUN);
+	assert_int_equal(o.max_tracked, 16);
+	assert_int_equal(PARSE(&o, err, "--max-tracked", "4194304", "true"), CLI_RUN);
+	assert_int_equal(o.max_tracked, 4194304);
+}
+
+/* Parsing twice in one process must not carry state over (getopt). */
+static void test_reparse_is_clean(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-j", "-q", "a"), CLI_RUN);
+	assert_int_equal(PARSE(&o, err, "b"), CLI_RUN);
+	assert_false(o.json);
+	assert_false(o.quiet);
+	assert_string_equal(o.command[0], "b");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_command_after_double_dash),
+		cmocka_unit_test(test_command_without_double_dash_keeps_its_options),
+		cmocka_unit_test(test_all_options),
+		cmocka_unit_test(test_long_forms),
+		cmocka_unit_test(test_help_and_version),
+		cmocka_unit_test(test_no_command),
+		cmocka_unit_test(test_unknown_options),
+		cmocka_unit_test(test_missing_values),
+		cmocka_unit_test(test_max_tracked_range),
+		cmocka_unit_test(test_reparse_is_clean),
+	};
+
+	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}

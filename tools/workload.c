@@ -1,0 +1,973 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * workload: make exact, known memory shapes for peakbpf's integration tests.
+ *
+ * Each shape knows the true peak of the memory it ADDS to its process tree:
+ * the summed RSS of all its processes, shared pages counted once per process
+ * that maps them, excluding each process's own base RSS (binary, libc,
+ * stack), which the tests tolerate separately.
+ *
+ * Rules that make the expected value exact:
+ *  - every block is a private anonymous mmap with MADV_DONTFORK, so a child
+ *    forked later never holds a copy-on-write view of it, and every page of
+ *    it is written, so all of it is resident (THP does not change the total);
+ *  - SIZE is rounded up to whole pages, as mmap does;
+ *  - "at once" is a pipe barrier, never a sleep, so the holds really overlap;
+ *  - every forked child dies with its parent (PR_SET_PDEATHSIG) and is
+ *    waited for, so nothing is left running when the workload exits.
+ *
+ * Exit status: 0 success, 1 runtime failure, 2 usage error.
+ * Build: gcc -std=gnu11 -O2 -Wall -Wextra -static -pthread tools/workload.c
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h> /* isfinite, a macro: no -lm */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KIB (UINT64_C(1) << 10)
+#define MIB (UINT64_C(1) << 20)
+#define GIB (UINT64_C(1) << 30)
+#define TIB (UINT64_C(1) << 40)
+#define NSEC UINT64_C(1000000000)
+
+#define MAX_SIZE TIB                      /* so COUNT * 4 * SIZE cannot overflow */
+#define MAX_COUNT UINT64_C(1000000)
+#define MAX_HOLD_NS (86400 * NSEC)        /* one day */
+#define STORM_BLOCK (64 * KIB)
+#define STORM_ALIVE 8
+#define WRITE_BUF (64 * KIB)              /* file: write chunk */
+#define SELF_EXE "/proc/self/exe"
+
+struct opts {
+	uint64_t size;     /* S, bytes, a whole number of pages */
+	uint64_t count;    /* N */
+	uint64_t hold_ns;  /* T */
+};
+
+static uint64_t page;
+
+/* ---- messages ---- */
+
+static const char *human(uint64_t b, char *buf, size_t len)
+{
+	if (b && b % GIB == 0)
+		snprintf(buf, len, "%" PRIu64 " GiB", b / GIB);
+	else if (b && b % MIB == 0)
+		snprintf(buf, len, "%" PRIu64 " MiB", b / MIB);
+	else if (b && b % KIB == 0)
+		snprintf(buf, len, "%" PRIu64 " KiB", b / KIB);
+	else
+		snprintf(buf, len, "%" PRIu64 " bytes", b);
+	return buf;
+}
+
+/* "workload: WHAT: strerror(errno)"; returns 1, the runtime-failure status. */
+static int fail(const char *what)
+{
+	fprintf(stderr, "workload: %s: %s\n", what, strerror(errno));
+	return 1;
+}
+
+/* Same, naming a size: "workload: mmap 64 MiB: Cannot allocate memory". */
+static int fail_size(const char *what, uint64_t len)
+{
+	int e = errno;
+	char h[32], msg[64];
+
+	snprintf(msg, sizeof(msg), "%s %s", what, human(len, h, sizeof(h)));
+	errno = e;
+	return fail(msg);
+}
+
+/* ---- memory ---- */
+
+/* Write one byte per page, so every page is resident. volatile: keep the stores. */
+static void touch(volatile char *p, uint64_t len)
+{
+	for (uint64_t off = 0; off < len; off += page)
+		p[off] = 1;
+}
+
+/* A private anonymous block, MADV_DONTFORK, every page written; NULL on failure. */
+static char *alloc_block(uint64_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		fail_size("mmap", len);
+		return NULL;
+	}
+	/* Without this a child forked while we hold it would count it again (COW). */
+	if (madvise(p, len, MADV_DONTFORK)) {
+		fail_size("madvise", len);
+		munmap(p, len);
+		return NULL;
+	}
+	touch(p, len);
+	return p;
+}
+
+static void free_block(char *p, uint64_t len)
+{
+	if (p)
+		munmap(p, len);
+}
+
+/* Now + ns on the monotonic clock. */
+static struct timespec deadline(uint64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += ns / NSEC;
+	t.tv_nsec += ns % NSEC;
+	if (t.tv_nsec >= (long)NSEC) {
+		t.tv_sec++;
+		t.tv_nsec -= NSEC;
+	}
+	return t;
+}
+
+/* Sleep T; to an absolute deadline, so EINTR cannot stretch it. */
+static void hold(uint64_t ns)
+{
+	struct timespec t = deadline(ns);
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
+
+static int alloc_hold_free(uint64_t len, uint64_t ns)
+{
+	char *b = alloc_block(len);
+
+	if (!b)
+		return 1;
+	hold(ns);
+	free_block(b, len);
+	return 0;
+}
+
+/* ---- processes and pipes ---- */
+
+static int put_byte(int fd)
+{
+	char c = 1;
+	ssize_t r;
+
+	do
+		r = write(fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	return r == 1 ? 0 : -1;
+}
+
+/* 1: got a byte, 0: EOF (every writer closed or died), -1: error. */
+static int get_byte(int fd)
+{
+	char c;
+	ssize_t r;
+
+	do
+		r = read(fd, &c, 1);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+/* fork() whose child is killed if the parent dies, so an interrupted test leaves no orphans. */
+static pid_t fork_child(void)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork");
+	else if (pid == 0 && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+		_exit(1); /* the parent is already gone */
+	return pid;
+}
+
+/* Wait for a child (pid, or -1 for any); 0 if it exited with status 0, else 1. */
+static int reap(pid_t pid)
+{
+	int st;
+	pid_t r;
+
+	do
+		r = waitpid(pid, &st, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return fail("waitpid");
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFEXITED(st))
+		fprintf(stderr, "workload: child %d exited with status %d\n", (int)r, WEXITSTATUS(st));
+	else
+		fprintf(stderr, "workload: child %d killed by signal %d\n", (int)r, WTERMSIG(st));
+	return 1;
+}
+
+/*
+ * The path to exec ourselves: the target of /proc/self/exe, so that the new
+ * image's comm is still "workload" (exec of /proc/self/exe itself names it
+ * "exe", which hides it from pgrep and from peakbpf's process list).
+ */
+static const char *self_path(void)
+{
+	static char path[4096];
+	ssize_t n = readlink(SELF_EXE, path, sizeof(path) - 1);
+
+	if (n <= 0 || n == sizeof(path) - 1 || access(path, X_OK))
+		return SELF_EXE; /* e.g. the binary was replaced or deleted */
+	path[n] = '\0';
+	return path;
+}
+
+/* argv that re-runs this binary as a hidden stage with the same S and T. */
+static char *const *stage_argv(const struct opts *o, const char *stage)
+{
+	static char size[32], hold_arg[32];
+	static char *argv[] = { "workload", "-s", size, "-t", hold_arg, NULL, NULL };
+
+	snprintf(size, sizeof(size), "%" PRIu64, o->size);
+	snprintf(hold_arg, sizeof(hold_arg), "%" PRIu64 "ns", o->hold_ns);
+	argv[5] = (char *)stage;
+	return argv;
+}
+
+/*
+ * Fork N children that each run fn(), which acquires its memory and then
+ * calls ready_and_wait(); all hold at once for T, then are released.
+ * ready: each child writes one byte and closes its end, so when a child fails
+ * before writing, the parent sees EOF instead of blocking forever.
+ * release: the parent closes its write end of go; the children see EOF.
+ */
+static void ready_and_wait(int ready_fd, int go_fd)
+{
+	put_byte(ready_fd);
+	close(ready_fd);
+	get_byte(go_fd);
+}
+
+typedef int (*child_fn)(const struct opts *o, void *arg, int ready_fd, int go_fd);
+
+static int fan_out(const struct opts *o, child_fn fn, void *arg)
+{
+	int ready[2], go[2], rc = 0;
+	uint64_t started, got = 0;
+
+	if (pipe(ready))
+		return fail("pipe");
+	if (pipe(go)) {
+		close(ready[0]);
+		close(ready[1]);
+		return fail("pipe");
+	}
+	for (started = 0; started < o->count; started++) {
+		pid_t pid = fork_child();
+
+		if (pid < 0) {
+			rc = 1;
+			break;
+		}
+		if (pid == 0) {
+			close(ready[0]);
+			close(go[1]);
+			_exit(fn(o, arg, ready[1], go[0]));
+		}
+	}
+	/* Only now: later children must inherit both ends. */
+	close(ready[1]);
+	close(go[0]);
+	while (got < started && get_byte(ready[0]) == 1)
+		got++;
+	if (rc == 0 && got < o->count) {
+		fprintf(stderr, "workload: only %" PRIu64 " of %" PRIu64 " children got ready\n",
+			got, o->count);
+		rc = 1;
+	}
+	if (rc == 0)
+		hold(o->hold_ns);
+	close(go[1]);
+	for (uint64_t i = 0; i < started; i++)
+		rc |= reap(-1);
+	close(ready[0]);
+	return rc;
+}
+
+/* ---- shapes ---- */
+
+static int run_spike(const struct opts *o)
+{
+	if (alloc_hold_free(o->size, o->hold_ns))
+		return 1;
+	hold(o->hold_ns); /* stay alive after the free, so the drop is seen */
+	return 0;
+}
+
+static int run_steady(const struct opts *o)
+{
+	return alloc_hold_free(o->size, o->hold_ns);
+}
+
+static int run_sequential(const struct opts *o)
+{
+	for (uint64_t i = 0; i < o->count; i++) {
+		pid_t pid = fork_child();
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0)
+			_exit(alloc_hold_free(o->size, o->hold_ns));
+		/* The next child starts only after this one was reaped: never two at once. */
+		if (reap(pid))
+			return 1;
+	}
+	return 0;
+}
+
+static int concurrent_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	char *b = alloc_block(o->size);
+
+	(void)arg;
+	if (!b)
+		return 1;
+	ready_and_wait(ready_fd, go_fd);
+	free_block(b, o->size);
+	return 0;
+}
+
+static int run_concurrent(const struct opts *o)
+{
+	return fan_out(o, concurrent_child, NULL);
+}
+
+static int shared_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	touch(arg, o->size); /* maps every shmem page into this child's RSS */
+	ready_and_wait(ready_fd, go_fd);
+	return 0;
+}
+
+static int run_shared(const struct opts *o)
+{
+	/* Not touched here and no MADV_DONTFORK: the children must inherit the mapping. */
+	char *region = mmap(NULL, o->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int rc;
+
+	if (region == MAP_FAILED)
+		return fail_size("mmap shared", o->size);
+	rc = fan_out(o, shared_child, region);
+	munmap(region, o->size);
+	return rc;
+}
+
+/*
+ * Generation g forks g+1 first, then allocates. "ready" flows up: a process
+ * passes it on once it holds its block and its child reported ready, so when
+ * the top gets it all N hold. "release" flows down as EOF on each go pipe.
+ */
+static int run_chain(const struct opts *o)
+{
+	int up = -1, down = -1; /* to/from the parent; -1 in the top process */
+	uint64_t gen;
+
+	for (gen = 1;; gen++) {
+		int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, rc = 0;
+		pid_t child = 0;
+		char *b;
+
+		if (gen < o->count) {
+			if (pipe(ready) || pipe(go)) {
+				rc = fail("pipe");
+				goto out;
+			}
+			child = fork_child();
+			if (child < 0) {
+				rc = 1;
+				goto out;
+			}
+			if (child == 0) {
+				/* Become generation gen + 1; keep only our own pipe ends. */
+				if (up >= 0) {
+					close(up);
+					close(down);
+				}
+				close(ready[0]);
+				close(go[1]);
+				up = ready[1];
+				down = go[0];
+				continue;
+			}
+			close(ready[1]);
+			close(go[0]);
+		}
+		b = alloc_block(o->size);
+		if (b && child && get_byte(ready[0]) != 1) {
+			fprintf(stderr, "workload: chain generation %" PRIu64 " not ready\n", gen + 1);
+			rc = 1;
+		}
+		if (!b)
+			rc = 1;
+		if (up >= 0) {
+			if (rc == 0)
+				put_byte(up); /* else EOF tells the parent we failed */
+			close(up);
+			get_byte(down); /* wait for release */
+		} else if (rc == 0) {
+			hold(o->hold_ns); /* top: all N hold now */
+		}
+		if (child) {
+			close(go[1]); /* release our child, then unwind */
+			rc |= reap(child);
+			close(ready[0]);
+		}
+		free_block(b, o->size);
+out:
+		if (gen > 1)
+			_exit(rc);
+		return rc;
+	}
+}
+
+struct thread_state {
+	const struct opts *o;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t ready;
+	int failed, release;
+};
+
+static void *thread_main(void *arg)
+{
+	struct thread_state *s = arg;
+	char *b = alloc_block(s->o->size);
+
+	pthread_mutex_lock(&s->mu);
+	s->failed |= !b;
+	s->ready++;
+	pthread_cond_broadcast(&s->cv);
+	while (!s->release)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	free_block(b, s->o->size);
+	return NULL;
+}
+
+/*
+ * N threads, one mm. The barrier is a mutex + condition variable rather than
+ * pthread_barrier_t, so that a failed pthread_create cannot leave the
+ * created threads waiting forever for a count that never comes.
+ */
+static int run_threads(const struct opts *o)
+{
+	struct thread_state s = { .o = o, .mu = PTHREAD_MUTEX_INITIALIZER,
+				  .cv = PTHREAD_COND_INITIALIZER };
+	pthread_t *tids = calloc(o->count, sizeof(*tids)); /* bookkeeping, not a block */
+	uint64_t created;
+	int rc = 0;
+
+	if (!tids)
+		return fail("calloc");
+	for (created = 0; created < o->count; created++) {
+		int e = pthread_create(&tids[created], NULL, thread_main, &s);
+
+		if (e) {
+			errno = e;
+			rc = fail("pthread_create");
+			break;
+		}
+	}
+	pthread_mutex_lock(&s.mu);
+	while (s.ready < created)
+		pthread_cond_wait(&s.cv, &s.mu);
+	rc |= s.failed;
+	pthread_mutex_unlock(&s.mu);
+	if (rc == 0)
+		hold(o->hold_ns);
+	pthread_mutex_lock(&s.mu);
+	s.release = 1;
+	pthread_cond_broadcast(&s.cv);
+	pthread_mutex_unlock(&s.mu);
+	for (uint64_t i = 0; i < created; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	return rc;
+}
+
+static int run_exec(const struct opts *o)
+{
+	if (!alloc_block(o->size))
+		return 1;
+	hold(o->hold_ns);
+	/* No munmap: the old mm, block included, leaves the tree at exec. */
+	if (execv(self_path(), stage_argv(o, "exec-stage2")) && errno == ENOENT)
+		execv(SELF_EXE, stage_argv(o, "exec-stage2"));
+	return fail("execv " SELF_EXE);
+}
+
+static int run_exec_stage2(const struct opts *o)
+{
+	return alloc_hold_free(2 * o->size, o->hold_ns);
+}
+
+static int run_vfork_exec(const struct opts *o)
+{
+	char *b = alloc_block(o->size);
+	char *const *argv = stage_argv(o, "vfork-stage2"); /* built before vfork */
+	const char *path = self_path();
+	pid_t pid;
+	int rc;
+
+	if (!b)
+		return 1;
+	/* The child borrows our mm until it execs; then it has its own and we resume. */
+	pid = vfork();
+	if (pid == 0) {
+		static const char msg[] = "workload: execv " SELF_EXE " failed\n";
+
+		if (execv(path, argv) && errno == ENOENT)
+			execv(SELF_EXE, argv);
+		/* Only write and _exit here: we still run on the parent's memory. */
+		(void)!write(2, msg, sizeof(msg) - 1);
+		_exit(127);
+	}
+	if (pid < 0)
+		rc = fail("vfork");
+	else
+		rc = reap(pid); /* keep holding S until the child exits */
+	free_block(b, o->size);
+	return rc;
+}
+
+static int run_vfork_stage2(const struct opts *o)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL); /* after exec: do not outlive the vfork parent */
+	return alloc_hold_free(o->size, o->hold_ns);
+}
+
+/*
+ * top -> child -> grandchild; the child exits at once, so the grandchild is
+ * reparented; it calls setsid(), holds S, then writes to the pipe. The top
+ * process reads that byte, then waits for EOF: the grandchild's write end
+ * closes only in exit, after its mm is gone, so the top never exits first.
+ */
+static int run_daemon(const struct opts *o)
+{
+	int p[2], rc;
+	pid_t pid;
+
+	if (pipe(p))
+		return fail("pipe");
+	pid = fork_child();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return 1;
+	}
+	if (pid == 0) {
+		pid_t g;
+
+		close(p[0]);
+		g = fork(); /* no PDEATHSIG: this one is meant to be orphaned */
+		if (g < 0)
+			_exit(fail("fork"));
+		if (g == 0) {
+			if (setsid() < 0)
+				_exit(fail("setsid"));
+			if (alloc_hold_free(o->size, o->hold_ns))
+				_exit(1);
+			put_byte(p[1]);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	rc = reap(pid);
+	if (get_byte(p[0]) != 1) {
+		fprintf(stderr, "workload: daemon grandchild failed before its hold ended\n");
+		rc = 1;
+	}
+	while (get_byte(p[0]) > 0) /* EOF: the grandchild has exited */
+		;
+	close(p[0]);
+	return rc;
+}
+
+/*
+ * N short-lived children, at most STORM_ALIVE at once, each with one
+ * STORM_BLOCK (-s is ignored). The expected value is an upper bound: it
+ * assumes STORM_ALIVE children hold their block at the same moment.
+ */
+static int run_storm(const struct opts *o)
+{
+	uint64_t started, alive = 0;
+	int rc = 0;
+
+	for (started = 0; started < o->count; started++) {
+		pid_t pid;
+
+		if (alive == STORM_ALIVE) {
+			rc |= reap(-1);
+			alive--;
+		}
+		pid = fork_child();
+		if (pid < 0) {
+			rc = 1;
+			break;
+		}
+		if (pid == 0) {
+			char *b = alloc_block(STORM_BLOCK);
+
+			free_block(b, STORM_BLOCK);
+			_exit(!b);
+		}
+		alive++;
+	}
+	while (alive--)
+		rc |= reap(-1);
+	return rc;
+}
+
+/* Shared file pages: written, fsynced, mapped read-only and read one byte per page. */
+static int run_file(const struct opts *o)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	volatile const char *map;
+	char *buf;
+	uint64_t left, sum = 0;
+	int fd, rc = 1;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/workload.XXXXXX", dir) >= (int)sizeof(path)) {
+		fprintf(stderr, "workload: TMPDIR too long\n");
+		return 1;
+	}
+	fd = mkstemp(path);
+	if (fd < 0) {
+		char msg[4200];
+
+		snprintf(msg, sizeof(msg), "mkstemp %s/workload.XXXXXX", dir);
+		return fail(msg);
+	}
+	/* Unlink now: the name is gone on every path, even SIGKILL; the fd keeps the data. */
+	if (unlink(path)) {
+		fail("unlink");
+		close(fd);
+		return 1;
+	}
+	/* The write buffer is a block too, freed before the mapping, so it adds nothing at peak. */
+	buf = alloc_block(WRITE_BUF);
+	if (!buf)
+		goto out;
+	memset(buf, 'w', WRITE_BUF);
+	for (left = o->size; left > 0;) {
+		size_t n = left < WRITE_BUF ? left : WRITE_BUF;
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			fail_size("write", o->size);
+			free_block(buf, WRITE_BUF);
+			goto out;
+		}
+		left -= w;
+	}
+	free_block(buf, WRITE_BUF);
+	if (fsync(fd)) {
+		fail("fsync");
+		goto out;
+	}
+	map = mmap(NULL, o->size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		fail_size("mmap file", o->size);
+		goto out;
+	}
+	for (uint64_t off = 0; off < o->size; off += page)
+		sum += map[off];
+	hold(o->hold_ns);
+	munmap((void *)map, o->size);
+	rc = sum == o->size / page * 'w' ? 0 : 1;
+	if (rc)
+		fprintf(stderr, "workload: file contents read back wrong\n");
+out:
+	close(fd);
+	return rc;
+}
+
+/* Wait until SIGUSR1 arrives (blocked, so it stays pending) or ns elapse. */
+static void wait_usr1(const sigset_t *set, uint64_t ns)
+{
+	struct timespec now, rem, end = deadline(ns);
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		rem.tv_sec = end.tv_sec - now.tv_sec;
+		rem.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (rem.tv_nsec < 0) {
+			rem.tv_sec--;
+			rem.tv_nsec += NSEC;
+		}
+		if (rem.tv_sec < 0)
+			return;
+		if (sigtimedwait(set, NULL, &rem) == SIGUSR1 || errno != EINTR)
+			return; /* signal, or EAGAIN: time is up */
+	}
+}
+
+static int run_phases(const struct opts *o)
+{
+	static const uint64_t mult[] = { 1, 4, 2 };
+	sigset_t set;
+
+	/*
+	 * main() blocked SIGUSR1 already, so one sent during a phase's allocation
+	 * stays pending and ends that phase. One sent before main() runs kills
+	 * us: a test signals only after it read "phase 1".
+	 */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	for (int k = 0; k < 3; k++) {
+		uint64_t len = mult[k] * o->size;
+		char *b = alloc_block(len);
+
+		if (!b)
+			return 1;
+		fprintf(stderr, "phase %d\n", k + 1);
+		wait_usr1(&set, o->hold_ns);
+		free_block(b, len); /* before the next phase: phases never overlap */
+	}
+	return 0;
+}
+
+/* ---- expected growth ---- */
+
+static uint64_t exp_s(const struct opts *o) { return o->size; }
+static uint64_t exp_2s(const struct opts *o) { return 2 * o->size; }
+static uint64_t exp_4s(const struct opts *o) { return 4 * o->size; }
+static uint64_t exp_ns(const struct opts *o) { return o->count * o->size; }
+
+static uint64_t exp_storm(const struct opts *o)
+{
+	return (o->count < STORM_ALIVE ? o->count : STORM_ALIVE) * STORM_BLOCK;
+}
+
+struct shape {
+	const char *name;
+	int (*run)(const struct opts *o);
+	uint64_t (*expected)(const struct opts *o);
+	uint64_t default_count;
+	const char *help; /* NULL: a hidden stage, run only by exec of ourselves */
+};
+
+static const struct shape shapes[] = {
+	{ "spike", run_spike, exp_s, 4,
+	  "hold one block of S for T, free it, idle T more; expect S" },
+	{ "sequential", run_sequential, exp_s, 4,
+	  "N children one after another, each holds S for T; expect S" },
+	{ "concurrent", run_concurrent, exp_ns, 4,
+	  "N children hold S at the same time for T; expect N*S" },
+	{ "chain", run_chain, exp_ns, 4,
+	  "N generations (each forks the next, then allocates) hold S at once; expect N*S" },
+	{ "threads", run_threads, exp_ns, 4,
+	  "N threads of one process hold S at once for T; expect N*S" },
+	{ "exec", run_exec, exp_2s, 4,
+	  "hold S for T, exec itself, hold 2*S for T; expect 2*S" },
+	{ "vfork-exec", run_vfork_exec, exp_2s, 4,
+	  "hold S, vfork+exec a child holding S for T, wait for it; expect 2*S" },
+	{ "daemon", run_daemon, exp_s, 4,
+	  "reparented setsid() grandchild holds S for T, top waits for it; expect S" },
+	{ "storm", run_storm, exp_storm, 2000,
+	  "N children, at most 8 alive, each 64 KiB (-s ignored); expect 8*64 KiB (bound)" },
+	{ "shared", run_shared, exp_ns, 4,
+	  "N children touch one MAP_SHARED region of S, hold at once; expect N*S" },
+	{ "file", run_file, exp_s, 4,
+	  "map a temp file of S ($TMPDIR or /tmp) read-only, read it, hold T; expect S" },
+	{ "steady", run_steady, exp_s, 4,
+	  "hold S for T (use a long T); expect S" },
+	{ "phases", run_phases, exp_4s, 4,
+	  "hold S, then 4*S, then 2*S; each until SIGUSR1 or T; expect 4*S" },
+	{ "exec-stage2", run_exec_stage2, exp_2s, 4, NULL },
+	{ "vfork-stage2", run_vfork_stage2, exp_s, 4, NULL },
+};
+
+/* ---- command line ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: workload [-s SIZE] [-n COUNT] [-t HOLD] [-x] [-h] SHAPE\n"
+		"Make a known memory shape; its expected growth is the peak of the summed RSS\n"
+		"it adds to its process tree, excluding each process's own base RSS.\n"
+		"  -s SIZE   block size S: bytes, or K/M/G/T with optional iB (binary units);\n"
+		"            rounded up to whole pages; default 64MiB\n"
+		"  -n COUNT  N, processes/threads; default 4 (storm: 2000)\n"
+		"  -t HOLD   hold time T: NUMBER[ns|us|ms|s|m], a bare number is ms; default 100ms\n"
+		"  -x        print the expected growth in bytes on stdout and exit; run nothing\n"
+		"  -h        show this help\n"
+		"shapes:\n");
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (shapes[i].help)
+			fprintf(f, "  %-11s %s\n", shapes[i].name, shapes[i].help);
+	fprintf(f, "exit status: 0 success, 1 runtime failure, 2 usage error\n");
+}
+
+/* Plain unsigned decimal: strtoull would accept "-1", " 1" and "0x1". */
+static int parse_u64(const char *s, uint64_t *v, char **end)
+{
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno ? -1 : 0;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	static const struct { const char *suffix; uint64_t mult; } units[] = {
+		{ "", 1 }, { "B", 1 }, { "K", KIB }, { "KiB", KIB }, { "M", MIB }, { "MiB", MIB },
+		{ "G", GIB }, { "GiB", GIB }, { "T", TIB }, { "TiB", TIB },
+	};
+	uint64_t v;
+	char *end;
+
+	if (parse_u64(s, &v, &end))
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(end, units[i].suffix))
+			continue;
+		if (v == 0 || v > MAX_SIZE / units[i].mult)
+			return -1;
+		*out = v * units[i].mult;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_hold(const char *s, uint64_t *out)
+{
+	static const struct { const char *suffix; double mult; } units[] = {
+		{ "", 1e6 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 },
+	};
+	char *end;
+	double v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || !isfinite(v) || v < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		v *= units[i].mult;
+		if (v > (double)MAX_HOLD_NS)
+			return -1;
+		*out = (uint64_t)(v + 0.5); /* no llround: the Makefile links no -lm */
+		return 0;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .size = 64 * MIB, .hold_ns = 100 * UINT64_C(1000000) };
+	const struct shape *shape = NULL;
+	int c, print_expected = 0, have_count = 0;
+	uint64_t expected;
+	sigset_t usr1;
+
+	page = (uint64_t)sysconf(_SC_PAGESIZE);
+	opterr = 0; /* our own one-line messages */
+	while ((c = getopt(argc, argv, "s:n:t:xh")) != -1) {
+		char *end;
+
+		switch (c) {
+		case 's':
+			if (parse_size(optarg, &o.size)) {
+				fprintf(stderr, "workload: bad size '%s' (1 byte to 1 TiB, e.g. 64MiB)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			if (parse_u64(optarg, &o.count, &end) || *end || o.count < 1 ||
+			    o.count > MAX_COUNT) {
+				fprintf(stderr, "workload: bad count '%s' (1 to %" PRIu64 ")\n",
+					optarg, MAX_COUNT);
+				return 2;
+			}
+			have_count = 1;
+			break;
+		case 't':
+			if (parse_hold(optarg, &o.hold_ns)) {
+				fprintf(stderr, "workload: bad hold time '%s' (e.g. 5ms, 1s; at most 1 day)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'x':
+			print_expected = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			if (optopt == 's' || optopt == 'n' || optopt == 't')
+				fprintf(stderr, "workload: -%c needs a value (try -h)\n", optopt);
+			else
+				fprintf(stderr, "workload: unknown option '-%c' (try -h)\n", optopt);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "workload: expected exactly one SHAPE (try -h)\n");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		if (!strcmp(argv[optind], shapes[i].name))
+			shape = &shapes[i];
+	if (!shape) {
+		fprintf(stderr, "workload: unknown shape '%s' (try -h)\n", argv[optind]);
+		return 2;
+	}
+	if (!have_count)
+		o.count = shape->default_count;
+	o.size = (o.size + page - 1) / page * page; /* what mmap really maps */
+	expected = shape->expected(&o);
+
+	if (print_expected) {
+		printf("%" PRIu64 "\n", expected);
+		return fflush(stdout) ? 1 : 0;
+	}
+	if (shape->help)
+		fprintf(stderr, "workload: %s expected_growth=%" PRIu64 "\n", shape->name, expected);
+	/* phases: block SIGUSR1 at once, so one sent early is pending rather than fatal. */
+	if (shape->run == run_phases) {
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+	}
+	/* A peer that died must show as EPIPE, not kill the writer. */
+	signal(SIGPIPE, SIG_IGN);
+	return shape->run(&o);
+}
