@@ -39,7 +39,7 @@ test_units_SRCS := src/units.c
 test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c
-test_report_SRCS := src/report.c src/json.c src/units.c
+test_report_SRCS := src/report.c src/json.c src/units.c src/host.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan integration demo bench vmtest clean install

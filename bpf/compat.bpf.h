@@ -58,6 +58,41 @@ static __always_inline long mm_slot_pages(struct mm_struct *mm, int slot)
 	}
 }
 
+/*
+ * The exact value of one 6.2+ counter: .count plus every CPU's slot, as
+ * percpu_counter_sum() computes it, without its lock. .counters is an
+ * s32 __percpu pointer; on a BTF without percpu type tags the verifier
+ * rejects bpf_per_cpu_ptr() on it, so each CPU's slot is read at
+ * counters + cpu_offset[cpu] (the kernel's __per_cpu_offset, learned once).
+ */
+#define PERCPU_COUNTER_SUM(mm, idx, offsets, ncpus)                           \
+	({                                                                     \
+		struct percpu_counter *__pc =                                  \
+			__builtin_preserve_access_index(&(mm)->rss_stat[idx]); \
+		long __s = BPF_CORE_READ(__pc, count);                         \
+		__u64 __slots = (__u64)BPF_CORE_READ(__pc, counters);          \
+		for (__u32 __c = 0; __c < MAX_CPUS && __c < (ncpus); __c++) {  \
+			__s32 __v = 0;                                         \
+			bpf_probe_read_kernel(&__v, sizeof(__v),               \
+					      (void *)(__slots + (offsets)[__c])); \
+			__s += __v;                                            \
+		}                                                              \
+		__s;                                                           \
+	})
+
+static __always_inline long mm_slot_pages_exact(struct mm_struct *mm, int slot,
+						const __u64 *offsets, __u32 ncpus)
+{
+	switch (slot) {
+	case RSS_FILE:
+		return PERCPU_COUNTER_SUM(mm, 0, offsets, ncpus);
+	case RSS_ANON:
+		return PERCPU_COUNTER_SUM(mm, 1, offsets, ncpus);
+	default:
+		return PERCPU_COUNTER_SUM(mm, 3, offsets, ncpus);
+	}
+}
+
 /* rss slot of a kernel counter index, or -1 for MM_SWAPENTS. */
 static __always_inline int rss_slot_of_member(int member)
 {

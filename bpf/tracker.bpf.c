@@ -23,7 +23,23 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* Set by userspace before load. */
+const volatile __s64 counter_lag_pages = 0;     /* max lag of a cheap read */
+const volatile __u32 nr_cpus = 1;               /* possible CPUs */
+
 struct tree_state trees[MAX_TREES];
+__u64 cpu_offset[MAX_CPUS];     /* __per_cpu_offset[cpu], from learn_cpu_offsets */
+__u32 cpu_offsets_ready;
+/* Pointers pass through here to become plain numbers (needs CAP_PERFMON). */
+volatile __u64 addr_scratch;
+
+/* A per-CPU array whose element addresses reveal the per-CPU offsets. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} percpu_probe SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -77,20 +93,6 @@ static __always_inline void add_to_tree(struct tree_state *t, int slot, __s64 de
 	raise_peak(t, __sync_fetch_and_add(&t->sum_pages, delta) + delta);
 }
 
-/* Bring a counter's current value into the sum; xchg makes the deltas of
- * concurrent updaters telescope to the last value read. */
-static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms,
-				       struct mm_struct *mm, int slot)
-{
-	__s64 now = mm_slot_pages(mm, slot);
-	__s64 old;
-
-	if (slot < 0 || slot >= RSS_SLOTS)
-		return;
-	old = __sync_lock_test_and_set(&ms->pages[slot], now);
-	add_to_tree(t, slot, now - old);
-}
-
 static __always_inline void max_store(__s64 *dst, __s64 v)
 {
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
@@ -99,6 +101,46 @@ static __always_inline void max_store(__s64 *dst, __s64 v)
 		if (v <= seen || __sync_val_compare_and_swap(dst, seen, v) == seen)
 			return;
 	}
+}
+
+/*
+ * Bring a counter's current value into the sum; xchg makes the deltas of
+ * concurrent updaters telescope to the last value read.
+ *
+ * The gate: a cheap read may be off by counter_lag_pages. If even the
+ * highest value the tree sum could then have stays at or below the peak,
+ * the cheap value is stored with that lag; otherwise this counter is summed
+ * over every CPU (exact, lag 0). While the gate is open the peak can be off
+ * by no more than the lag left in the other counters: bound_pages keeps the
+ * largest such lag, and is 0 when every counter near the peak was exact.
+ */
+static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms,
+				       struct mm_struct *mm, int slot)
+{
+	__s64 now, old, lag, old_lag;
+	bool gate_open;
+
+	if (slot < 0 || slot >= RSS_SLOTS)
+		return;
+	now = mm_slot_pages(mm, slot);
+	lag = counter_lag_pages;
+	gate_open = READ_ONCE(t->sum_pages) - READ_ONCE(ms->pages[slot]) + now +
+		    READ_ONCE(t->lag_pages) - READ_ONCE(ms->lag[slot]) + lag >
+		    READ_ONCE(t->peak_pages);
+	if (gate_open && lag && rss_counters_are_percpu() && READ_ONCE(cpu_offsets_ready)) {
+		now = mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus);
+		lag = 0;
+		__sync_fetch_and_add(&t->exact_reads, 1);
+	} else {
+		__sync_fetch_and_add(&t->cheap_reads, 1);
+	}
+	old_lag = __sync_lock_test_and_set(&ms->lag[slot], lag);
+	if (lag != old_lag)
+		__sync_fetch_and_add(&t->lag_pages, lag - old_lag);
+	old = __sync_lock_test_and_set(&ms->pages[slot], now);
+	add_to_tree(t, slot, now - old);
+	if (gate_open)
+		max_store(&t->bound_pages, READ_ONCE(t->lag_pages));
 }
 
 /* Enter an mm into a tree with all its counters as they are now. */
@@ -220,6 +262,9 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 		return;
 	t = tree_of(ms->tree);
 	if (t) {
+		__sync_fetch_and_add(&t->lag_pages, -__sync_lock_test_and_set(&ms->lag[RSS_FILE], 0));
+		__sync_fetch_and_add(&t->lag_pages, -__sync_lock_test_and_set(&ms->lag[RSS_ANON], 0));
+		__sync_fetch_and_add(&t->lag_pages, -__sync_lock_test_and_set(&ms->lag[RSS_SHMEM], 0));
 		add_to_tree(t, RSS_FILE, -__sync_lock_test_and_set(&ms->pages[RSS_FILE], 0));
 		add_to_tree(t, RSS_ANON, -__sync_lock_test_and_set(&ms->pages[RSS_ANON], 0));
 		add_to_tree(t, RSS_SHMEM, -__sync_lock_test_and_set(&ms->pages[RSS_SHMEM], 0));
@@ -245,5 +290,33 @@ SEC("fentry/exit_mmap")
 int BPF_PROG(handle_exit_mmap_fentry, struct mm_struct *mm)
 {
 	leave_mm(mm);
+	return 0;
+}
+
+/*
+ * Run once by userspace (BPF_PROG_TEST_RUN) on 6.2+ kernels: learn each
+ * CPU's per-CPU offset. The address of CPU n's copy of percpu_probe's
+ * element, minus the map's own __percpu pointer (bpf_array->pptrs[0]),
+ * is __per_cpu_offset[n].
+ */
+SEC("syscall")
+int learn_cpu_offsets(void *ctx)
+{
+	__u32 zero = 0;
+	__u64 base = 0;
+
+	addr_scratch = (__u64)&percpu_probe;
+	if (bpf_probe_read_kernel(&base, sizeof(base),
+				  (void *)(addr_scratch + bpf_core_field_offset(struct bpf_array, pptrs))))
+		return 1;
+	for (__u32 cpu = 0; cpu < MAX_CPUS && cpu < nr_cpus; cpu++) {
+		void *slot = bpf_map_lookup_percpu_elem(&percpu_probe, &zero, cpu);
+
+		if (!slot)
+			return 2;
+		addr_scratch = (__u64)slot;
+		cpu_offset[cpu] = addr_scratch - base;
+	}
+	cpu_offsets_ready = 1;
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #define MAX_TREES 8
 #define DEFAULT_MAX_TRACKED 16384
+#define MAX_CPUS 1024           /* exact per-CPU sums cover this many CPUs */
 
 /* The resident counters that make up rss; MM_SWAPENTS is not resident. */
 enum rss_slot {
@@ -22,6 +23,7 @@ struct mm_state {
 	__u32 tree;
 	__u32 tgid;                 /* a process using this mm, for reports */
 	__s64 pages[RSS_SLOTS];     /* counter values last applied to the sum */
+	__s64 lag[RSS_SLOTS];       /* how far each may be from the truth, pages */
 };
 
 /* One process (thread group) in a tree, keyed by its tgid. */
@@ -51,6 +53,10 @@ struct tree_state {
 	__u64 drop_mm_full;                 /* an mm could not be entered: map full */
 	__u64 drop_task_full;               /* a process could not be entered */
 	__u64 peak_races;                   /* peak CAS retries exhausted */
+	__s64 lag_pages;                    /* sum of the mms' lag: how far the sum may be off */
+	__s64 bound_pages;                  /* how far the window's peak may be off */
+	__u64 exact_reads;                  /* counters summed over every CPU */
+	__u64 cheap_reads;                  /* counters read without their per-CPU parts */
 };
 
 #endif

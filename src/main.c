@@ -153,7 +153,9 @@ static void fill_from_reading(struct run_record *r, const struct tree_reading *r
 	r->mms_left = rd->mm_entries;
 	r->procs_left = rd->task_entries;
 	r->descendants_alive = t->procs_live;
-	record_judge_exactness(r, t->mms_max);
+	r->exact_reads = t->exact_reads;
+	r->cheap_reads = t->cheap_reads;
+	record_judge_exactness(r, t->bound_pages);
 }
 
 static int emit(const struct options *o, const struct run_record *r)
@@ -231,6 +233,7 @@ static int run_command(const struct options *o)
 		return open_error(err);
 	rec.host.teardown_hook = tracker_teardown_hook(tracker);
 	rec.host.rss_percpu = tracker_rss_is_percpu(tracker);
+	rec.host.exact_path_err = tracker_exact_path(tracker);
 
 	handled_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, &oldmask);

@@ -39,6 +39,10 @@ int tracker_read(struct tracker *t, struct tree_reading *out);
 const char *tracker_teardown_hook(const struct tracker *t);
 /* True when this kernel keeps rss in percpu_counters (6.2+). */
 bool tracker_rss_is_percpu(const struct tracker *t);
+/* 0 when counters near the peak are summed over every CPU (exact), else
+ * why not: -EOPNOTSUPP (kernel before 6.2 or without the helpers), -E2BIG
+ * (more CPUs than covered), or the error of learning the per-CPU offsets. */
+int tracker_exact_path(const struct tracker *t);
 /* Detach and unload everything; NULL is fine. */
 void tracker_close(struct tracker *t);
 

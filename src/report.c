@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <errno.h>
 #include <string.h>
 #include <sys/wait.h>
 #include "json.h"
@@ -17,38 +18,45 @@ uint64_t percpu_rss_lag_pages(int ncpus)
 	return 3 * (uint64_t)ncpus * (batch - 1);
 }
 
-void record_judge_exactness(struct run_record *r, int64_t mms_max)
+void record_judge_exactness(struct run_record *r, int64_t bound_pages)
 {
-	if (!r->measured) {
-		r->exact = false;
-		r->bound_known = false;
-		r->inexact_reason = "not measured";
-		return;
-	}
-	if (r->drop_mm_full || r->drop_task_full) {
-		r->exact = false;
-		r->bound_known = false;
-		r->inexact_reason = "tracking map full: some memory was not counted (raise --max-tracked)";
-		return;
-	}
-	if (r->missed_events || r->peak_races) {
-		r->exact = false;
-		r->bound_known = false;
-		r->inexact_reason = "the kernel skipped some BPF program runs";
-		return;
-	}
-	if (r->host.rss_percpu) {
-		r->exact = false;
-		r->bound_known = true;
-		r->error_bound_bytes = (uint64_t)(mms_max > 0 ? mms_max : 0) *
-				       percpu_rss_lag_pages(r->host.cpus) *
-				       (uint64_t)r->host.page_size;
-		r->inexact_reason = "kernel rss counters are per-CPU; their cheap value lags by up to the bound";
-		return;
-	}
 	r->exact = false;
 	r->bound_known = false;
-	r->inexact_reason = "kernel batches rss updates in per-thread caches (before 6.2): up to 64 faults per thread lag";
+	r->error_bound_bytes = 0;
+	if (!r->measured) {
+		r->inexact_reason = "not measured";
+	} else if (r->drop_mm_full || r->drop_task_full) {
+		r->inexact_reason = "tracking map full: some memory was not counted (raise --max-tracked)";
+	} else if (r->missed_events || r->peak_races) {
+		r->inexact_reason = "the kernel skipped some BPF program runs";
+	} else if (!r->host.rss_percpu) {
+		r->inexact_reason = "kernel batches rss updates in per-thread caches (before 6.2): "
+				    "up to 64 faults per thread lag";
+	} else if (bound_pages > 0) {
+		r->bound_known = true;
+		r->error_bound_bytes = (uint64_t)bound_pages * (uint64_t)r->host.page_size;
+		r->inexact_reason = r->host.exact_path_err ?
+			"per-CPU counter sums unavailable here: cheap reads lag by up to the bound" :
+			"some counters read cheaply near the peak lag by up to the bound";
+	} else {
+		r->exact = true;
+		r->bound_known = true;
+		r->inexact_reason = NULL;
+	}
+}
+
+static const char *exact_path_name(int err)
+{
+	switch (err) {
+	case 0:
+		return "per-cpu-sum";
+	case -E2BIG:
+		return "unavailable: more CPUs than covered";
+	case -EOPNOTSUPP:
+		return "unavailable: kernel lacks it";
+	default:
+		return "unavailable: per-CPU offsets not learned";
+	}
 }
 
 static void json_command(struct json_writer *w, const struct run_record *r)
@@ -133,6 +141,8 @@ void report_json(const struct run_record *r, FILE *out)
 	json_kv_uint(&w, "processes_tracked", r->procs_entered);
 	json_kv_uint(&w, "mms_left", r->mms_left);
 	json_kv_uint(&w, "processes_left", r->procs_left);
+	json_kv_uint(&w, "exact_reads", r->exact_reads);
+	json_kv_uint(&w, "cheap_reads", r->cheap_reads);
 	json_end_object(&w);
 
 	json_key(&w, "host");
@@ -143,6 +153,7 @@ void report_json(const struct run_record *r, FILE *out)
 	json_kv_bool(&w, "btf", r->host.btf);
 	json_kv_string(&w, "rss_counters", r->host.rss_percpu ? "percpu" : "atomic+task-cache");
 	json_kv_string(&w, "teardown_hook", r->host.teardown_hook);
+	json_kv_string(&w, "exact_path", exact_path_name(r->host.exact_path_err));
 	json_kv_string(&w, "privileges", r->host.privileges);
 	json_end_object(&w);
 	json_end_object(&w);

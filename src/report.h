@@ -16,6 +16,7 @@ struct host_facts {
 	bool rss_percpu;        /* rss kept in percpu_counters (6.2+) */
 	const char *teardown_hook;
 	const char *privileges; /* "root", "CAP_BPF+CAP_PERFMON", ... */
+	int exact_path_err;     /* 0: per-CPU sums available, else -errno */
 };
 
 struct run_record {
@@ -37,6 +38,7 @@ struct run_record {
 	uint64_t drop_mm_full, drop_task_full, peak_races;
 	uint64_t mms_entered, procs_entered;
 	uint64_t mms_left, procs_left;  /* map entries at the end */
+	uint64_t exact_reads, cheap_reads;
 	int64_t descendants_alive;      /* tree processes alive when the command exited */
 
 	/* The command. */
@@ -56,9 +58,13 @@ struct run_record {
  */
 uint64_t percpu_rss_lag_pages(int ncpus);
 
-/* Fill exact/bound/reason from the counters and the host (drops or missed
- * events make a run inexact with an unknown bound). */
-void record_judge_exactness(struct run_record *r, int64_t mms_max);
+/*
+ * Fill exact/bound/reason. bound_pages is how far the kernel side says the
+ * peak may be off (the lag left in cheap counter reads while the peak could
+ * move). Drops or missed events make the bound unknown; so does a kernel
+ * before 6.2, whose per-thread rss caches BPF cannot see.
+ */
+void record_judge_exactness(struct run_record *r, int64_t bound_pages);
 
 void report_json(const struct run_record *r, FILE *out);
 void report_human(const struct run_record *r, FILE *out);

@@ -3,16 +3,19 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "peakbpf.h"
+#include "report.h"
 #include "tracker.skel.h"
 
 struct tracker {
 	struct tracker_bpf *skel;
 	const char *teardown_hook;
 	bool rss_percpu;
+	int exact_err;          /* 0: the exact per-CPU path works */
 };
 
 /* Does the running kernel's BTF know this type? */
@@ -21,13 +24,48 @@ static bool kernel_has_type(struct btf *vmlinux, const char *name, __u32 kind)
 	return vmlinux && btf__find_by_name_kind(vmlinux, name, kind) >= 0;
 }
 
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+/* The exact path needs 6.2+ counters, the syscall program type (5.14) and
+ * bpf_map_lookup_percpu_elem (5.19), and no more CPUs than it covers. */
+static int exact_path_supported(bool rss_percpu, int ncpus)
+{
+	if (!rss_percpu || ncpus <= 0)
+		return -EOPNOTSUPP;
+	if (ncpus > MAX_CPUS)
+		return -E2BIG;
+	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) != 1 ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_map_lookup_percpu_elem, NULL) != 1 ||
+	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_probe_read_kernel, NULL) != 1)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static int learn_cpu_offsets(struct tracker *t)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int err;
+
+	err = bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.learn_cpu_offsets), &run);
+	if (err)
+		return err;
+	if (run.retval || !t->skel->bss->cpu_offsets_ready)
+		return -EFAULT;
+	return 0;
+}
+
 int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 {
 	struct tracker *t = NULL;
 	struct btf *vmlinux = NULL;
 	__u32 max = opts && opts->max_tracked ? opts->max_tracked : DEFAULT_MAX_TRACKED;
 	bool has_exit_mmap_tp;
-	int err;
+	int err, ncpus;
 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
@@ -55,6 +93,14 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	bpf_program__set_autoload(t->skel->progs.handle_exit_mmap_fentry, !has_exit_mmap_tp);
 	t->teardown_hook = has_exit_mmap_tp ? "tp_btf/exit_mmap" : "fentry/exit_mmap";
 	t->rss_percpu = !kernel_has_type(vmlinux, "mm_rss_stat", BTF_KIND_STRUCT);
+	/* How far a cheap read of a 6.2+ counter may lag; before 6.2 the lag
+	 * lives in per-thread caches BPF cannot see, so it is not modelled. */
+	t->skel->rodata->counter_lag_pages =
+		t->rss_percpu ? (__s64)(percpu_rss_lag_pages(online_cpus()) / 3) : 0;
+	ncpus = libbpf_num_possible_cpus();
+	t->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
+	t->exact_err = exact_path_supported(t->rss_percpu, ncpus);
+	bpf_program__set_autoload(t->skel->progs.learn_cpu_offsets, t->exact_err == 0);
 
 	err = tracker_bpf__load(t->skel);
 	if (err)
@@ -66,6 +112,8 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 		err = -EOPNOTSUPP;
 		goto cleanup;
 	}
+	if (t->exact_err == 0)
+		t->exact_err = learn_cpu_offsets(t);
 	*out = t;
 	t = NULL;
 cleanup:
@@ -141,6 +189,11 @@ const char *tracker_teardown_hook(const struct tracker *t)
 bool tracker_rss_is_percpu(const struct tracker *t)
 {
 	return t->rss_percpu;
+}
+
+int tracker_exact_path(const struct tracker *t)
+{
+	return t->exact_err;
 }
 
 void tracker_close(struct tracker *t)
