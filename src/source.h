@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Every source of a peak figure behind one interface: the BPF tracker, a
+ * cgroup's own peak counter, a /proc sampler, getrusage. Each window of a
+ * run asks every open source for its figure; the best one is the result,
+ * the others are recorded beside it (other_sources).
+ */
+#ifndef PEAKBPF_SOURCE_H
+#define PEAKBPF_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FIGURE_MAX_HOLDERS 32
+
+/* A process holding memory at the peak (bpf only). */
+struct figure_holder {
+	int32_t pid;                    /* in peakbpf's PID namespace; 0: not visible there */
+	char comm[16];
+	uint64_t bytes;                 /* its rss in the snapshot */
+	uint64_t own_peak_bytes;        /* its own largest rss so far */
+};
+
+/* One source's figure for one window. Zero-initialise, then fill. */
+struct figure {
+	const char *source;             /* "bpf", "cgroup-v2", "cgroup-v1", "proc", "rusage" */
+	bool measured;                  /* false: no figure (peak_bytes means nothing) */
+	bool exact;
+	bool bound_known;               /* error_bound_bytes means something */
+	uint64_t error_bound_bytes;
+	const char *inexact_reason;     /* static string; NULL when exact */
+	const char *scope;              /* static: what the figure covers, e.g.
+					   "summed RSS of the tree", "cgroup: tree + page cache + kernel memory",
+					   "largest single process (not a sum)" */
+	uint64_t peak_bytes;
+	bool baseline_known;
+	uint64_t baseline_bytes;        /* the figure when the window opened */
+	/* cgroup */
+	bool exclusive;                 /* the cgroup holds the tree alone */
+	char cgroup_path[256];
+	/* proc sampler */
+	uint64_t interval_ns;
+	uint64_t samples;
+	uint64_t vanished;              /* processes that disappeared mid-read */
+	/* bpf: when and what, at the peak */
+	bool has_detail;
+	uint64_t peak_mono_ns;          /* CLOCK_MONOTONIC of the peak */
+	uint64_t anon_bytes, file_bytes, shmem_bytes;
+	int64_t procs_at_peak, mms_at_peak;
+	/* bpf: who held the memory, largest first (a snapshot within one
+	 * step of the peak; see holders_at_bytes) */
+	bool has_holders;
+	size_t n_holders;               /* listed here, at most FIGURE_MAX_HOLDERS */
+	size_t holders_total;           /* in the snapshot */
+	bool holders_truncated;         /* the snapshot itself was cut short */
+	uint64_t holders_at_bytes;      /* the tree sum when the snapshot was taken */
+	struct figure_holder holders[FIGURE_MAX_HOLDERS];
+};
+
+struct source;
+
+struct source_ops {
+	/* A process of the tree, entered before it runs anything (command
+	 * mode: the forked child before exec) or at attach. */
+	int (*add_root)(struct source *s, pid_t pid);
+	/* Everything is entered: the first window opens now. */
+	int (*start)(struct source *s);
+	/* Report the window that ends now and open the next (its baseline is
+	 * the figure now). Called once more at the end of the run. */
+	int (*close_window)(struct source *s, struct figure *out);
+	/* The command has been reaped; rusage reads its figure here. NULL
+	 * when a source does not care. */
+	void (*command_exited)(struct source *s, pid_t pid, const void *rusage);
+	void (*destroy)(struct source *s);
+};
+
+struct source {
+	const struct source_ops *ops;
+	const char *name;
+};
+
+#endif
