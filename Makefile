@@ -27,11 +27,12 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-LIB_SRCS := src/units.c src/json.c src/status.c src/report.c src/tracker.c src/host.c
+LIB_SRCS := src/units.c src/json.c src/status.c src/report.c src/tracker.c src/host.c \
+	src/session.c src/source_bpf.c src/source_cgroup.c src/source_proc.c src/source_rusage.c
 CLI_SRCS := src/main.c src/cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
-UNIT_TESTS := units json status cli report
+UNIT_TESTS := units json status cli report sources
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -39,6 +40,7 @@ test_units_SRCS := src/units.c
 test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c
+test_sources_SRCS := src/source_cgroup.c src/source_proc.c src/source_rusage.c
 test_report_SRCS := src/report.c src/json.c src/units.c src/host.c
 
 .DELETE_ON_ERROR:
@@ -69,7 +71,7 @@ $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(LIB_OBJS)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -pthread -o $@
 
 # Static, so it also runs inside the kernel-matrix VMs' initramfs.
 $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
@@ -78,12 +80,12 @@ $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -o $@
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c | $(OUTPUT)/tests
 	$(call msg,ASAN-CC,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-fno-omit-frame-pointer -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -o $@
+		-fno-omit-frame-pointer -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 unit: $(UNIT_BINS)
 	$(Q)for t in $^; do $$t || exit 1; done

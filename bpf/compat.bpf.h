@@ -93,6 +93,54 @@ static __always_inline long mm_slot_pages_exact(struct mm_struct *mm, int slot,
 	}
 }
 
+/*
+ * Atomics. Fetching forms (fetch-add, xchg, cmpxchg) came in 5.12 (commit
+ * 5ca419f2864a, "bpf: Add BPF_FETCH field / create atomic_fetch_add
+ * instruction", and the xchg/cmpxchg commits after it); before, only XADD,
+ * which returns nothing. Userspace probes the kernel and sets
+ * have_fetch_atomics; the verifier then never sees the other branch. The
+ * fallbacks are not atomic across CPUs, so a pre-5.12 result is never
+ * claimed exact (its kernel is before 6.2 anyway).
+ */
+extern const volatile bool have_fetch_atomics;
+
+#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
+
+static __always_inline __s64 atomic_add_return(__s64 *p, __s64 v)
+{
+	if (have_fetch_atomics)
+		return __sync_fetch_and_add(p, v) + v;
+	__sync_fetch_and_add(p, v);             /* XADD: no result */
+	return READ_ONCE(*p);
+}
+
+static __always_inline void atomic_add(__s64 *p, __s64 v)
+{
+	__sync_fetch_and_add(p, v);             /* result unused: XADD everywhere */
+}
+
+static __always_inline __s64 atomic_xchg(__s64 *p, __s64 v)
+{
+	__s64 old;
+
+	if (have_fetch_atomics)
+		return __sync_lock_test_and_set(p, v);
+	old = READ_ONCE(*p);
+	WRITE_ONCE(*p, v);
+	return old;
+}
+
+static __always_inline bool atomic_cas(__s64 *p, __s64 old, __s64 new)
+{
+	if (have_fetch_atomics)
+		return __sync_val_compare_and_swap(p, old, new) == old;
+	if (READ_ONCE(*p) != old)
+		return false;
+	WRITE_ONCE(*p, new);
+	return true;
+}
+
 /* rss slot of a kernel counter index, or -1 for MM_SWAPENTS. */
 static __always_inline int rss_slot_of_member(int member)
 {

@@ -18,20 +18,34 @@
 
 #define PEAK_CAS_TRIES 16
 #define EEXIST 17
-/* A plain load the compiler may not tear, cache or move (as the kernel's). */
-#define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
+/* Counters nobody reads back in BPF: XADD, on every kernel. */
+#define COUNT(p, v) __sync_fetch_and_add((p), (v))
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by userspace before load. */
+/* Set by userspace before load; the verifier sees them as constants. */
+const volatile bool have_fetch_atomics = true;  /* BPF_FETCH atomics (5.12+) */
+const volatile bool attribution = true;         /* bpf_for_each_map_elem (5.13+) */
 const volatile __s64 counter_lag_pages = 0;     /* max lag of a cheap read */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
+const volatile __s64 snap_step_min_pages = 256; /* snapshot step floor */
 
 struct tree_state trees[MAX_TREES];
+struct holder holders[MAX_HOLDERS];     /* tree 0's latest peak snapshot */
 __u64 cpu_offset[MAX_CPUS];     /* __per_cpu_offset[cpu], from learn_cpu_offsets */
 __u32 cpu_offsets_ready;
 /* Pointers pass through here to become plain numbers (needs CAP_PERFMON). */
 volatile __u64 addr_scratch;
+/* peakbpf's PID namespace and its level, set by enter_existing. */
+__u64 caller_pidns;
+__u32 caller_pidns_level;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, MAX_ROOTS);
+	__type(key, __u32);             /* PID in peakbpf's PID namespace */
+	__type(value, struct root_req);
+} roots SEC(".maps");
 
 /* A per-CPU array whose element addresses reveal the per-CPU offsets. */
 struct {
@@ -62,15 +76,92 @@ static __always_inline struct tree_state *tree_of(__u32 id)
 	return &trees[id];
 }
 
+/* A process's PID as seen in namespace ns at level, or 0 if it is not
+ * visible there. struct upid { int nr; struct pid_namespace *ns; } has kept
+ * its layout since namespaces began. */
+static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, unsigned int level)
+{
+	struct pid *pid = BPF_CORE_READ(leader, thread_pid);
+	struct upid up = {};
+
+	if (!pid || BPF_CORE_READ(pid, level) < level)
+		return 0;
+	if (bpf_probe_read_kernel(&up, sizeof(up),
+				  (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+				  (__u64)level * sizeof(struct upid)))
+		return 0;
+	return (__u64)up.ns == ns ? (__u32)up.nr : 0;
+}
+
+struct snap_ctx {
+	__u32 tree;
+	__u32 n;
+	__u32 truncated;
+};
+
+static long snap_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, struct snap_ctx *c)
+{
+	struct holder *h;
+	__u32 i = c->n;
+
+	if (ms->tree != c->tree)
+		return 0;
+	if (i >= MAX_HOLDERS) {
+		c->truncated = 1;
+		return 1;       /* stop */
+	}
+	h = &holders[i];
+	h->tgid = ms->tgid;
+	h->vpid = ms->vpid;
+	h->pages = READ_ONCE(ms->pages[RSS_FILE]) + READ_ONCE(ms->pages[RSS_ANON]) +
+		   READ_ONCE(ms->pages[RSS_SHMEM]);
+	h->own_peak = READ_ONCE(ms->own_peak);
+	__builtin_memcpy(h->comm, ms->comm, COMM_LEN);
+	c->n = i + 1;
+	return 0;
+}
+
+/*
+ * Record who holds the memory, each time the peak has grown by a step. A
+ * walk of the tree on every new peak would turn a growing tree's every
+ * fault into O(mms); by steps it is O(log(peak) * mms) over a whole run.
+ * Userspace reads it under snap_seq like a seqlock.
+ */
+static __always_inline void snapshot_holders(struct tree_state *t, __u32 tree, __s64 sum)
+{
+	struct snap_ctx c = { .tree = tree };
+	__s64 last = READ_ONCE(t->snap_sum_pages), step;
+
+	if (!attribution || tree != 0)
+		return;
+	step = last > 0 ? (__s64)((__u64)last / SNAP_STEP_DIVISOR) : 0;
+	if (step < snap_step_min_pages)
+		step = snap_step_min_pages;
+	if (last && sum < last + step)
+		return;
+	if (__sync_fetch_and_add(&t->snap_lock, 1) != 0)
+		goto unlock;    /* another CPU is taking one */
+	COUNT(&t->snap_seq, 1);
+	bpf_for_each_map_elem(&mm_states, snap_one, &c, 0);
+	t->snap_count = c.n;
+	t->snap_truncated = c.truncated;
+	t->snap_sum_pages = sum;
+	t->snap_ns = bpf_ktime_get_ns();
+	COUNT(&t->snapshots, 1);
+	COUNT(&t->snap_seq, 1);
+unlock:
+	COUNT(&t->snap_lock, -1);
+}
+
 /* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
-static __always_inline void raise_peak(struct tree_state *t, __s64 sum)
+static __always_inline void raise_peak(struct tree_state *t, __u32 tree, __s64 sum)
 {
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
 		__s64 seen = READ_ONCE(t->peak_pages);
 
 		if (sum <= seen)
 			return;
-		if (__sync_val_compare_and_swap(&t->peak_pages, seen, sum) != seen)
+		if (!atomic_cas(&t->peak_pages, seen, sum))
 			continue;
 		/* Context for the report; racing writers may interleave here,
 		 * which only blurs the breakdown, never the peak. */
@@ -80,17 +171,18 @@ static __always_inline void raise_peak(struct tree_state *t, __s64 sum)
 		t->peak_breakdown[RSS_SHMEM] = READ_ONCE(t->pages[RSS_SHMEM]);
 		t->peak_mms = READ_ONCE(t->mms_live);
 		t->peak_procs = READ_ONCE(t->procs_live);
+		snapshot_holders(t, tree, sum);
 		return;
 	}
-	__sync_fetch_and_add(&t->peak_races, 1);
+	COUNT(&t->peak_races, 1);
 }
 
-static __always_inline void add_to_tree(struct tree_state *t, int slot, __s64 delta)
+static __always_inline void add_to_tree(struct tree_state *t, __u32 tree, int slot, __s64 delta)
 {
 	if (!delta || slot < 0 || slot >= RSS_SLOTS)
 		return;
-	__sync_fetch_and_add(&t->pages[slot], delta);
-	raise_peak(t, __sync_fetch_and_add(&t->sum_pages, delta) + delta);
+	atomic_add(&t->pages[slot], delta);
+	raise_peak(t, tree, atomic_add_return(&t->sum_pages, delta));
 }
 
 static __always_inline void max_store(__s64 *dst, __s64 v)
@@ -98,7 +190,7 @@ static __always_inline void max_store(__s64 *dst, __s64 v)
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
 		__s64 seen = READ_ONCE(*dst);
 
-		if (v <= seen || __sync_val_compare_and_swap(dst, seen, v) == seen)
+		if (v <= seen || atomic_cas(dst, seen, v))
 			return;
 	}
 }
@@ -117,7 +209,7 @@ static __always_inline void max_store(__s64 *dst, __s64 v)
 static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms,
 				       struct mm_struct *mm, int slot)
 {
-	__s64 now, old, lag, old_lag;
+	__s64 now, old, lag, old_lag, mine;
 	bool gate_open;
 
 	if (slot < 0 || slot >= RSS_SLOTS)
@@ -130,21 +222,26 @@ static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms
 	if (gate_open && lag && rss_counters_are_percpu() && READ_ONCE(cpu_offsets_ready)) {
 		now = mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus);
 		lag = 0;
-		__sync_fetch_and_add(&t->exact_reads, 1);
+		COUNT(&t->exact_reads, 1);
 	} else {
-		__sync_fetch_and_add(&t->cheap_reads, 1);
+		COUNT(&t->cheap_reads, 1);
 	}
-	old_lag = __sync_lock_test_and_set(&ms->lag[slot], lag);
+	old_lag = atomic_xchg(&ms->lag[slot], lag);
 	if (lag != old_lag)
-		__sync_fetch_and_add(&t->lag_pages, lag - old_lag);
-	old = __sync_lock_test_and_set(&ms->pages[slot], now);
-	add_to_tree(t, slot, now - old);
+		atomic_add(&t->lag_pages, lag - old_lag);
+	old = atomic_xchg(&ms->pages[slot], now);
+	mine = READ_ONCE(ms->pages[RSS_FILE]) + READ_ONCE(ms->pages[RSS_ANON]) +
+	       READ_ONCE(ms->pages[RSS_SHMEM]);
+	if (mine > READ_ONCE(ms->own_peak))
+		WRITE_ONCE(ms->own_peak, mine);
+	add_to_tree(t, ms->tree, slot, now - old);
 	if (gate_open)
 		max_store(&t->bound_pages, READ_ONCE(t->lag_pages));
 }
 
 /* Enter an mm into a tree with all its counters as they are now. */
-static __always_inline void enter_mm(struct mm_struct *mm, __u32 tree, __u32 tgid)
+static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm,
+				     __u32 tree, __u32 tgid)
 {
 	struct tree_state *t = tree_of(tree);
 	struct mm_state init = { .tree = tree, .tgid = tgid };
@@ -154,18 +251,20 @@ static __always_inline void enter_mm(struct mm_struct *mm, __u32 tree, __u32 tgi
 
 	if (!t || !mm)
 		return;
+	init.vpid = pid_in_ns(task, caller_pidns, caller_pidns_level);
+	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
 	err = bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST);
 	if (err == -EEXIST)
 		return;
 	if (err) {
-		__sync_fetch_and_add(&t->drop_mm_full, 1);
+		COUNT(&t->drop_mm_full, 1);
 		return;
 	}
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return;
-	__sync_fetch_and_add(&t->mms_entered, 1);
-	max_store(&t->mms_max, __sync_fetch_and_add(&t->mms_live, 1) + 1);
+	COUNT(&t->mms_entered, 1);
+	max_store(&t->mms_max, atomic_add_return(&t->mms_live, 1));
 	apply_slot(t, ms, mm, RSS_FILE);
 	apply_slot(t, ms, mm, RSS_ANON);
 	apply_slot(t, ms, mm, RSS_SHMEM);
@@ -183,7 +282,7 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	t = tree_of(ms->tree);
 	if (!t)
 		return 0;
-	__sync_fetch_and_add(&t->events, 1);
+	COUNT(&t->events, 1);
 	apply_slot(t, ms, mm, rss_slot_of_member(member));
 	return 0;
 }
@@ -205,15 +304,15 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	cs.tree = ps->tree;
 	if (bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST)) {
-		__sync_fetch_and_add(&t->drop_task_full, 1);
+		COUNT(&t->drop_task_full, 1);
 		return 0;
 	}
-	__sync_fetch_and_add(&t->procs_entered, 1);
-	__sync_fetch_and_add(&t->procs_live, 1);
+	COUNT(&t->procs_entered, 1);
+	COUNT(&t->procs_live, 1);
 	/* The child's copied pages were counted (from the parent's context)
 	 * before this event: enter_mm reads them all now. A vfork or CLONE_VM
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
-	enter_mm(child->mm, cs.tree, ctgid);
+	enter_mm(child, child->mm, cs.tree, ctgid);
 	return 0;
 }
 
@@ -226,7 +325,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	if (!ts)
 		return 0;
 	/* The new image enters; the old mm leaves at its own teardown. */
-	enter_mm(p->mm, ts->tree, tgid);
+	enter_mm(p, p->mm, ts->tree, tgid);
 	return 0;
 }
 
@@ -248,7 +347,7 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 		return 0;
 	t = tree_of(ts->tree);
 	if (bpf_map_delete_elem(&task_states, &tgid) == 0 && t)
-		__sync_fetch_and_add(&t->procs_live, -1);
+		COUNT(&t->procs_live, -1);
 	return 0;
 }
 
@@ -262,15 +361,15 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 		return;
 	t = tree_of(ms->tree);
 	if (t) {
-		__sync_fetch_and_add(&t->lag_pages, -__sync_lock_test_and_set(&ms->lag[RSS_FILE], 0));
-		__sync_fetch_and_add(&t->lag_pages, -__sync_lock_test_and_set(&ms->lag[RSS_ANON], 0));
-		__sync_fetch_and_add(&t->lag_pages, -__sync_lock_test_and_set(&ms->lag[RSS_SHMEM], 0));
-		add_to_tree(t, RSS_FILE, -__sync_lock_test_and_set(&ms->pages[RSS_FILE], 0));
-		add_to_tree(t, RSS_ANON, -__sync_lock_test_and_set(&ms->pages[RSS_ANON], 0));
-		add_to_tree(t, RSS_SHMEM, -__sync_lock_test_and_set(&ms->pages[RSS_SHMEM], 0));
+		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[RSS_FILE], 0));
+		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[RSS_ANON], 0));
+		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[RSS_SHMEM], 0));
+		add_to_tree(t, ms->tree, RSS_FILE, -atomic_xchg(&ms->pages[RSS_FILE], 0));
+		add_to_tree(t, ms->tree, RSS_ANON, -atomic_xchg(&ms->pages[RSS_ANON], 0));
+		add_to_tree(t, ms->tree, RSS_SHMEM, -atomic_xchg(&ms->pages[RSS_SHMEM], 0));
 	}
 	if (bpf_map_delete_elem(&mm_states, &key) == 0 && t)
-		__sync_fetch_and_add(&t->mms_live, -1);
+		COUNT(&t->mms_live, -1);
 }
 
 /*
@@ -290,6 +389,73 @@ SEC("fentry/exit_mmap")
 int BPF_PROG(handle_exit_mmap_fentry, struct mm_struct *mm)
 {
 	leave_mm(mm);
+	return 0;
+}
+
+/*
+ * Run by userspace (read through an iterator fd) after it filled roots:
+ * enter every process that is a root, or descends from one by fork
+ * lineage, with its mm as it is now. The programs are attached before this
+ * runs, so a fork racing with the walk is caught by handle_fork instead;
+ * entries are NOEXIST, so meeting a process twice is harmless. PIDs are
+ * matched in the namespace of the process reading the iterator: peakbpf.
+ */
+SEC("iter/task")
+int enter_existing(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task, *p;
+	struct task_struct *me = (struct task_struct *)bpf_get_current_task();
+	struct pid *mypid = BPF_CORE_READ(me, thread_pid);
+	unsigned int level = BPF_CORE_READ(mypid, level);
+	struct task_state ts = {};
+	struct root_req *req = NULL;
+	struct tree_state *t;
+	__u64 ns = 0;
+	__u32 tgid;
+	int depth;
+
+	if (!task || task->pid != task->tgid)
+		return 0;       /* one visit per process: its leader */
+	bpf_probe_read_kernel(&ns, sizeof(ns),
+			      (void *)mypid + bpf_core_field_offset(struct pid, numbers) +
+			      (__u64)level * sizeof(struct upid) + offsetof(struct upid, ns));
+	caller_pidns = ns;
+	caller_pidns_level = level;
+	p = task;
+	for (depth = 0; depth < MAX_ANCESTRY && p; depth++) {
+		__u32 vpid = pid_in_ns(p, ns, level);
+		struct task_struct *parent;
+
+		if (vpid) {
+			req = bpf_map_lookup_elem(&roots, &vpid);
+			if (req)
+				break;
+		}
+		parent = BPF_CORE_READ(p, real_parent, group_leader);
+		if (!parent || parent == p || BPF_CORE_READ(parent, pid) == 0)
+			return 0;
+		p = parent;
+	}
+	if (!req)
+		return 0;
+	tgid = task->tgid;
+	if (depth == 0) {
+		req->found = 1;
+		req->tgid = tgid;
+	}
+	t = tree_of(req->tree);
+	if (!t)
+		return 0;
+	ts.tree = req->tree;
+	if (bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST) == 0) {
+		COUNT(&t->procs_entered, 1);
+		COUNT(&t->procs_live, 1);
+	} else if (!bpf_map_lookup_elem(&task_states, &tgid)) {
+		COUNT(&t->drop_task_full, 1);
+		return 0;
+	}
+	if (depth > 0 || req->enter_mm)
+		enter_mm(task, task->mm, req->tree, tgid);
 	return 0;
 }
 

@@ -18,12 +18,29 @@ enum rss_slot {
 	RSS_SLOTS,
 };
 
+#define COMM_LEN 16
+#define MAX_HOLDERS 256         /* processes listed in a peak snapshot */
+#define SNAP_STEP_DIVISOR 64    /* snapshot again after the peak grew 1/64 */
+
 /* One address space in a tree, keyed by its struct mm_struct pointer. */
 struct mm_state {
 	__u32 tree;
-	__u32 tgid;                 /* a process using this mm, for reports */
+	__u32 tgid;                 /* a process using this mm (global PID) */
+	__u32 vpid;                 /* ...in peakbpf's PID namespace, 0 if not visible */
+	__u32 pad;
 	__s64 pages[RSS_SLOTS];     /* counter values last applied to the sum */
 	__s64 lag[RSS_SLOTS];       /* how far each may be from the truth, pages */
+	__s64 own_peak;             /* this mm's own largest rss, pages */
+	char comm[COMM_LEN];
+};
+
+/* A process in a peak snapshot. */
+struct holder {
+	__u32 vpid;
+	__u32 tgid;
+	__s64 pages;                /* its rss when the snapshot was taken */
+	__s64 own_peak;
+	char comm[COMM_LEN];
 };
 
 /* One process (thread group) in a tree, keyed by its tgid. */
@@ -31,6 +48,18 @@ struct task_state {
 	__u32 tree;
 	__u32 pad;
 };
+
+/* A process to enter, by its PID in peakbpf's own PID namespace; the task
+ * iterator fills in what it found. */
+struct root_req {
+	__u32 tree;
+	__u32 enter_mm;             /* 0: the command before exec (its mm is a copy of peakbpf's) */
+	__u32 found;
+	__u32 tgid;                 /* its global tgid, when found */
+};
+
+#define MAX_ROOTS 256
+#define MAX_ANCESTRY 64         /* generations walked up to find a root */
 
 /*
  * One tree. Lives in .bss, which userspace maps: it reads it directly and
@@ -57,6 +86,15 @@ struct tree_state {
 	__s64 bound_pages;                  /* how far the window's peak may be off */
 	__u64 exact_reads;                  /* counters summed over every CPU */
 	__u64 cheap_reads;                  /* counters read without their per-CPU parts */
+	/* Who held the memory: a snapshot of every mm, retaken each time the
+	 * peak grows by a step (max(snap_step_min_pages, peak / 64)). */
+	__u64 snap_seq;                     /* odd while a snapshot is written */
+	__u64 snap_lock;
+	__s64 snap_sum_pages;               /* the sum it was taken at; 0: none this window */
+	__u64 snap_ns;
+	__u32 snap_count;
+	__u32 snap_truncated;               /* more mms than MAX_HOLDERS */
+	__u64 snapshots;                    /* snapshots taken, for the cost */
 };
 
 #endif

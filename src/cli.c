@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "units.h"
 
-enum { OPT_MAX_TRACKED = 256 };
+enum {
+	OPT_MAX_TRACKED = 256,
+	OPT_SAMPLE_INTERVAL,
+	OPT_CGROUP_ROOT,
+};
 
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
@@ -13,6 +18,13 @@ static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "max-tracked", required_argument, NULL, OPT_MAX_TRACKED },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "top", required_argument, NULL, 't' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "source", required_argument, NULL, 's' },
+	{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
+	{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -22,13 +34,25 @@ void cli_usage(FILE *out)
 {
 	fputs(
 "Usage: peakbpf [OPTIONS] [--] COMMAND [ARG...]\n"
+"       peakbpf [OPTIONS] -p PID[,PID...]\n"
 "\n"
-"Run COMMAND and report the exact peak of its process tree's summed resident\n"
-"memory (file + anon + shmem pages of every address space in the tree),\n"
-"measured in the kernel on every change, so no short spike is missed.\n"
-"The tree is COMMAND and every process it forks, including daemonized ones.\n"
+"Report the exact peak of a process tree's summed resident memory (file +\n"
+"anon + shmem pages of every address space in the tree), measured in the\n"
+"kernel on every change, so no short spike is missed. The tree is COMMAND\n"
+"(or the PIDs) and every process forked from it, including daemonized ones.\n"
 "\n"
 "Options:\n"
+"  -p, --pid PID[,PID]   attach to running processes and their descendants;\n"
+"                        ends when all have exited, at -d, or on SIGINT/SIGTERM\n"
+"  -i, --interval DUR    close a window every DUR (e.g. 500ms, 2s, 1m); each\n"
+"                        window reports its own peak; SIGUSR1 closes one now\n"
+"  -d, --duration DUR    stop after DUR (attach mode)\n"
+"  -t, --top N           list the N processes holding most at the peak (default\n"
+"                        5, at most 32; 0: none)\n"
+"  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
+"      --sample-interval DUR  period of the proc sampler (default 100ms)\n"
+"      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
+"                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
 "  -j, --json            write the JSON record to stdout\n"
 "  -o, --output FILE     write the JSON record to FILE\n"
 "  -q, --quiet           no human summary on stderr\n"
@@ -48,9 +72,38 @@ void cli_usage(FILE *out)
 "\n"
 "Examples:\n"
 "  peakbpf -- make -j8                     peak of a whole build\n"
+"  peakbpf -p 1234 -i 1s -o w.jsonl        a service's peak, second by second\n"
+"  kill -USR1 $(pidof peakbpf)             mark a phase boundary\n"
 "  peakbpf -o peak.json -- python3 bench.py\n"
 "  peakbpf --json -- ./job | jq .peak_bytes\n",
 		out);
+}
+
+static int parse_source(const char *s, enum source_choice *out)
+{
+	static const struct {
+		const char *name;
+		enum source_choice v;
+	} names[] = {
+		{ "auto", SOURCE_AUTO }, { "bpf", SOURCE_BPF }, { "cgroup", SOURCE_CGROUP },
+		{ "proc", SOURCE_PROC }, { "rusage", SOURCE_RUSAGE },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i].name) == 0) {
+			*out = names[i].v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static bool bad_duration(const char *opt, const char *arg, uint64_t *ns, char *err, size_t errlen)
+{
+	if (parse_duration(arg, ns) == 0)
+		return false;
+	snprintf(err, errlen, "%s: '%s' is not a duration (e.g. 250ms, 2s, 1m)", opt, arg);
+	return true;
 }
 
 static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
@@ -73,14 +126,57 @@ static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
 enum cli_action cli_parse(int argc, char **argv, struct options *o,
 			  char *err, size_t errlen)
 {
-	int c;
+	int c, err_code;
 
 	memset(o, 0, sizeof(*o));
+	o->top = 5;
 	optind = 0;             /* full re-initialisation (glibc) */
 	opterr = 0;
 	/* '+': options stop at the command, so "peakbpf ls -l" works. */
-	while ((c = getopt_long(argc, argv, "+:o:jqvhV", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:", long_options, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			err_code = parse_pid_list(optarg, o->pids, CLI_MAX_PIDS, &o->n_pids);
+			if (err_code) {
+				snprintf(err, errlen, "-p: '%s': %s", optarg,
+					 err_code == -EEXIST ? "a PID is given twice" :
+					 err_code == -E2BIG ? "too many PIDs (at most 64)" :
+					 "PIDs are positive numbers, separated by commas");
+				return CLI_ERROR;
+			}
+			break;
+		case 'i':
+			if (bad_duration("--interval", optarg, &o->interval_ns, err, errlen))
+				return CLI_ERROR;
+			break;
+		case 'd':
+			if (bad_duration("--duration", optarg, &o->duration_ns, err, errlen))
+				return CLI_ERROR;
+			break;
+		case OPT_SAMPLE_INTERVAL:
+			if (bad_duration("--sample-interval", optarg, &o->sample_interval_ns, err, errlen))
+				return CLI_ERROR;
+			break;
+		case 's':
+			if (parse_source(optarg, &o->source)) {
+				snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage",
+					 optarg);
+				return CLI_ERROR;
+			}
+			break;
+		case 't': {
+			uint32_t top;
+
+			if (parse_u32(optarg, 0, 32, &top)) {
+				snprintf(err, errlen, "--top: '%s' is not a number from 0 to 32", optarg);
+				return CLI_ERROR;
+			}
+			o->top = top;
+			break;
+		}
+		case OPT_CGROUP_ROOT:
+			o->cgroup_root = optarg;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -114,12 +210,23 @@ enum cli_action cli_parse(int argc, char **argv, struct options *o,
 			return CLI_ERROR;
 		}
 	}
-	if (optind >= argc) {
-		snprintf(err, errlen, "no command given: peakbpf [OPTIONS] -- COMMAND [ARG...]");
-		return CLI_ERROR;
-	}
 	if (o->output && !*o->output) {
 		snprintf(err, errlen, "--output: empty file name");
+		return CLI_ERROR;
+	}
+	if (o->n_pids) {
+		if (optind < argc) {
+			snprintf(err, errlen, "-p and a command do not go together: attach (-p) or run a command");
+			return CLI_ERROR;
+		}
+		return CLI_RUN;
+	}
+	if (optind >= argc) {
+		snprintf(err, errlen, "no command given: peakbpf [OPTIONS] -- COMMAND [ARG...], or -p PID");
+		return CLI_ERROR;
+	}
+	if (o->duration_ns) {
+		snprintf(err, errlen, "--duration is for attach mode (-p); a command's run ends when it exits");
 		return CLI_ERROR;
 	}
 	o->command = &argv[optind];

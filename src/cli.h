@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
+#include "session.h"
+
+#define CLI_MAX_PIDS 64
 
 struct options {
 	bool json;              /* JSON record on stdout */
@@ -14,7 +18,15 @@ struct options {
 	bool quiet;             /* no human summary */
 	bool verbose;           /* libbpf's debug log on stderr */
 	uint32_t max_tracked;   /* map entries; 0: default */
-	char **command;         /* NULL-terminated, points into argv */
+	char **command;         /* NULL-terminated, points into argv; NULL with -p */
+	pid_t pids[CLI_MAX_PIDS];       /* -p */
+	size_t n_pids;
+	uint64_t interval_ns;   /* -i: window length; 0: one window */
+	uint64_t duration_ns;   /* -d: stop after this long; 0: no limit */
+	enum source_choice source;
+	uint64_t sample_interval_ns;    /* proc sampler period; 0: default */
+	const char *cgroup_root;
+	unsigned top;           /* -t: processes listed at the peak */
 };
 
 enum cli_action {

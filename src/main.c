@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: MIT
-/* peakbpf: run a command, report the exact peak of its tree's summed RSS. */
+/* peakbpf: report the exact peak of a process tree's summed RSS. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
-#include "host.h"
 #include "peakbpf.h"
 #include "report.h"
+#include "session.h"
 #include "status.h"
 
 static bool verbose;
@@ -27,21 +29,31 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ar
 	return vfprintf(stderr, fmt, args);
 }
 
-static __u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 static double timeval_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-/* Signals peakbpf handles synchronously: the command's end, and the ones it
- * passes on to the command. */
+/* Everything one run needs between its events. */
+struct run {
+	const struct options *opts;
+	struct session *session;
+	FILE *out;                      /* -o FILE, or NULL */
+	int sigfd;
+	uint64_t t0_ns, window_start_ns, next_window_ns, deadline_ns;
+	unsigned windows;               /* closed so far */
+	bool windowed;                  /* -i given or SIGUSR1 seen: window records */
+	struct figure run_figs[SESSION_MAX_SOURCES];
+	/* command mode */
+	pid_t child;
+	struct command_facts command;
+	/* attach mode */
+	int pidfds[CLI_MAX_PIDS];
+	size_t roots_alive;
+};
+
+/* Signals handled synchronously through a signalfd: the command's end,
+ * the ones passed on to the command, and SIGUSR1 (close a window). */
 static void handled_signals(sigset_t *set)
 {
 	sigemptyset(set);
@@ -50,12 +62,13 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGQUIT);
+	sigaddset(set, SIGUSR1);
 }
 
 /*
- * Fork the command stopped at a gate: it execs only after the parent has
- * entered it into the tree, so none of its memory can be missed. Returns
- * the pid, or -1 with errno set. *exec_err_fd reports exec failure.
+ * Fork the command stopped at a gate: it execs only after every source has
+ * entered it, so none of its memory can be missed. Returns the pid, or -1
+ * with errno set. *exec_err_fd reports exec failure.
  */
 static pid_t spawn_gated(char **argv, const sigset_t *oldmask, int *gate_fd, int *exec_err_fd)
 {
@@ -88,6 +101,7 @@ static pid_t spawn_gated(char **argv, const sigset_t *oldmask, int *gate_fd, int
 		close(report[0]);
 		if (read(gate[0], &go, 1) != 1)
 			_exit(EXIT_PEAKBPF_FAILED);     /* peakbpf gave up */
+		signal(SIGPIPE, SIG_DFL);      /* an ignored signal stays ignored across exec */
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		execvp(argv[0], argv);
 		e = errno;
@@ -102,199 +116,342 @@ static pid_t spawn_gated(char **argv, const sigset_t *oldmask, int *gate_fd, int
 	return pid;
 }
 
-static int wait_command(pid_t pid, const sigset_t *set, int *status, struct rusage *ru)
+static void write_record(struct run *r, const struct record *rec)
+{
+	if (r->opts->json)
+		report_json(rec, stdout);
+	if (r->out)
+		report_json(rec, r->out);       /* flushed: a killed run keeps it */
+}
+
+static void fill_common(struct run *r, struct record *rec, uint64_t end_ns)
+{
+	const struct options *o = r->opts;
+
+	rec->t0_ns = r->t0_ns;
+	rec->top = o->top;
+	rec->end_s = (double)(end_ns - r->t0_ns) / 1e9;
+	if (o->command) {
+		rec->command = &r->command;
+	} else {
+		rec->attached = o->pids;
+		rec->n_attached = o->n_pids;
+	}
+}
+
+/* Close the open window; every source's figure also folds into the run's. */
+static int close_window(struct run *r)
+{
+	struct session *s = r->session;
+	struct record rec = { .kind = "window" };
+	uint64_t now = monotonic_ns();
+	int err;
+
+	err = session_close_window(s, &rec);
+	if (err)
+		return err;
+	for (size_t i = 0; i < s->n_sources; i++)
+		figure_merge(&r->run_figs[i], &s->figures[i], r->windows == 0);
+	r->windows++;
+	rec.window = r->windows;
+	fill_common(r, &rec, now);
+	rec.start_s = (double)(r->window_start_ns - r->t0_ns) / 1e9;
+	r->window_start_ns = now;
+	if (r->opts->interval_ns)
+		r->next_window_ns = now + r->opts->interval_ns;
+	if (!r->windowed)
+		return 0;       /* a single window: the run record says it all */
+	if (!r->opts->quiet)
+		report_human_window(&rec, stderr);
+	write_record(r, &rec);
+	return 0;
+}
+
+static void report_run(struct run *r)
+{
+	struct session *s = r->session;
+	struct record rec = { .kind = "run" };
+	struct figure others[SESSION_MAX_SOURCES];
+	size_t i, primary = 0, n = 0;
+	bool found = false;
+
+	session_fill_context(s, &rec);
+	for (i = 0; i < s->n_sources; i++) {
+		if (!found && r->run_figs[i].measured) {
+			primary = i;
+			found = true;
+		}
+	}
+	if (s->n_sources) {
+		rec.primary = r->run_figs[primary];
+		for (i = 0; i < s->n_sources; i++)
+			if (i != primary)
+				others[n++] = r->run_figs[i];
+	}
+	rec.others = others;
+	rec.n_others = n;
+	rec.windows = r->windows;
+	fill_common(r, &rec, r->window_start_ns);
+	rec.start_s = 0;
+	if (!r->opts->quiet)
+		report_human(&rec, stderr);
+	write_record(r, &rec);
+}
+
+/* What a signal to peakbpf does. Returns true when the run should end. */
+static bool on_signal(struct run *r, const struct signalfd_siginfo *si, int *status, struct rusage *ru)
+{
+	int sig = (int)si->ssi_signo;
+
+	switch (sig) {
+	case SIGCHLD:
+		if (r->child > 0 && wait4(r->child, status, WNOHANG, ru) == r->child) {
+			r->child = -r->child;   /* reaped */
+			return true;
+		}
+		return false;
+	case SIGUSR1:
+		r->windowed = true;
+		if (close_window(r))
+			fprintf(stderr, "peakbpf: closing the window failed\n");
+		return false;
+	default:
+		if (r->child > 0) {
+			/* A terminal's ^C already reached the command (same
+			 * process group, SI_KERNEL); pass on only signals sent
+			 * to peakbpf itself. */
+			if (si->ssi_code != SI_KERNEL)
+				kill(r->child, sig);
+			return false;
+		}
+		return true;    /* attached: stop measuring, never signal them */
+	}
+}
+
+/* Wait for the run's end, closing windows on time and on SIGUSR1. */
+static int event_loop(struct run *r, int *status, struct rusage *ru)
 {
 	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(set, &si);
+		struct pollfd fds[1 + CLI_MAX_PIDS];
+		size_t nfds = 0, i;
+		uint64_t now = monotonic_ns(), wake = UINT64_MAX;
+		int timeout = -1, n;
 
-		if (sig < 0) {
-			if (errno == EINTR)
+		if (r->next_window_ns && r->next_window_ns < wake)
+			wake = r->next_window_ns;
+		if (r->deadline_ns && r->deadline_ns < wake)
+			wake = r->deadline_ns;
+		if (wake != UINT64_MAX)
+			timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+		fds[nfds++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
+		for (i = 0; i < r->opts->n_pids; i++)
+			fds[nfds++] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };
+		n = poll(fds, nfds, timeout);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		now = monotonic_ns();
+		if (r->deadline_ns && now >= r->deadline_ns)
+			return 0;
+		if (r->next_window_ns && now >= r->next_window_ns) {
+			int err = close_window(r);
+
+			if (err)
+				return err;
+		}
+		if (n <= 0)
+			continue;
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(r->sigfd, &si, sizeof(si)) == sizeof(si) && on_signal(r, &si, status, ru))
+				return 0;
+		}
+		for (i = 1; i < nfds; i++) {
+			if (!(fds[i].revents & (POLLIN | POLLHUP)))
 				continue;
+			/* A root exited: stop watching it. */
+			close(r->pidfds[i - 1]);
+			r->pidfds[i - 1] = -1;
+			if (--r->roots_alive == 0)
+				return 0;
+		}
+	}
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/* Enter -p's processes. Each must exist and not be peakbpf. */
+static int attach_roots(struct run *r)
+{
+	const struct options *o = r->opts;
+	int err;
+
+	for (size_t i = 0; i < o->n_pids; i++) {
+		pid_t pid = o->pids[i];
+
+		r->pidfds[i] = -1;
+		if (pid == getpid()) {
+			fprintf(stderr, "peakbpf: -p %d is peakbpf itself: give the PID of the process to measure\n", pid);
+			return -EINVAL;
+		}
+		if (kill(pid, 0) && errno == ESRCH) {
+			fprintf(stderr, "peakbpf: -p %d: no such process (check the PID, in this PID namespace)\n", pid);
+			return -ESRCH;
+		}
+		r->pidfds[i] = pidfd_open(pid);
+		err = session_add_root(r->session, pid);
+		if (err == -ESRCH || (r->pidfds[i] < 0 && errno == ESRCH)) {
+			fprintf(stderr, "peakbpf: -p %d: the process exited while peakbpf attached\n", pid);
+			return -ESRCH;
+		}
+		if (err) {
+			fprintf(stderr, "peakbpf: -p %d: cannot attach: %s\n", pid, strerror(-err));
+			return err;
+		}
+		if (r->pidfds[i] < 0) {
+			fprintf(stderr, "peakbpf: -p %d: cannot watch it for exit: %s\n", pid, strerror(errno));
 			return -errno;
 		}
-		if (sig == SIGCHLD) {
-			pid_t r = wait4(pid, status, WNOHANG, ru);
-
-			if (r == pid)
-				return 0;
-			if (r < 0 && errno != EINTR)
-				return -errno;
-			continue;
-		}
-		/* A terminal's ^C already reached the command (same process
-		 * group, si_code SI_KERNEL); pass on only signals sent to us. */
-		if (si.si_code != SI_KERNEL)
-			kill(pid, sig);
-	}
-}
-
-static void fill_from_reading(struct run_record *r, const struct tree_reading *rd, __u64 t0_ns)
-{
-	const struct tree_state *t = &rd->tree;
-	uint64_t page = (uint64_t)r->host.page_size;
-
-	r->measured = true;
-	r->peak_bytes = (uint64_t)(t->peak_pages > 0 ? t->peak_pages : 0) * page;
-	r->baseline_bytes = 0;  /* command mode: the tree starts empty */
-	r->peak_at_s = t->peak_ns > t0_ns ? (double)(t->peak_ns - t0_ns) / 1e9 : 0;
-	r->peak_file_bytes = (uint64_t)(t->peak_breakdown[RSS_FILE] > 0 ? t->peak_breakdown[RSS_FILE] : 0) * page;
-	r->peak_anon_bytes = (uint64_t)(t->peak_breakdown[RSS_ANON] > 0 ? t->peak_breakdown[RSS_ANON] : 0) * page;
-	r->peak_shmem_bytes = (uint64_t)(t->peak_breakdown[RSS_SHMEM] > 0 ? t->peak_breakdown[RSS_SHMEM] : 0) * page;
-	r->procs_at_peak = t->peak_procs;
-	r->mms_at_peak = t->peak_mms;
-	r->events = t->events;
-	r->missed_events = rd->missed_events;
-	r->drop_mm_full = t->drop_mm_full;
-	r->drop_task_full = t->drop_task_full;
-	r->peak_races = t->peak_races;
-	r->mms_entered = t->mms_entered;
-	r->procs_entered = t->procs_entered;
-	r->mms_left = rd->mm_entries;
-	r->procs_left = rd->task_entries;
-	r->descendants_alive = t->procs_live;
-	r->exact_reads = t->exact_reads;
-	r->cheap_reads = t->cheap_reads;
-	record_judge_exactness(r, t->bound_pages);
-}
-
-static int emit(const struct options *o, const struct run_record *r)
-{
-	FILE *f;
-
-	if (!o->quiet)
-		report_human(r, stderr);
-	if (o->json)
-		report_json(r, stdout);
-	if (!o->output)
-		return 0;
-	f = fopen(o->output, "we");
-	if (!f) {
-		fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
-		return -errno;
-	}
-	report_json(r, f);
-	if (fclose(f)) {
-		fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
-		return -EIO;
+		r->roots_alive++;
 	}
 	return 0;
 }
 
-static int open_error(int err)
+static int run(const struct options *o)
 {
-	if (err == -EPERM || err == -EACCES)
-		fprintf(stderr, "peakbpf: the kernel refused to load the BPF programs (%s): "
-			"run as root, or grant CAP_BPF and CAP_PERFMON\n", strerror(-err));
-	else
-		fprintf(stderr, "peakbpf: cannot load the BPF programs: %s (run with -v for the kernel's log)\n",
-			strerror(-err));
-	return EXIT_PEAKBPF_FAILED;
-}
-
-static int run_command(const struct options *o)
-{
-	struct tracker_opts topts = { .max_tracked = o->max_tracked };
-	struct run_record rec = { .source = "bpf", .argv = o->command };
-	struct tracker *tracker = NULL;
-	struct tree_reading reading;
+	struct session_opts so = {
+		.source = o->source,
+		.command_mode = o->command != NULL,
+		.max_tracked = o->max_tracked,
+		.sample_interval_ns = o->sample_interval_ns,
+		.cgroup_root = o->cgroup_root,
+	};
+	struct run r = { .opts = o, .sigfd = -1, .windowed = o->interval_ns != 0 };
 	struct rusage ru = {};
 	sigset_t set, oldmask;
 	int gate_fd = -1, exec_err_fd = -1, status = 0, exec_errno = 0;
 	int err, ret = EXIT_PEAKBPF_FAILED;
-	uint64_t capeff = host_effective_caps();
-	__u64 t0, t1;
-	pid_t pid = -1;
+	char why[256] = "";
 	ssize_t n;
 
-	host_facts_fill(&rec.host, capeff);
-	if (!rec.host.btf) {
-		fprintf(stderr, "peakbpf: this kernel has no BTF (/sys/kernel/btf/vmlinux): "
-			"use a kernel built with CONFIG_DEBUG_INFO_BTF=y\n");
-		return EXIT_PEAKBPF_FAILED;
-	}
-	if (!bpf_privileges(capeff)) {
-		fprintf(stderr, "peakbpf: missing privileges: run as root, or grant CAP_BPF and "
-			"CAP_PERFMON (setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add)\n");
-		return EXIT_PEAKBPF_FAILED;
-	}
+	for (size_t i = 0; i < CLI_MAX_PIDS; i++)
+		r.pidfds[i] = -1;
 	if (o->output) {        /* fail before running anything */
-		int fd = open(o->output, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-
-		if (fd < 0) {
+		r.out = fopen(o->output, "we");
+		if (!r.out) {
 			fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
 			return EXIT_PEAKBPF_FAILED;
 		}
-		close(fd);
 	}
 	libbpf_set_print(libbpf_log);
-	err = tracker_open(&topts, &tracker);
-	if (err)
-		return open_error(err);
-	rec.host.teardown_hook = tracker_teardown_hook(tracker);
-	rec.host.rss_percpu = tracker_rss_is_percpu(tracker);
-	rec.host.exact_path_err = tracker_exact_path(tracker);
+	err = session_open(&so, &r.session, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "peakbpf: %s\n", why);
+		goto cleanup;
+	}
+	for (size_t i = 0; i < r.session->n_notes && !o->quiet; i++)
+		fprintf(stderr, "peakbpf: notice: %s\n", r.session->note_ptrs[i]);
 
 	handled_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, &oldmask);
-	pid = spawn_gated(o->command, &oldmask, &gate_fd, &exec_err_fd);
-	if (pid < 0) {
-		fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
-		goto cleanup;
-	}
-	rec.pid = pid;
-	err = tracker_add_process(tracker, pid);
-	if (err) {
-		fprintf(stderr, "peakbpf: cannot track %s: %s\n", o->command[0], strerror(-err));
-		close(gate_fd);         /* the child exits without exec */
-		gate_fd = -1;
-		waitpid(pid, NULL, 0);
-		goto cleanup;
-	}
-	t0 = monotonic_ns();
-	if (write(gate_fd, "g", 1) != 1) {
-		fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
-		close(gate_fd);
-		gate_fd = -1;
-		waitpid(pid, NULL, 0);
-		goto cleanup;
-	}
-	close(gate_fd);
-	gate_fd = -1;
-	n = read(exec_err_fd, &exec_errno, sizeof(exec_errno));
-	if (n == sizeof(exec_errno)) {
-		waitpid(pid, NULL, 0);
-		ret = exit_status_from_exec_errno(exec_errno);
-		if (ret == EXIT_NOT_FOUND)
-			fprintf(stderr, "peakbpf: %s: command not found\n", o->command[0]);
-		else
-			fprintf(stderr, "peakbpf: %s: cannot execute: %s\n", o->command[0], strerror(exec_errno));
+	r.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (r.sigfd < 0) {
+		fprintf(stderr, "peakbpf: signalfd: %s\n", strerror(errno));
 		goto cleanup;
 	}
 
-	err = wait_command(pid, &set, &status, &ru);
-	t1 = monotonic_ns();
+	if (o->command) {
+		r.child = spawn_gated(o->command, &oldmask, &gate_fd, &exec_err_fd);
+		if (r.child < 0) {
+			fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
+			goto cleanup;
+		}
+		r.command.argv = o->command;
+		r.command.pid = r.child;
+		err = session_add_root(r.session, r.child);
+		if (!err)
+			err = session_start(r.session);
+		if (err) {
+			fprintf(stderr, "peakbpf: cannot track %s: %s\n", o->command[0], strerror(-err));
+			goto cleanup;   /* closing the gate makes the child exit */
+		}
+		r.t0_ns = r.window_start_ns = monotonic_ns();
+		if (write(gate_fd, "g", 1) != 1) {
+			fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
+			goto cleanup;
+		}
+		close(gate_fd);
+		gate_fd = -1;
+		n = read(exec_err_fd, &exec_errno, sizeof(exec_errno));
+		if (n == sizeof(exec_errno)) {
+			waitpid(r.child, NULL, 0);
+			r.child = 0;
+			ret = exit_status_from_exec_errno(exec_errno);
+			if (ret == EXIT_NOT_FOUND)
+				fprintf(stderr, "peakbpf: %s: command not found\n", o->command[0]);
+			else
+				fprintf(stderr, "peakbpf: %s: cannot execute: %s\n", o->command[0],
+					strerror(exec_errno));
+			goto cleanup;
+		}
+	} else {
+		if (attach_roots(&r) || session_start(r.session))
+			goto cleanup;
+		r.t0_ns = r.window_start_ns = monotonic_ns();
+		if (o->duration_ns)
+			r.deadline_ns = r.t0_ns + o->duration_ns;
+	}
+	if (o->interval_ns)
+		r.next_window_ns = r.t0_ns + o->interval_ns;
+
+	err = event_loop(&r, &status, &ru);
 	if (err) {
-		fprintf(stderr, "peakbpf: waiting for %s: %s\n", o->command[0], strerror(-err));
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		fprintf(stderr, "peakbpf: waiting: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	rec.wait_status = status;
-	rec.wall_s = (double)(t1 - t0) / 1e9;
-	rec.user_s = timeval_s(ru.ru_utime);
-	rec.sys_s = timeval_s(ru.ru_stime);
-	tracker_read(tracker, &reading);
-	fill_from_reading(&rec, &reading, t0);
-	ret = exit_status_from_wait(status);
-	if (emit(o, &rec))
+	if (o->command) {
+		r.command.wait_status = status;
+		r.command.user_s = timeval_s(ru.ru_utime);
+		r.command.sys_s = timeval_s(ru.ru_stime);
+		r.command.descendants_alive = session_procs_live(r.session);
+		session_command_exited(r.session, -r.child, &ru);
+		r.child = 0;
+		ret = exit_status_from_wait(status);
+	} else {
+		ret = 0;
+	}
+	if (close_window(&r)) {
+		fprintf(stderr, "peakbpf: reading the last window failed\n");
 		ret = EXIT_PEAKBPF_FAILED;
+		goto cleanup;
+	}
+	report_run(&r);
+	if (r.out && (ferror(r.out) || fflush(r.out))) {
+		fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
+		ret = EXIT_PEAKBPF_FAILED;
+	}
 cleanup:
 	if (gate_fd >= 0)
 		close(gate_fd);
+	if (r.child > 0) {
+		/* Failed before the command ran: the gate is closed, so it
+		 * exits without exec; reap it. */
+		kill(r.child, SIGKILL);
+		waitpid(r.child, NULL, 0);
+	}
 	if (exec_err_fd >= 0)
 		close(exec_err_fd);
-	tracker_close(tracker);
+	for (size_t i = 0; i < o->n_pids; i++)
+		if (r.pidfds[i] >= 0)
+			close(r.pidfds[i]);
+	if (r.sigfd >= 0)
+		close(r.sigfd);
+	session_close(r.session);
+	if (r.out)
+		fclose(r.out);
 	return ret;
 }
 
@@ -317,5 +474,8 @@ int main(int argc, char **argv)
 		break;
 	}
 	verbose = o.verbose;
-	return run_command(&o);
+	/* A closed stderr or stdout pipe must not kill peakbpf before it has
+	 * cleaned up (cgroups, the command); writes fail with EPIPE instead. */
+	signal(SIGPIPE, SIG_IGN);
+	return run(&o);
 }

@@ -2,7 +2,10 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <stdlib.h>
+#include <linux/types.h>
 #include "json.h"
+#include "tracker.h"
 #include "report.h"
 #include "units.h"
 
@@ -18,31 +21,91 @@ uint64_t percpu_rss_lag_pages(int ncpus)
 	return 3 * (uint64_t)ncpus * (batch - 1);
 }
 
-void record_judge_exactness(struct run_record *r, int64_t bound_pages)
+void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
+		      const struct host_facts *h, int64_t bound_pages)
 {
-	r->exact = false;
-	r->bound_known = false;
-	r->error_bound_bytes = 0;
-	if (!r->measured) {
-		r->inexact_reason = "not measured";
-	} else if (r->drop_mm_full || r->drop_task_full) {
-		r->inexact_reason = "tracking map full: some memory was not counted (raise --max-tracked)";
-	} else if (r->missed_events || r->peak_races) {
-		r->inexact_reason = "the kernel skipped some BPF program runs";
-	} else if (!r->host.rss_percpu) {
-		r->inexact_reason = "kernel batches rss updates in per-thread caches (before 6.2): "
+	f->exact = false;
+	f->bound_known = false;
+	f->error_bound_bytes = 0;
+	if (!f->measured) {
+		f->inexact_reason = "not measured";
+	} else if (c->drop_mm_full || c->drop_task_full) {
+		f->inexact_reason = "tracking map full: some memory was not counted (raise --max-tracked)";
+	} else if (c->missed_events || c->peak_races) {
+		f->inexact_reason = "the kernel skipped some BPF program runs";
+	} else if (!h->rss_percpu) {
+		f->inexact_reason = "kernel batches rss updates in per-thread caches (before 6.2): "
 				    "up to 64 faults per thread lag";
 	} else if (bound_pages > 0) {
-		r->bound_known = true;
-		r->error_bound_bytes = (uint64_t)bound_pages * (uint64_t)r->host.page_size;
-		r->inexact_reason = r->host.exact_path_err ?
+		f->bound_known = true;
+		f->error_bound_bytes = (uint64_t)bound_pages * (uint64_t)h->page_size;
+		f->inexact_reason = h->exact_path_err ?
 			"per-CPU counter sums unavailable here: cheap reads lag by up to the bound" :
 			"some counters read cheaply near the peak lag by up to the bound";
 	} else {
-		r->exact = true;
-		r->bound_known = true;
-		r->inexact_reason = NULL;
+		f->exact = true;
+		f->bound_known = true;
+		f->inexact_reason = NULL;
 	}
+}
+
+void figure_merge(struct figure *run, const struct figure *w, bool first)
+{
+	struct figure prev = *run;
+
+	if (first || (!run->measured && w->measured) ||
+	    (w->measured && w->peak_bytes > run->peak_bytes))
+		*run = *w;      /* the peak, its time and detail */
+	if (first)
+		return;
+	if (prev.measured) {
+		/* The run began with the first window. */
+		run->baseline_known = prev.baseline_known;
+		run->baseline_bytes = prev.baseline_bytes;
+	}
+	run->samples = prev.samples + w->samples;
+	run->vanished = prev.vanished + w->vanished;
+	if (!(prev.measured && w->measured))
+		return;         /* only one window has a figure: it stands */
+	run->exact = prev.exact && w->exact;
+	run->bound_known = prev.bound_known && w->bound_known;
+	run->error_bound_bytes = prev.error_bound_bytes > w->error_bound_bytes ?
+				 prev.error_bound_bytes : w->error_bound_bytes;
+	if (!run->exact && !run->inexact_reason)
+		run->inexact_reason = prev.exact ? w->inexact_reason : prev.inexact_reason;
+}
+
+static int by_pages_desc(const void *a, const void *b)
+{
+	const struct holder *x = a, *y = b;
+
+	return x->pages < y->pages ? 1 : x->pages > y->pages ? -1 : (int)x->tgid - (int)y->tgid;
+}
+
+void figure_set_holders(struct figure *f, const struct holder *in, size_t n, long page_size)
+{
+	struct holder *sorted = n ? malloc(n * sizeof(*sorted)) : NULL;
+	size_t i;
+
+	f->has_holders = true;
+	f->holders_total = n;
+	f->n_holders = 0;
+	if (!sorted)
+		return;
+	memcpy(sorted, in, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), by_pages_desc);
+	for (i = 0; i < n && i < FIGURE_MAX_HOLDERS; i++) {
+		struct figure_holder *h = &f->holders[i];
+
+		h->pid = (int32_t)sorted[i].vpid;
+		memcpy(h->comm, sorted[i].comm, sizeof(h->comm));
+		h->comm[sizeof(h->comm) - 1] = '\0';
+		h->bytes = sorted[i].pages > 0 ? (uint64_t)sorted[i].pages * (uint64_t)page_size : 0;
+		h->own_peak_bytes = sorted[i].own_peak > 0 ?
+				    (uint64_t)sorted[i].own_peak * (uint64_t)page_size : 0;
+	}
+	f->n_holders = i;
+	free(sorted);
 }
 
 static const char *exact_path_name(int err)
@@ -59,18 +122,98 @@ static const char *exact_path_name(int err)
 	}
 }
 
-static void json_command(struct json_writer *w, const struct run_record *r)
+static double since(uint64_t t0_ns, uint64_t t_ns)
 {
-	int st = r->wait_status;
+	return t_ns > t0_ns ? (double)(t_ns - t0_ns) / 1e9 : 0;
+}
+
+/* The members of one figure, inside an object the caller opened. */
+static void json_figure(struct json_writer *w, const struct figure *f, uint64_t t0_ns, unsigned top)
+{
+	json_kv_string(w, "source", f->source);
+	json_kv_bool(w, "exact", f->exact);
+	json_key(w, "error_bound_bytes");
+	if (f->exact)
+		json_uint(w, 0);
+	else if (f->bound_known)
+		json_uint(w, f->error_bound_bytes);
+	else
+		json_null(w);
+	json_kv_string(w, "inexact_reason", f->exact ? NULL : f->inexact_reason);
+	json_kv_string(w, "scope", f->scope);
+	if (!f->measured) {
+		/* Not measured is null, never a 0 that looks like a figure. */
+		json_key(w, "peak_bytes");
+		json_null(w);
+		json_key(w, "baseline_bytes");
+		json_null(w);
+		json_key(w, "growth_bytes");
+		json_null(w);
+		return;
+	}
+	json_kv_uint(w, "peak_bytes", f->peak_bytes);
+	json_key(w, "baseline_bytes");
+	if (f->baseline_known)
+		json_uint(w, f->baseline_bytes);
+	else
+		json_null(w);
+	json_key(w, "growth_bytes");
+	if (f->baseline_known)
+		json_int(w, (int64_t)(f->peak_bytes - f->baseline_bytes));
+	else
+		json_null(w);
+	if (f->has_detail) {
+		json_kv_double(w, "peak_at_s", since(t0_ns, f->peak_mono_ns), 6);
+		json_key(w, "breakdown_at_peak");
+		json_begin_object(w);
+		json_kv_uint(w, "anon_bytes", f->anon_bytes);
+		json_kv_uint(w, "file_bytes", f->file_bytes);
+		json_kv_uint(w, "shmem_bytes", f->shmem_bytes);
+		json_end_object(w);
+		json_kv_int(w, "processes_at_peak", f->procs_at_peak);
+		json_kv_int(w, "mms_at_peak", f->mms_at_peak);
+	}
+	if (f->has_holders) {
+		size_t n = f->n_holders < top ? f->n_holders : top;
+
+		json_kv_uint(w, "holders_snapshot_bytes", f->holders_at_bytes);
+		json_kv_uint(w, "holders_total", f->holders_total);
+		json_kv_bool(w, "holders_truncated", f->holders_truncated);
+		json_key(w, "processes");
+		json_begin_array(w);
+		for (size_t i = 0; i < n; i++) {
+			json_begin_object(w);
+			json_kv_int(w, "pid", f->holders[i].pid);
+			json_kv_string(w, "comm", f->holders[i].comm);
+			json_kv_uint(w, "bytes", f->holders[i].bytes);
+			json_kv_uint(w, "own_peak_bytes", f->holders[i].own_peak_bytes);
+			json_end_object(w);
+		}
+		json_end_array(w);
+	}
+	if (f->cgroup_path[0]) {
+		json_kv_string(w, "cgroup", f->cgroup_path);
+		json_kv_bool(w, "exclusive", f->exclusive);
+	}
+	if (f->interval_ns) {
+		json_kv_double(w, "interval_s", (double)f->interval_ns / 1e9, 6);
+		json_kv_uint(w, "samples", f->samples);
+		json_kv_uint(w, "vanished", f->vanished);
+	}
+}
+
+static void json_command(struct json_writer *w, const struct command_facts *c)
+{
+	int st = c->wait_status;
 
 	json_key(w, "command");
 	json_begin_object(w);
 	json_key(w, "argv");
 	json_begin_array(w);
-	for (char *const *a = r->argv; a && *a; a++)
+	for (char *const *a = c->argv; a && *a; a++)
 		json_string(w, *a);
 	json_end_array(w);
-	json_kv_int(w, "pid", r->pid);
+	json_kv_int(w, "pid", c->pid);
 	json_key(w, "exit_code");
 	if (WIFEXITED(st))
 		json_int(w, WEXITSTATUS(st));
@@ -81,130 +224,204 @@ static void json_command(struct json_writer *w, const struct run_record *r)
 		json_int(w, WTERMSIG(st));
 	else
 		json_null(w);
-	json_kv_double(w, "wall_s", r->wall_s, 6);
-	json_kv_double(w, "user_s", r->user_s, 6);
-	json_kv_double(w, "sys_s", r->sys_s, 6);
-	json_kv_int(w, "descendants_alive_at_exit", r->descendants_alive);
+	json_kv_double(w, "user_s", c->user_s, 6);
+	json_kv_double(w, "sys_s", c->sys_s, 6);
+	json_key(w, "descendants_alive_at_exit");
+	if (c->descendants_alive >= 0)
+		json_int(w, c->descendants_alive);
+	else
+		json_null(w);
 	json_end_object(w);
 }
 
-void report_json(const struct run_record *r, FILE *out)
+static void json_counters(struct json_writer *w, const struct bpf_counters *c)
+{
+	json_key(w, "counters");
+	json_begin_object(w);
+	json_kv_uint(w, "events", c->events);
+	json_kv_uint(w, "missed_events", c->missed_events);
+	json_kv_uint(w, "drops", c->drop_mm_full + c->drop_task_full);
+	json_kv_uint(w, "drop_mm_map_full", c->drop_mm_full);
+	json_kv_uint(w, "drop_process_map_full", c->drop_task_full);
+	json_kv_uint(w, "peak_races", c->peak_races);
+	json_kv_uint(w, "mms_tracked", c->mms_entered);
+	json_kv_uint(w, "processes_tracked", c->procs_entered);
+	json_kv_uint(w, "mms_left", c->mms_left);
+	json_kv_uint(w, "processes_left", c->procs_left);
+	json_kv_uint(w, "exact_reads", c->exact_reads);
+	json_kv_uint(w, "cheap_reads", c->cheap_reads);
+	json_end_object(w);
+}
+
+static void json_host(struct json_writer *w, const struct host_facts *h)
+{
+	json_key(w, "host");
+	json_begin_object(w);
+	json_kv_string(w, "kernel", h->kernel);
+	json_kv_int(w, "cpus", h->cpus);
+	json_kv_int(w, "page_size", h->page_size);
+	json_kv_bool(w, "btf", h->btf);
+	json_kv_string(w, "rss_counters", h->rss_percpu ? "percpu" : "atomic+task-cache");
+	json_kv_string(w, "teardown_hook", h->teardown_hook);
+	json_kv_string(w, "exact_path", exact_path_name(h->exact_path_err));
+	json_kv_string(w, "privileges", h->privileges);
+	json_end_object(w);
+}
+
+void report_json(const struct record *r, FILE *out)
 {
 	struct json_writer w;
+	size_t i;
 
 	json_init(&w, out);
 	json_begin_object(&w);
-	json_kv_string(&w, "source", r->source);
-	json_kv_bool(&w, "exact", r->exact);
-	json_key(&w, "error_bound_bytes");
-	if (r->exact)
-		json_uint(&w, 0);
-	else if (r->bound_known)
-		json_uint(&w, r->error_bound_bytes);
+	json_kv_string(&w, "record", r->kind);
+	if (r->window)
+		json_kv_uint(&w, "window", r->window);
 	else
-		json_null(&w);
-	json_kv_string(&w, "inexact_reason", r->exact ? NULL : r->inexact_reason);
-	if (r->measured) {
-		json_kv_uint(&w, "peak_bytes", r->peak_bytes);
-		json_kv_uint(&w, "baseline_bytes", r->baseline_bytes);
-		json_kv_uint(&w, "growth_bytes", r->peak_bytes - r->baseline_bytes);
-		json_kv_double(&w, "peak_at_s", r->peak_at_s, 6);
-		json_key(&w, "breakdown_at_peak");
+		json_kv_uint(&w, "windows", r->windows);
+	json_kv_double(&w, "start_s", r->start_s, 6);
+	json_kv_double(&w, "end_s", r->end_s, 6);
+	json_figure(&w, &r->primary, r->t0_ns, r->top);
+	json_key(&w, "other_sources");
+	json_begin_array(&w);
+	for (i = 0; i < r->n_others; i++) {
 		json_begin_object(&w);
-		json_kv_uint(&w, "anon_bytes", r->peak_anon_bytes);
-		json_kv_uint(&w, "file_bytes", r->peak_file_bytes);
-		json_kv_uint(&w, "shmem_bytes", r->peak_shmem_bytes);
+		json_figure(&w, &r->others[i], r->t0_ns, r->top);
 		json_end_object(&w);
-		json_kv_int(&w, "processes_at_peak", r->procs_at_peak);
-		json_kv_int(&w, "mms_at_peak", r->mms_at_peak);
-	} else {
-		/* Not measured is null, never a 0 that looks like a figure. */
-		json_key(&w, "peak_bytes");
-		json_null(&w);
-		json_key(&w, "baseline_bytes");
-		json_null(&w);
-		json_key(&w, "growth_bytes");
-		json_null(&w);
 	}
+	json_end_array(&w);
+	json_key(&w, "not_used");
+	json_begin_array(&w);
+	for (i = 0; i < r->n_skipped; i++)
+		json_string(&w, r->skipped[i]);
+	json_end_array(&w);
 	json_kv_string(&w, "measure", SHARED_NOTE);
-	json_command(&w, r);
-
-	json_key(&w, "counters");
-	json_begin_object(&w);
-	json_kv_uint(&w, "events", r->events);
-	json_kv_uint(&w, "missed_events", r->missed_events);
-	json_kv_uint(&w, "drops", r->drop_mm_full + r->drop_task_full);
-	json_kv_uint(&w, "drop_mm_map_full", r->drop_mm_full);
-	json_kv_uint(&w, "drop_process_map_full", r->drop_task_full);
-	json_kv_uint(&w, "peak_races", r->peak_races);
-	json_kv_uint(&w, "mms_tracked", r->mms_entered);
-	json_kv_uint(&w, "processes_tracked", r->procs_entered);
-	json_kv_uint(&w, "mms_left", r->mms_left);
-	json_kv_uint(&w, "processes_left", r->procs_left);
-	json_kv_uint(&w, "exact_reads", r->exact_reads);
-	json_kv_uint(&w, "cheap_reads", r->cheap_reads);
-	json_end_object(&w);
-
-	json_key(&w, "host");
-	json_begin_object(&w);
-	json_kv_string(&w, "kernel", r->host.kernel);
-	json_kv_int(&w, "cpus", r->host.cpus);
-	json_kv_int(&w, "page_size", r->host.page_size);
-	json_kv_bool(&w, "btf", r->host.btf);
-	json_kv_string(&w, "rss_counters", r->host.rss_percpu ? "percpu" : "atomic+task-cache");
-	json_kv_string(&w, "teardown_hook", r->host.teardown_hook);
-	json_kv_string(&w, "exact_path", exact_path_name(r->host.exact_path_err));
-	json_kv_string(&w, "privileges", r->host.privileges);
-	json_end_object(&w);
+	if (r->command)
+		json_command(&w, r->command);
+	if (r->attached) {
+		json_key(&w, "attached");
+		json_begin_array(&w);
+		for (i = 0; i < r->n_attached; i++)
+			json_int(&w, r->attached[i]);
+		json_end_array(&w);
+	}
+	if (r->counters)
+		json_counters(&w, r->counters);
+	if (r->host)
+		json_host(&w, r->host);
 	json_end_object(&w);
 	json_finish(&w);
 	fflush(out);
 }
 
-static void human_exit(const struct run_record *r, char *buf, size_t len)
+/* "512.3 MiB (bpf, exact)", "... ± 2.2 MiB (bpf, not exact)", "... (proc, not exact, error unknown)" */
+static void human_peak(const struct figure *f, char *buf, size_t len)
 {
-	int st = r->wait_status;
+	char peak[32], bound[32];
 
-	if (WIFSIGNALED(st))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	if (!f->measured) {
+		snprintf(buf, len, "not measured (%s)", f->inexact_reason ? f->inexact_reason : f->source);
+		return;
+	}
+	format_bytes(f->peak_bytes, peak, sizeof(peak));
+	if (f->exact)
+		snprintf(buf, len, "%s (%s, exact)", peak, f->source);
+	else if (f->bound_known)
+		snprintf(buf, len, "%s ± %s (%s, not exact)", peak,
+			 format_bytes(f->error_bound_bytes, bound, sizeof(bound)), f->source);
 	else
-		snprintf(buf, len, "exited %d", WEXITSTATUS(st));
+		snprintf(buf, len, "%s (%s, not exact, error unknown)", peak, f->source);
 }
 
-void report_human(const struct run_record *r, FILE *out)
+void report_human_window(const struct record *r, FILE *out)
 {
-	char peak[32], base[32], growth[32], bound[32], a[32], f[32], s[32];
-	char wall[32], ex[96];
+	const struct figure *f = &r->primary;
+	char peak[128], base[32], growth[32];
 
-	human_exit(r, ex, sizeof(ex));
-	format_duration((uint64_t)(r->wall_s * 1e9), wall, sizeof(wall));
-	if (!r->measured) {
-		fprintf(out, "peakbpf: peak not measured (%s)\n", r->inexact_reason);
-	} else {
-		format_bytes(r->peak_bytes, peak, sizeof(peak));
-		format_bytes(r->baseline_bytes, base, sizeof(base));
-		format_bytes(r->peak_bytes - r->baseline_bytes, growth, sizeof(growth));
-		if (r->exact)
-			fprintf(out, "peakbpf: peak %s (%s, exact)", peak, r->source);
-		else if (r->bound_known)
-			fprintf(out, "peakbpf: peak %s ± %s (%s, not exact)", peak,
-				format_bytes(r->error_bound_bytes, bound, sizeof(bound)), r->source);
-		else
-			fprintf(out, "peakbpf: peak %s (%s, not exact, error unknown)", peak, r->source);
-		fprintf(out, " at %.3f s; baseline %s, growth %s\n", r->peak_at_s, base, growth);
+	human_peak(f, peak, sizeof(peak));
+	fprintf(out, "peakbpf: window %u [%.3f s - %.3f s]: peak %s", r->window, r->start_s, r->end_s, peak);
+	if (f->measured && f->baseline_known)
+		fprintf(out, ", baseline %s, growth %s",
+			format_bytes(f->baseline_bytes, base, sizeof(base)),
+			format_bytes(f->peak_bytes - f->baseline_bytes, growth, sizeof(growth)));
+	if (f->measured && f->has_detail)
+		fprintf(out, ", at %.3f s", since(r->t0_ns, f->peak_mono_ns));
+	fputc('\n', out);
+}
+
+void report_human(const struct record *r, FILE *out)
+{
+	const struct figure *f = &r->primary;
+	char peak[128], base[32], growth[32], a[32], fl[32], s[32];
+	size_t i;
+
+	human_peak(f, peak, sizeof(peak));
+	fprintf(out, "peakbpf: peak %s", peak);
+	if (f->measured && f->has_detail)
+		fprintf(out, " at %.3f s", since(r->t0_ns, f->peak_mono_ns));
+	if (f->measured && f->baseline_known)
+		fprintf(out, "; baseline %s, growth %s",
+			format_bytes(f->baseline_bytes, base, sizeof(base)),
+			format_bytes(f->peak_bytes - f->baseline_bytes, growth, sizeof(growth)));
+	fputc('\n', out);
+	if (f->measured && f->has_detail)
 		fprintf(out, "  at the peak: anon %s, file %s, shmem %s in %lld processes (%lld address spaces)\n",
-			format_bytes(r->peak_anon_bytes, a, sizeof(a)),
-			format_bytes(r->peak_file_bytes, f, sizeof(f)),
-			format_bytes(r->peak_shmem_bytes, s, sizeof(s)),
-			(long long)r->procs_at_peak, (long long)r->mms_at_peak);
-		if (!r->exact)
-			fprintf(out, "  not exact: %s\n", r->inexact_reason);
+			format_bytes(f->anon_bytes, a, sizeof(a)),
+			format_bytes(f->file_bytes, fl, sizeof(fl)),
+			format_bytes(f->shmem_bytes, s, sizeof(s)),
+			(long long)f->procs_at_peak, (long long)f->mms_at_peak);
+	if (f->measured && !f->exact && f->inexact_reason)
+		fprintf(out, "  not exact: %s\n", f->inexact_reason);
+	if (f->measured && f->has_holders && r->top && f->n_holders) {
+		size_t n = f->n_holders < r->top ? f->n_holders : r->top;
+
+		fprintf(out, "  held at the peak (snapshot at %s):\n",
+			format_bytes(f->holders_at_bytes, a, sizeof(a)));
+		for (i = 0; i < n; i++)
+			fprintf(out, "    %8d %-16s %10s  (own peak %s)\n", f->holders[i].pid,
+				f->holders[i].comm, format_bytes(f->holders[i].bytes, fl, sizeof(fl)),
+				format_bytes(f->holders[i].own_peak_bytes, s, sizeof(s)));
+		if (f->holders_total > n)
+			fprintf(out, "    ... %zu more (-t N lists more)\n", f->holders_total - n);
 	}
-	fprintf(out, "  command %s after %s (user %.3f s, sys %.3f s); %lld descendants still running\n",
-		ex, wall, r->user_s, r->sys_s, (long long)r->descendants_alive);
-	if (r->drop_mm_full + r->drop_task_full + r->missed_events)
+	if (f->scope)
+		fprintf(out, "  measures: %s\n", f->scope);
+	for (i = 0; i < r->n_others; i++) {
+		human_peak(&r->others[i], peak, sizeof(peak));
+		fprintf(out, "  also: %s", peak);
+		if (r->others[i].scope)
+			fprintf(out, " — %s", r->others[i].scope);
+		fputc('\n', out);
+	}
+	for (i = 0; i < r->n_skipped; i++)
+		fprintf(out, "  not used: %s\n", r->skipped[i]);
+	if (r->command) {
+		const struct command_facts *c = r->command;
+		char wall[32], ex[96];
+
+		if (WIFSIGNALED(c->wait_status))
+			snprintf(ex, sizeof(ex), "killed by signal %d (%s)", WTERMSIG(c->wait_status),
+				 strsignal(WTERMSIG(c->wait_status)));
+		else
+			snprintf(ex, sizeof(ex), "exited %d", WEXITSTATUS(c->wait_status));
+		format_duration((uint64_t)((r->end_s - r->start_s) * 1e9), wall, sizeof(wall));
+		fprintf(out, "  command %s after %s (user %.3f s, sys %.3f s)", ex, wall, c->user_s, c->sys_s);
+		if (c->descendants_alive >= 0)
+			fprintf(out, "; %lld descendants still running", (long long)c->descendants_alive);
+		fputc('\n', out);
+	}
+	if (r->attached) {
+		fprintf(out, "  attached to");
+		for (i = 0; i < r->n_attached; i++)
+			fprintf(out, "%s%d", i ? "," : " ", (int)r->attached[i]);
+		fprintf(out, " for %.3f s, %u windows\n", r->end_s - r->start_s, r->windows);
+	}
+	if (r->counters && r->counters->drop_mm_full + r->counters->drop_task_full + r->counters->missed_events)
 		fprintf(out, "  lost: %llu mms and %llu processes not tracked (map full), %llu events missed\n",
-			(unsigned long long)r->drop_mm_full, (unsigned long long)r->drop_task_full,
-			(unsigned long long)r->missed_events);
-	fprintf(out, "  %s\n", SHARED_NOTE);
+			(unsigned long long)r->counters->drop_mm_full,
+			(unsigned long long)r->counters->drop_task_full,
+			(unsigned long long)r->counters->missed_events);
+	if (r->counters)
+		fprintf(out, "  %s\n", SHARED_NOTE);
 }

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* A run's record, and its two renderings: a human summary and JSON. */
+/* Records of a run (one per window, and one for the whole run) and their
+ * renderings: a human summary and one JSON line. */
 #ifndef PEAKBPF_REPORT_H
 #define PEAKBPF_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "source.h"
 
 struct host_facts {
 	char kernel[65];        /* uname -r */
@@ -19,35 +22,40 @@ struct host_facts {
 	int exact_path_err;     /* 0: per-CPU sums available, else -errno */
 };
 
-struct run_record {
-	/* The measurement. */
-	const char *source;             /* "bpf", ... or "unavailable" */
-	bool measured;                  /* false: no figure at all */
-	bool exact;
-	bool bound_known;               /* error_bound_bytes means something */
-	uint64_t error_bound_bytes;
-	const char *inexact_reason;     /* why exact is false; NULL when exact */
-	uint64_t peak_bytes;
-	uint64_t baseline_bytes;
-	double peak_at_s;               /* since the window opened */
-	uint64_t peak_anon_bytes, peak_file_bytes, peak_shmem_bytes;
-	int64_t procs_at_peak, mms_at_peak;
-
-	/* What fed it. */
+/* What fed the bpf source, over the whole run so far. */
+struct bpf_counters {
 	uint64_t events, missed_events;
 	uint64_t drop_mm_full, drop_task_full, peak_races;
 	uint64_t mms_entered, procs_entered;
-	uint64_t mms_left, procs_left;  /* map entries at the end */
+	uint64_t mms_left, procs_left;  /* kernel map entries at the end */
 	uint64_t exact_reads, cheap_reads;
-	int64_t descendants_alive;      /* tree processes alive when the command exited */
+};
 
-	/* The command. */
+struct command_facts {
 	char *const *argv;
 	pid_t pid;
 	int wait_status;                /* raw waitpid status */
-	double wall_s, user_s, sys_s;
+	double user_s, sys_s;
+	int64_t descendants_alive;      /* tree processes alive when it exited, -1 unknown */
+};
 
-	struct host_facts host;
+struct record {
+	const char *kind;               /* "window" or "run" */
+	unsigned window;                /* 1-based window number; 0 for the run */
+	unsigned windows;               /* run: how many windows it had */
+	double start_s, end_s;          /* since the run began */
+	uint64_t t0_ns;                 /* CLOCK_MONOTONIC when the run began */
+	struct figure primary;
+	const struct figure *others;    /* every other source read at the same time */
+	size_t n_others;
+	const char *const *skipped;     /* why better sources were not used */
+	size_t n_skipped;
+	const struct command_facts *command;    /* NULL when attached */
+	const pid_t *attached;          /* -p PIDs, NULL in command mode */
+	size_t n_attached;
+	const struct bpf_counters *counters;    /* NULL without the bpf source */
+	const struct host_facts *host;
+	unsigned top;                   /* holders to list (-t) */
 };
 
 /*
@@ -59,14 +67,30 @@ struct run_record {
 uint64_t percpu_rss_lag_pages(int ncpus);
 
 /*
- * Fill exact/bound/reason. bound_pages is how far the kernel side says the
- * peak may be off (the lag left in cheap counter reads while the peak could
- * move). Drops or missed events make the bound unknown; so does a kernel
- * before 6.2, whose per-thread rss caches BPF cannot see.
+ * Judge a bpf figure: exact, bound, reason. bound_pages is how far the
+ * kernel side says the peak may be off (the lag left in cheap counter reads
+ * while the peak could move). Drops or missed events make the bound
+ * unknown; so does a kernel before 6.2, whose per-thread rss caches BPF
+ * cannot see.
  */
-void record_judge_exactness(struct run_record *r, int64_t bound_pages);
+void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
+		      const struct host_facts *h, int64_t bound_pages);
 
-void report_json(const struct run_record *r, FILE *out);
-void report_human(const struct run_record *r, FILE *out);
+/*
+ * Fold one window's figure of a source into that source's whole-run
+ * figure: the larger peak (with its detail), the first baseline, exact only
+ * if every window was, the largest error bound, samples added up.
+ */
+void figure_merge(struct figure *run, const struct figure *window, bool first);
+
+struct holder;
+/* Keep the largest holders of a snapshot in f, largest first. */
+void figure_set_holders(struct figure *f, const struct holder *in, size_t n, long page_size);
+
+void report_json(const struct record *r, FILE *out);
+/* The run's summary: several lines. */
+void report_human(const struct record *r, FILE *out);
+/* One line for a closed window. */
+void report_human_window(const struct record *r, FILE *out);
 
 #endif

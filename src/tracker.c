@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -15,8 +16,34 @@ struct tracker {
 	struct tracker_bpf *skel;
 	const char *teardown_hook;
 	bool rss_percpu;
+	bool fetch_atomics;
+	bool attribution;
 	int exact_err;          /* 0: the exact per-CPU path works */
 };
+
+/*
+ * Does the kernel take BPF atomics with a result (BPF_FETCH, 5.12)? Load
+ * the smallest program that uses one: r1 = 1; r1 = fetch_add(*(u64 *)(r10 - 8), r1).
+ */
+static bool kernel_has_fetch_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
 
 /* Does the running kernel's BTF know this type? */
 static bool kernel_has_type(struct btf *vmlinux, const char *name, __u32 kind)
@@ -35,7 +62,7 @@ static int online_cpus(void)
  * bpf_map_lookup_percpu_elem (5.19), and no more CPUs than it covers. */
 static int exact_path_supported(bool rss_percpu, int ncpus)
 {
-	if (!rss_percpu || ncpus <= 0)
+	if (!rss_percpu || ncpus <= 0 || !kernel_has_fetch_atomics())
 		return -EOPNOTSUPP;
 	if (ncpus > MAX_CPUS)
 		return -E2BIG;
@@ -97,6 +124,12 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	 * lives in per-thread caches BPF cannot see, so it is not modelled. */
 	t->skel->rodata->counter_lag_pages =
 		t->rss_percpu ? (__s64)(percpu_rss_lag_pages(online_cpus()) / 3) : 0;
+	t->fetch_atomics = kernel_has_fetch_atomics();
+	t->skel->rodata->have_fetch_atomics = t->fetch_atomics;
+	t->attribution = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+						 BPF_FUNC_for_each_map_elem, NULL) == 1;
+	t->skel->rodata->attribution = t->attribution;
+	t->skel->rodata->snap_step_min_pages = (1 << 20) / sysconf(_SC_PAGESIZE);
 	ncpus = libbpf_num_possible_cpus();
 	t->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
 	t->exact_err = exact_path_supported(t->rss_percpu, ncpus);
@@ -122,20 +155,184 @@ cleanup:
 	return err;
 }
 
-int tracker_add_process(struct tracker *t, pid_t tgid)
+int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
+		      bool enter_mm, __u32 *tgids)
 {
-	struct task_state ts = { .tree = 0 };
-	__u32 key = (__u32)tgid;
+	struct bpf_map *roots = t->skel->maps.roots;
+	char buf[64];
+	int iter_fd = -1, err = 0;
+	size_t i;
+
+	if (n > MAX_ROOTS)
+		return -E2BIG;
+	for (i = 0; i < n; i++) {
+		struct root_req req = { .tree = 0, .enter_mm = enter_mm };
+		__u32 key = (__u32)vpids[i];
+
+		err = bpf_map__update_elem(roots, &key, sizeof(key), &req, sizeof(req), BPF_ANY);
+		if (err)
+			goto cleanup;
+	}
+	/* Reading the iterator runs enter_existing over every task. */
+	iter_fd = bpf_iter_create(bpf_link__fd(t->skel->links.enter_existing));
+	if (iter_fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	for (;;) {
+		ssize_t r = read(iter_fd, buf, sizeof(buf));
+
+		if (r == 0)
+			break;
+		if (r < 0 && errno != EINTR && errno != EAGAIN) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct root_req req = {};
+		__u32 key = (__u32)vpids[i];
+
+		err = bpf_map__lookup_elem(roots, &key, sizeof(key), &req, sizeof(req), 0);
+		if (err)
+			goto cleanup;
+		tgids[i] = req.found ? req.tgid : 0;
+	}
+cleanup:
+	/* Roots are only for this walk: later forks follow task_states. */
+	for (i = 0; i < n; i++) {
+		__u32 key = (__u32)vpids[i];
+
+		bpf_map__delete_elem(roots, &key, sizeof(key), 0);
+	}
+	if (iter_fd >= 0)
+		close(iter_fd);
+	return err;
+}
+
+/* Atomic operations on the tree state the kernel updates concurrently. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+static void raise_to(__s64 *peak, __s64 v)
+{
+	__s64 seen = LOAD(*peak);
+
+	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
+/*
+ * At a window's cut, record who holds the memory now: a window whose peak
+ * never rises above the cut still names its holders. Written under the
+ * kernel side's snapshot lock and sequence, from the mm map.
+ */
+static void snapshot_at_cut(struct tracker *t, __s64 sum)
+{
 	struct tree_state *tree = &t->skel->bss->trees[0];
+	struct bpf_map *map = t->skel->maps.mm_states;
+	__u64 key, next, zero = 0, one = 1;
+	__u32 n = 0, truncated = 0;
+	void *prev = NULL;
+
+	if (!t->attribution)
+		return;
+	if (!__atomic_compare_exchange_n(&tree->snap_lock, &zero, one, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_fetch_add(&tree->snap_seq, 1, __ATOMIC_SEQ_CST);
+	while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
+		struct mm_state ms;
+		struct holder *h;
+
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0) || ms.tree != 0)
+			continue;
+		if (n >= MAX_HOLDERS) {
+			truncated = 1;
+			break;
+		}
+		h = &t->skel->bss->holders[n++];
+		h->tgid = ms.tgid;
+		h->vpid = ms.vpid;
+		h->pages = ms.pages[RSS_FILE] + ms.pages[RSS_ANON] + ms.pages[RSS_SHMEM];
+		h->own_peak = ms.own_peak;
+		memcpy(h->comm, ms.comm, sizeof(h->comm));
+	}
+	STORE(tree->snap_count, n);
+	STORE(tree->snap_truncated, truncated);
+	STORE(tree->snap_sum_pages, sum);
+	STORE(tree->snap_ns, monotonic_ns());
+	__atomic_fetch_add(&tree->snap_seq, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_sub(&tree->snap_lock, 1, __ATOMIC_SEQ_CST);
+}
+
+int tracker_close_window(struct tracker *t, struct tree_reading *closed)
+{
+	struct tree_state *tree = &t->skel->bss->trees[0];
+	__s64 sum;
 	int err;
 
-	err = bpf_map__update_elem(t->skel->maps.task_states, &key, sizeof(key),
-				   &ts, sizeof(ts), BPF_NOEXIST);
+	err = tracker_read(t, closed);
 	if (err)
 		return err;
-	__atomic_fetch_add(&tree->procs_entered, 1, __ATOMIC_SEQ_CST);
-	__atomic_fetch_add(&tree->procs_live, 1, __ATOMIC_SEQ_CST);
+	closed->holders_err = tracker_read_holders(t, closed->holders, MAX_HOLDERS, &closed->holders_info);
+	/*
+	 * The peak restarts from the sum at this instant. The exchange makes
+	 * the cut: a peak raised before it belongs to the closing window, one
+	 * raised after it to the next. A sum reached just before the
+	 * exchange but after the read is then raised into the new window, so
+	 * the new window never starts below the current sum.
+	 */
+	sum = LOAD(tree->sum_pages);
+	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
+	closed->tree.bound_pages = __atomic_exchange_n(&tree->bound_pages, LOAD(tree->lag_pages),
+						       __ATOMIC_SEQ_CST);
+	closed->window_end_sum = sum;
+	STORE(tree->peak_ns, monotonic_ns());
+	STORE(tree->peak_breakdown[RSS_FILE], LOAD(tree->pages[RSS_FILE]));
+	STORE(tree->peak_breakdown[RSS_ANON], LOAD(tree->pages[RSS_ANON]));
+	STORE(tree->peak_breakdown[RSS_SHMEM], LOAD(tree->pages[RSS_SHMEM]));
+	STORE(tree->peak_mms, LOAD(tree->mms_live));
+	STORE(tree->peak_procs, LOAD(tree->procs_live));
+	STORE(tree->mms_max, LOAD(tree->mms_live));
+	raise_to(&tree->peak_pages, LOAD(tree->sum_pages));
+	snapshot_at_cut(t, sum);
 	return 0;
+}
+
+int tracker_read_holders(struct tracker *t, struct holder *out, size_t max, struct holders_info *info)
+{
+	struct tree_state *tree = &t->skel->bss->trees[0];
+
+	memset(info, 0, sizeof(*info));
+	if (!t->attribution)
+		return -EOPNOTSUPP;
+	/* A seqlock read: retry while the kernel side is writing. */
+	for (int tries = 0; tries < 1000; tries++) {
+		__u64 seq = LOAD(tree->snap_seq);
+		__u32 n;
+
+		if (seq & 1)
+			continue;
+		n = LOAD(tree->snap_count);
+		if (n > MAX_HOLDERS)
+			n = MAX_HOLDERS;
+		if (n > max)
+			n = (__u32)max;
+		memcpy(out, t->skel->bss->holders, n * sizeof(*out));
+		info->count = n;
+		info->truncated = LOAD(tree->snap_truncated) || n < LOAD(tree->snap_count);
+		info->sum_pages = LOAD(tree->snap_sum_pages);
+		info->taken_ns = LOAD(tree->snap_ns);
+		info->snapshots = LOAD(tree->snapshots);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (LOAD(tree->snap_seq) == seq)
+			return 0;
+	}
+	return -EAGAIN;
 }
 
 static __u64 count_entries(struct bpf_map *map, size_t key_size)
@@ -162,6 +359,14 @@ static __u64 missed_runs(struct bpf_program *prog)
 	return info.recursion_misses;
 }
 
+__u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
 int tracker_read(struct tracker *t, struct tree_reading *out)
 {
 	struct tracker_bpf *s = t->skel;
@@ -184,6 +389,11 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
 const char *tracker_teardown_hook(const struct tracker *t)
 {
 	return t->teardown_hook;
+}
+
+bool tracker_has_attribution(const struct tracker *t)
+{
+	return t->attribution;
 }
 
 bool tracker_rss_is_percpu(const struct tracker *t)

@@ -355,6 +355,19 @@ static int run_concurrent(const struct opts *o)
 	return fan_out(o, concurrent_child, NULL);
 }
 
+/* As concurrent, but each child first idles T: the children exist before
+ * they hold anything (for attaching to a tree whose members allocate later). */
+static int late_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	hold(o->hold_ns);
+	return concurrent_child(o, arg, ready_fd, go_fd);
+}
+
+static int run_late_children(const struct opts *o)
+{
+	return fan_out(o, late_child, NULL);
+}
+
 static int shared_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
 {
 	touch(arg, o->size); /* maps every shmem page into this child's RSS */
@@ -754,7 +767,165 @@ static int run_phases(const struct opts *o)
 		fprintf(stderr, "phase %d\n", k + 1);
 		wait_usr1(&set, o->hold_ns);
 		free_block(b, len); /* before the next phase: phases never overlap */
+		if (k < 2) {
+			/* A quiet gap, so a harness can mark the boundary
+			 * between phases (peakbpf's SIGUSR1) with neither held. */
+			struct timespec gap = { .tv_nsec = 300 * 1000 * 1000 };
+
+			fprintf(stderr, "gap %d\n", k + 1);
+			nanosleep(&gap, NULL);
+		}
 	}
+	return 0;
+}
+
+/* ---- shapes for tools/bench ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * NSEC + (uint64_t)t.tv_nsec;
+}
+
+/*
+ * Fault-bound: a private anonymous block of S with MADV_NOHUGEPAGE, so each
+ * page is its own fault (and its own rss_stat event) even where THP is
+ * "always"; written one byte per page, then unmapped. Prints how long the
+ * rounds took, measured inside the process, so a tracer's start-up is not in it.
+ */
+static int touch_4k(uint64_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return fail_size("mmap", len);
+	if (madvise(p, len, MADV_NOHUGEPAGE) || madvise(p, len, MADV_DONTFORK)) {
+		fail_size("madvise", len);
+		munmap(p, len);
+		return 1;
+	}
+	touch(p, len);
+	munmap(p, len);
+	return 0;
+}
+
+static int run_faults(const struct opts *o)
+{
+	uint64_t t0 = now_ns();
+
+	for (uint64_t i = 0; i < o->count; i++)
+		if (touch_4k(o->size))
+			return 1;
+	fprintf(stderr, "workload: faults elapsed_ns=%" PRIu64 "\n", now_ns() - t0);
+	return 0;
+}
+
+static int idle_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	(void)o;
+	(void)arg;
+	ready_and_wait(ready_fd, go_fd); /* holds nothing: it only exists */
+	return 0;
+}
+
+/*
+ * N live processes: N-1 idle children (forked first, so they hold no copy of
+ * the block), and this process faulting in S as "faults" does, once. Before
+ * and after faulting it says so on stderr and waits for SIGUSR1 (or T), so a
+ * benchmark can read its counters around exactly the faults.
+ */
+static int run_idle_plus_faulter(const struct opts *o)
+{
+	int ready[2], go[2], rc = 0;
+	uint64_t started, got = 0, t0;
+
+	if (pipe(ready))
+		return fail("pipe");
+	if (pipe(go)) {
+		close(ready[0]);
+		close(ready[1]);
+		return fail("pipe");
+	}
+	for (started = 0; started + 1 < o->count; started++) {
+		pid_t pid = fork_child();
+
+		if (pid < 0) {
+			rc = 1;
+			break;
+		}
+		if (pid == 0) {
+			close(ready[0]);
+			close(go[1]);
+			_exit(idle_child(o, NULL, ready[1], go[0]));
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	while (got < started && get_byte(ready[0]) == 1)
+		got++;
+	if (rc == 0 && got + 1 < o->count) {
+		fprintf(stderr, "workload: only %" PRIu64 " of %" PRIu64 " idle children got ready\n",
+			got, o->count - 1);
+		rc = 1;
+	}
+	if (rc == 0) {
+		sigset_t set;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		fprintf(stderr, "workload: idle-plus-faulter live=%" PRIu64 " ready\n", started + 1);
+		wait_usr1(&set, o->hold_ns);
+		t0 = now_ns();
+		rc = touch_4k(o->size);
+		fprintf(stderr, "workload: faults elapsed_ns=%" PRIu64 " done\n", now_ns() - t0);
+		wait_usr1(&set, o->hold_ns);
+	}
+	close(go[1]);
+	for (uint64_t i = 0; i < started; i++)
+		rc |= reap(-1);
+	close(ready[0]);
+	return rc;
+}
+
+#define BLIP_LIFE_NS NSEC
+
+/*
+ * A short spike in a longer life: the process lives about 1 s; at a moment
+ * drawn uniformly from [0.1 s, 0.9 s - T] it allocates S, holds it for T and
+ * frees it. What a periodic sampler sees depends on that moment. The block
+ * asks for transparent huge pages (MADV_HUGEPAGE), so where they are
+ * available it fills in a few ms instead of ramping up 4 KiB fault by fault;
+ * its RSS is the same either way. Prints when it started, how long the fill
+ * and the hold (with the unmap) took.
+ */
+static int run_blip(const struct opts *o)
+{
+	uint64_t start = now_ns(), lo = BLIP_LIFE_NS / 10, hi = BLIP_LIFE_NS * 9 / 10, at, end;
+	uint64_t seed = start ^ ((uint64_t)getpid() << 32), t0, t1, t2;
+	char *b;
+
+	seed ^= seed >> 33;
+	seed *= UINT64_C(0xff51afd7ed558ccd);
+	seed ^= seed >> 33;
+	at = hi > lo + o->hold_ns ? lo + seed % (hi - lo - o->hold_ns) : lo;
+	hold(at);
+	t0 = now_ns();
+	b = mmap(NULL, o->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
+		return fail_size("mmap", o->size);
+	madvise(b, o->size, MADV_HUGEPAGE); /* a hint: EINVAL without THP is fine */
+	touch(b, o->size);
+	t1 = now_ns();
+	hold(o->hold_ns);
+	munmap(b, o->size);
+	t2 = now_ns();
+	fprintf(stderr, "workload: blip at_ns=%" PRIu64 " fill_ns=%" PRIu64 " held_ns=%" PRIu64 "\n",
+		t0 - start, t1 - t0, t2 - t1);
+	end = start + (at + o->hold_ns + lo > BLIP_LIFE_NS ? at + o->hold_ns + lo : BLIP_LIFE_NS);
+	if (now_ns() < end)
+		hold(end - now_ns());
 	return 0;
 }
 
@@ -785,6 +956,8 @@ static const struct shape shapes[] = {
 	  "N children one after another, each holds S for T; expect S" },
 	{ "concurrent", run_concurrent, exp_ns, 4,
 	  "N children hold S at the same time for T; expect N*S" },
+	{ "late-children", run_late_children, exp_ns, 4,
+	  "N children idle T, then hold S at the same time for T; expect N*S" },
 	{ "chain", run_chain, exp_ns, 4,
 	  "N generations (each forks the next, then allocates) hold S at once; expect N*S" },
 	{ "threads", run_threads, exp_ns, 4,
@@ -804,7 +977,14 @@ static const struct shape shapes[] = {
 	{ "steady", run_steady, exp_s, 4,
 	  "hold S for T (use a long T); expect S" },
 	{ "phases", run_phases, exp_4s, 4,
-	  "hold S, then 4*S, then 2*S; each until SIGUSR1 or T; expect 4*S" },
+	  "hold S, then 4*S, then 2*S; each until SIGUSR1 or T, 300 ms gaps; expect 4*S" },
+	{ "faults", run_faults, exp_s, 1,
+	  "touch S in base pages (MADV_NOHUGEPAGE), unmap; N rounds; prints elapsed_ns; expect S" },
+	{ "idle-plus-faulter", run_idle_plus_faulter, exp_s, 1,
+	  "N-1 idle children live while this process faults in S as faults does, between\n"
+	  "                    two waits for SIGUSR1 (or T); expect S" },
+	{ "blip", run_blip, exp_s, 1,
+	  "live ~1 s; at a random moment hold S (huge pages if any) for T (N ignored); expect S" },
 	{ "exec-stage2", run_exec_stage2, exp_2s, 4, NULL },
 	{ "vfork-stage2", run_vfork_stage2, exp_s, 4, NULL },
 };
@@ -826,7 +1006,7 @@ static void usage(FILE *f)
 		"shapes:\n");
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 		if (shapes[i].help)
-			fprintf(f, "  %-11s %s\n", shapes[i].name, shapes[i].help);
+			fprintf(f, "  %-17s %s\n", shapes[i].name, shapes[i].help);
 	fprintf(f, "exit status: 0 success, 1 runtime failure, 2 usage error\n");
 }
 
@@ -961,8 +1141,8 @@ int main(int argc, char **argv)
 	}
 	if (shape->help)
 		fprintf(stderr, "workload: %s expected_growth=%" PRIu64 "\n", shape->name, expected);
-	/* phases: block SIGUSR1 at once, so one sent early is pending rather than fatal. */
-	if (shape->run == run_phases) {
+	/* phases, idle-plus-faulter: block SIGUSR1 at once, so one sent early is pending rather than fatal. */
+	if (shape->run == run_phases || shape->run == run_idle_plus_faulter) {
 		sigemptyset(&usr1);
 		sigaddset(&usr1, SIGUSR1);
 		sigprocmask(SIG_BLOCK, &usr1, NULL);

@@ -11,13 +11,15 @@ ok() { PASSED=$((PASSED + 1)); echo "ok   - $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
 skip() { SKIPPED=$((SKIPPED + 1)); echo "skip - $*"; }
 
-# json_num FILE KEY: the first numeric value of "KEY" in a one-line JSON record.
+# json_num FILE KEY: the first numeric value of "KEY" in the file's first
+# line (the primary figure comes before other_sources in a record).
 json_num() {
-	sed -n "s/.*\"$2\":\(-\{0,1\}[0-9][0-9.e+-]*\).*/\1/p" "$1" | head -n 1
+	head -n 1 "$1" | grep -o "\"$2\":-\{0,1\}[0-9][0-9.e+-]*" | head -n 1 | cut -d: -f2
 }
-# json_raw FILE KEY: the raw value (string with quotes, true, false, null).
+# json_raw FILE KEY: the first raw value (a string with quotes, true, false, null).
 json_raw() {
-	sed -n "s/.*\"$2\":\(\"[^\"]*\"\|true\|false\|null\|-\{0,1\}[0-9.]*\).*/\1/p" "$1" | head -n 1
+	head -n 1 "$1" | grep -o "\"$2\":\(\"[^\"]*\"\|true\|false\|null\|-\{0,1\}[0-9.]*\)" |
+		head -n 1 | cut -d: -f2-
 }
 
 abs() { if [ "$1" -lt 0 ]; then echo $((-$1)); else echo "$1"; fi; }
@@ -59,4 +61,24 @@ run_shape() {
 	else
 		fail "$name: peakbpf exited $?: $(cat "$TMP/$name.err")"
 	fi
+}
+
+# progs_left: how many peakbpf BPF programs are loaded, after giving the
+# kernel up to 3 s to free those of processes that just died (it frees them
+# asynchronously). Prints "busy" when another peakbpf is running here.
+progs_left() {
+	if pgrep -x peakbpf >/dev/null 2>&1; then
+		echo busy
+		return
+	fi
+	i=0
+	while :; do
+		n=$(bpftool prog show 2>/dev/null | grep -c 'handle_rss_stat\|handle_fork\|handle_exec\|handle_exit')
+		if [ "$n" = 0 ] || [ "$i" -ge 30 ]; then
+			echo "$n"
+			return
+		fi
+		i=$((i + 1))
+		sleep 0.1
+	done
 }

@@ -14,6 +14,7 @@ trap 'rm -rf "$TMP"' EXIT
 . "$here/lib.sh"
 TESTS=""
 . "$here/test_command.sh"
+. "$here/test_attach.sh"
 
 echo "integration: $(uname -r), $(nproc 2>/dev/null || echo '?') CPUs"
 why=""

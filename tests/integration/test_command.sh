@@ -122,13 +122,14 @@ t_map_full() {
 	fi
 }
 
+# Without privileges, --source bpf is an error, not a silent fallback.
 t_no_privileges() {
 	if ! command -v setpriv >/dev/null 2>&1; then
 		skip "no privileges: setpriv not installed"
 		return
 	fi
-	expect_error "no privileges" 125 "CAP_BPF" \
-		setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all "$PEAKBPF" -- true
+	expect_error "--source bpf without privileges" 125 "CAP_BPF" \
+		setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all "$PEAKBPF" -s bpf -- true
 }
 
 # No peakbpf program may stay loaded after any of the runs above.
@@ -137,8 +138,10 @@ t_nothing_left_loaded() {
 		skip "nothing left loaded: bpftool not installed"
 		return
 	fi
-	left=$(bpftool prog show 2>/dev/null | grep -c 'handle_rss_stat\|handle_fork\|handle_exec\|handle_exit')
-	if [ "$left" = 0 ]; then
+	left=$(progs_left)
+	if [ "$left" = busy ]; then
+		skip "nothing left loaded: another peakbpf is running on this machine"
+	elif [ "$left" = 0 ]; then
 		ok "no peakbpf BPF program left loaded"
 	else
 		fail "$left peakbpf BPF programs still loaded"

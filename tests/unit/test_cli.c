@@ -148,6 +148,71 @@ static void test_reparse_is_clean(void **state)
 	assert_string_equal(o.command[0], "b");
 }
 
+static void test_attach_pids(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-p", "12,345", "-d", "2s", "-i", "500ms"), CLI_RUN);
+	assert_null(o.command);
+	assert_int_equal(o.n_pids, 2);
+	assert_int_equal(o.pids[0], 12);
+	assert_int_equal(o.pids[1], 345);
+	assert_int_equal(o.duration_ns, 2000000000ULL);
+	assert_int_equal(o.interval_ns, 500000000ULL);
+}
+
+static void test_bad_pids(void **state)
+{
+	struct options o;
+	char err[256] = "";
+	const char *bad[] = { "0", "-3", "abc", "1,,2", "", "12x" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(PARSE(&o, err, "-p", (char *)bad[i]), CLI_ERROR);
+		assert_non_null(strstr(err, "-p"));
+	}
+	assert_int_equal(PARSE(&o, err, "-p", "5,5"), CLI_ERROR);
+	assert_non_null(strstr(err, "twice"));
+	assert_int_equal(PARSE(&o, err, "-p", "99999999999"), CLI_ERROR);
+}
+
+static void test_pid_and_command_conflict(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-p", "1", "--", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "do not go together"));
+	assert_int_equal(PARSE(&o, err, "-d", "1s", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "attach mode"));
+}
+
+static void test_durations_and_sources(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-s", "proc", "--sample-interval", "10ms", "true"), CLI_RUN);
+	assert_int_equal(o.source, SOURCE_PROC);
+	assert_int_equal(o.sample_interval_ns, 10000000ULL);
+	assert_int_equal(PARSE(&o, err, "--source=cgroup", "--cgroup-root", "/tmp/x", "true"), CLI_RUN);
+	assert_int_equal(o.source, SOURCE_CGROUP);
+	assert_string_equal(o.cgroup_root, "/tmp/x");
+	assert_int_equal(PARSE(&o, err, "true"), CLI_RUN);
+	assert_int_equal(o.source, SOURCE_AUTO);
+	assert_int_equal(PARSE(&o, err, "-s", "magic", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "auto, bpf, cgroup, proc, rusage"));
+	assert_int_equal(PARSE(&o, err, "-i", "0", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "--interval"));
+	assert_int_equal(PARSE(&o, err, "-i", "5 parsecs", "true"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "--sample-interval", "-1s", "true"), CLI_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -161,6 +226,10 @@ int main(void)
 		cmocka_unit_test(test_missing_values),
 		cmocka_unit_test(test_max_tracked_range),
 		cmocka_unit_test(test_reparse_is_clean),
+		cmocka_unit_test(test_attach_pids),
+		cmocka_unit_test(test_bad_pids),
+		cmocka_unit_test(test_pid_and_command_conflict),
+		cmocka_unit_test(test_durations_and_sources),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The run record: exactness judgement, error bounds, JSON and summary. */
+/* Records: exactness judgement, error bounds, window merging, JSON and summary. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,30 +14,60 @@
 #include "report.h"
 
 #define MiB (1024ULL * 1024)
+#define SEC 1000000000ULL
 
-static struct run_record measured_record(void)
+static char *test_argv[] = { "sh", "-c", "echo \"hi\"\tthere", NULL };
+
+static struct host_facts test_host(void)
 {
-	static char *argv[] = { "sh", "-c", "echo \"hi\"\tthere", NULL };
-	struct run_record r = {
-		.source = "bpf", .measured = true, .peak_bytes = 512 * MiB,
-		.baseline_bytes = 0, .peak_at_s = 1.5,
-		.peak_anon_bytes = 500 * MiB, .peak_file_bytes = 12 * MiB,
-		.procs_at_peak = 3, .mms_at_peak = 3, .events = 1000,
-		.mms_entered = 3, .procs_entered = 3, .argv = argv, .pid = 42,
-		.wait_status = 3 << 8, .wall_s = 2.0, .user_s = 0.5, .sys_s = 0.25,
+	struct host_facts h = {
+		.cpus = 2, .page_size = 4096, .btf = true, .rss_percpu = true,
+		.teardown_hook = "tp_btf/exit_mmap", .privileges = "root",
 	};
 
-	snprintf(r.host.kernel, sizeof(r.host.kernel), "6.18.0");
-	r.host.cpus = 2;
-	r.host.page_size = 4096;
-	r.host.btf = true;
-	r.host.rss_percpu = true;
-	r.host.teardown_hook = "tp_btf/exit_mmap";
-	r.host.privileges = "root";
-	return r;
+	snprintf(h.kernel, sizeof(h.kernel), "6.18.0");
+	return h;
 }
 
-static char *render(void (*fn)(const struct run_record *, FILE *), const struct run_record *r)
+static struct figure bpf_figure(void)
+{
+	struct figure f = {
+		.source = "bpf", .measured = true, .scope = "summed RSS of the tree",
+		.peak_bytes = 512 * MiB, .baseline_known = true, .baseline_bytes = 0,
+		.has_detail = true, .peak_mono_ns = 11 * SEC + SEC / 2,
+		.anon_bytes = 500 * MiB, .file_bytes = 12 * MiB,
+		.procs_at_peak = 3, .mms_at_peak = 3,
+	};
+
+	return f;
+}
+
+struct fixture {
+	struct host_facts host;
+	struct bpf_counters counters;
+	struct command_facts command;
+	struct record rec;
+};
+
+static void make_fixture(struct fixture *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->host = test_host();
+	x->counters.events = 1000;
+	x->counters.mms_entered = 3;
+	x->counters.procs_entered = 3;
+	x->command = (struct command_facts){
+		.argv = test_argv, .pid = 42, .wait_status = 3 << 8,
+		.user_s = 0.5, .sys_s = 0.25, .descendants_alive = 0,
+	};
+	x->rec = (struct record){
+		.kind = "run", .windows = 1, .start_s = 0, .end_s = 2.0, .t0_ns = 10 * SEC,
+		.primary = bpf_figure(), .command = &x->command,
+		.counters = &x->counters, .host = &x->host,
+	};
+}
+
+static char *render(void (*fn)(const struct record *, FILE *), const struct record *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -62,151 +92,268 @@ static void test_percpu_lag(void **state)
 }
 
 /* The kernel side's bound, in pages, becomes bytes; 0 means exact. */
-static void test_judge_percpu_bound(void **state)
+static void test_judge_bound(void **state)
 {
-	struct run_record r = measured_record();
+	struct host_facts h = test_host();
+	struct bpf_counters c = {};
+	struct figure f = bpf_figure();
 
 	(void)state;
-	record_judge_exactness(&r, 4 * 186);
-	assert_false(r.exact);
-	assert_true(r.bound_known);
-	assert_int_equal(r.error_bound_bytes, 4ULL * 3 * 2 * 31 * 4096);
-	assert_non_null(strstr(r.inexact_reason, "lag"));
+	figure_judge_bpf(&f, &c, &h, 4 * 186);
+	assert_false(f.exact);
+	assert_true(f.bound_known);
+	assert_int_equal(f.error_bound_bytes, 4ULL * 186 * 4096);
+	assert_non_null(strstr(f.inexact_reason, "lag"));
 
-	r.host.exact_path_err = -EOPNOTSUPP;
-	record_judge_exactness(&r, 186);
-	assert_true(r.bound_known);
-	assert_non_null(strstr(r.inexact_reason, "unavailable"));
+	h.exact_path_err = -EOPNOTSUPP;
+	figure_judge_bpf(&f, &c, &h, 186);
+	assert_true(f.bound_known);
+	assert_non_null(strstr(f.inexact_reason, "unavailable"));
 }
 
 static void test_judge_exact(void **state)
 {
-	struct run_record r = measured_record();
+	struct host_facts h = test_host();
+	struct bpf_counters c = {};
+	struct figure f = bpf_figure();
 
 	(void)state;
-	record_judge_exactness(&r, 0);
-	assert_true(r.exact);
-	assert_true(r.bound_known);
-	assert_int_equal(r.error_bound_bytes, 0);
-	assert_null(r.inexact_reason);
+	figure_judge_bpf(&f, &c, &h, 0);
+	assert_true(f.exact);
+	assert_true(f.bound_known);
+	assert_int_equal(f.error_bound_bytes, 0);
+	assert_null(f.inexact_reason);
 }
 
 static void test_judge_drops_make_bound_unknown(void **state)
 {
-	struct run_record r = measured_record();
+	struct host_facts h = test_host();
+	struct bpf_counters c = { .drop_mm_full = 1 };
+	struct figure f = bpf_figure();
 
 	(void)state;
-	r.drop_mm_full = 1;
-	record_judge_exactness(&r, 4);
-	assert_false(r.exact);
-	assert_false(r.bound_known);
-	assert_non_null(strstr(r.inexact_reason, "map full"));
+	figure_judge_bpf(&f, &c, &h, 0);
+	assert_false(f.exact);
+	assert_false(f.bound_known);
+	assert_non_null(strstr(f.inexact_reason, "map full"));
 
-	r = measured_record();
-	r.missed_events = 7;
-	record_judge_exactness(&r, 4);
-	assert_false(r.exact);
-	assert_false(r.bound_known);
+	c = (struct bpf_counters){ .missed_events = 7 };
+	figure_judge_bpf(&f, &c, &h, 0);
+	assert_false(f.exact);
+	assert_false(f.bound_known);
 }
 
 static void test_judge_old_kernel(void **state)
 {
-	struct run_record r = measured_record();
+	struct host_facts h = test_host();
+	struct bpf_counters c = {};
+	struct figure f = bpf_figure();
 
 	(void)state;
-	r.host.rss_percpu = false;
-	record_judge_exactness(&r, 4);
-	assert_false(r.exact);
-	assert_false(r.bound_known);
-	assert_non_null(strstr(r.inexact_reason, "per-thread"));
+	h.rss_percpu = false;
+	figure_judge_bpf(&f, &c, &h, 0);
+	assert_false(f.exact);
+	assert_false(f.bound_known);
+	assert_non_null(strstr(f.inexact_reason, "per-thread"));
+}
+
+/* Windows fold into the run: the larger peak with its detail, the first
+ * baseline, exact only if all were, the largest bound. */
+static void test_merge_windows(void **state)
+{
+	struct figure run = {}, w1 = bpf_figure(), w2 = bpf_figure(), w3 = bpf_figure();
+
+	(void)state;
+	w1.peak_bytes = 64 * MiB;
+	w1.baseline_bytes = 10 * MiB;
+	w1.exact = true;
+	w1.bound_known = true;
+	w2.peak_bytes = 256 * MiB;
+	w2.baseline_bytes = 64 * MiB;
+	w2.anon_bytes = 250 * MiB;
+	w2.exact = false;
+	w2.bound_known = true;
+	w2.error_bound_bytes = 8192;
+	w2.inexact_reason = "lag";
+	w3.peak_bytes = 128 * MiB;
+	w3.baseline_bytes = 200 * MiB;
+	w3.exact = true;
+	w3.bound_known = true;
+	figure_merge(&run, &w1, true);
+	figure_merge(&run, &w2, false);
+	figure_merge(&run, &w3, false);
+	assert_int_equal(run.peak_bytes, 256 * MiB);
+	assert_int_equal(run.anon_bytes, 250 * MiB);
+	assert_int_equal(run.baseline_bytes, 10 * MiB);
+	assert_false(run.exact);
+	assert_true(run.bound_known);
+	assert_int_equal(run.error_bound_bytes, 8192);
+	assert_string_equal(run.inexact_reason, "lag");
+}
+
+/* A source with a figure only in the last window (rusage): that figure stands. */
+static void test_merge_unmeasured_windows(void **state)
+{
+	struct figure run = {}, w1 = { .source = "rusage" }, w2 = { .source = "rusage" };
+
+	(void)state;
+	w2.measured = true;
+	w2.peak_bytes = 5 * MiB;
+	w2.inexact_reason = "largest single process";
+	figure_merge(&run, &w1, true);
+	assert_false(run.measured);
+	figure_merge(&run, &w2, false);
+	assert_true(run.measured);
+	assert_int_equal(run.peak_bytes, 5 * MiB);
+	assert_string_equal(run.inexact_reason, "largest single process");
 }
 
 static void test_json_record(void **state)
 {
-	struct run_record r = measured_record();
+	struct fixture x;
 	char *s;
 
 	(void)state;
-	record_judge_exactness(&r, 558);
-	s = render(report_json, &r);
-	assert_non_null(strstr(s, "{\"source\":\"bpf\",\"exact\":false,\"error_bound_bytes\":2285568,"));
-	assert_non_null(strstr(s, "\"peak_bytes\":536870912,\"baseline_bytes\":0,\"growth_bytes\":536870912,"));
+	make_fixture(&x);
+	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 558);
+	s = render(report_json, &x.rec);
+	assert_non_null(strstr(s, "{\"record\":\"run\",\"windows\":1,\"start_s\":0,\"end_s\":2,"
+				  "\"source\":\"bpf\",\"exact\":false,\"error_bound_bytes\":2285568,"));
+	assert_non_null(strstr(s, "\"peak_bytes\":536870912,\"baseline_bytes\":0,\"growth_bytes\":536870912,"
+				  "\"peak_at_s\":1.5,"));
 	assert_non_null(strstr(s, "\"breakdown_at_peak\":{\"anon_bytes\":524288000,\"file_bytes\":12582912,\"shmem_bytes\":0}"));
+	assert_non_null(strstr(s, "\"other_sources\":[],\"not_used\":[]"));
 	assert_non_null(strstr(s, "\"argv\":[\"sh\",\"-c\",\"echo \\\"hi\\\"\\tthere\"]"));
 	assert_non_null(strstr(s, "\"exit_code\":3,\"signal\":null"));
 	assert_non_null(strstr(s, "\"rss_counters\":\"percpu\""));
-	assert_int_equal(s[strlen(s) - 1], '\n');
 	assert_ptr_equal(strchr(s, '\n'), s + strlen(s) - 1); /* one line */
 	free(s);
 }
 
-static void test_json_signal(void **state)
+static void test_json_window_and_others(void **state)
 {
-	struct run_record r = measured_record();
+	struct fixture x;
+	struct figure others[2] = {
+		{ .source = "cgroup-v1", .measured = true, .peak_bytes = 600 * MiB,
+		  .baseline_known = false, .scope = "cgroup", .inexact_reason = "page cache",
+		  .cgroup_path = "/sys/fs/cgroup/memory/peakbpf-1", .exclusive = true },
+		{ .source = "rusage", .measured = false, .inexact_reason = "whole run only" },
+	};
+	const char *skipped[] = { "proc: not needed" };
 	char *s;
 
 	(void)state;
-	r.wait_status = SIGKILL;        /* as waitpid reports a SIGKILL death */
-	record_judge_exactness(&r, 558);
-	s = render(report_json, &r);
+	make_fixture(&x);
+	x.rec.kind = "window";
+	x.rec.window = 2;
+	x.rec.others = others;
+	x.rec.n_others = 2;
+	x.rec.skipped = skipped;
+	x.rec.n_skipped = 1;
+	s = render(report_json, &x.rec);
+	assert_non_null(strstr(s, "{\"record\":\"window\",\"window\":2,"));
+	assert_non_null(strstr(s, "\"other_sources\":[{\"source\":\"cgroup-v1\",\"exact\":false,"
+				  "\"error_bound_bytes\":null,\"inexact_reason\":\"page cache\",\"scope\":\"cgroup\","
+				  "\"peak_bytes\":629145600,\"baseline_bytes\":null,\"growth_bytes\":null,"
+				  "\"cgroup\":\"/sys/fs/cgroup/memory/peakbpf-1\",\"exclusive\":true},"
+				  "{\"source\":\"rusage\",\"exact\":false,\"error_bound_bytes\":null,"
+				  "\"inexact_reason\":\"whole run only\",\"scope\":null,"
+				  "\"peak_bytes\":null,\"baseline_bytes\":null,\"growth_bytes\":null}]"));
+	assert_non_null(strstr(s, "\"not_used\":[\"proc: not needed\"]"));
+	free(s);
+}
+
+static void test_json_signal_and_attach(void **state)
+{
+	struct fixture x;
+	pid_t pids[] = { 7, 9 };
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	x.command.wait_status = SIGKILL;        /* as waitpid reports a SIGKILL death */
+	s = render(report_json, &x.rec);
 	assert_non_null(strstr(s, "\"exit_code\":null,\"signal\":9"));
+	free(s);
+
+	x.rec.command = NULL;
+	x.rec.attached = pids;
+	x.rec.n_attached = 2;
+	s = render(report_json, &x.rec);
+	assert_null(strstr(s, "\"command\""));
+	assert_non_null(strstr(s, "\"attached\":[7,9]"));
 	free(s);
 }
 
 /* Not measured is null in JSON and words in the summary, never 0. */
 static void test_not_measured_is_never_zero(void **state)
 {
-	struct run_record r = measured_record();
+	struct fixture x;
 	char *s;
 
 	(void)state;
-	r.measured = false;
-	r.source = "unavailable";
-	record_judge_exactness(&r, 0);
-	s = render(report_json, &r);
+	make_fixture(&x);
+	x.rec.primary = (struct figure){ .source = "unavailable", .inexact_reason = "no source could be used" };
+	s = render(report_json, &x.rec);
 	assert_non_null(strstr(s, "\"peak_bytes\":null,\"baseline_bytes\":null,\"growth_bytes\":null"));
 	assert_non_null(strstr(s, "\"error_bound_bytes\":null"));
 	free(s);
-	s = render(report_human, &r);
-	assert_non_null(strstr(s, "peak not measured"));
+	s = render(report_human, &x.rec);
+	assert_non_null(strstr(s, "peak not measured (no source could be used)"));
 	assert_null(strstr(s, "peak 0"));
 	free(s);
 }
 
 static void test_human_summary(void **state)
 {
-	struct run_record r = measured_record();
+	struct fixture x;
+	struct figure other = { .source = "cgroup-v1", .measured = true, .peak_bytes = 600 * MiB,
+				.scope = "the tree's own cgroup" };
 	char *s;
 
 	(void)state;
-	record_judge_exactness(&r, 558);
-	s = render(report_human, &r);
-	assert_non_null(strstr(s, "peakbpf: peak 512.0 MiB ± 2.2 MiB (bpf, not exact) at 1.500 s; baseline 0 B, growth 512.0 MiB\n"));
+	make_fixture(&x);
+	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 558);
+	x.rec.others = &other;
+	x.rec.n_others = 1;
+	s = render(report_human, &x.rec);
+	assert_non_null(strstr(s, "peakbpf: peak 512.0 MiB ± 2.2 MiB (bpf, not exact) at 1.500 s; "
+				  "baseline 0 B, growth 512.0 MiB\n"));
 	assert_non_null(strstr(s, "anon 500.0 MiB, file 12.0 MiB, shmem 0 B in 3 processes"));
+	assert_non_null(strstr(s, "  also: 600.0 MiB (cgroup-v1, not exact, error unknown) — the tree's own cgroup\n"));
 	assert_non_null(strstr(s, "command exited 3 after 2.000 s"));
 	assert_non_null(strstr(s, "once per address space"));
 	assert_null(strstr(s, "lost:"));
 	free(s);
 
-	r.drop_task_full = 2;
-	record_judge_exactness(&r, 558);
-	s = render(report_human, &r);
+	x.counters.drop_task_full = 2;
+	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 0);
+	s = render(report_human, &x.rec);
 	assert_non_null(strstr(s, "error unknown"));
 	assert_non_null(strstr(s, "lost: 0 mms and 2 processes"));
 	free(s);
 }
 
-static void test_human_exact(void **state)
+static void test_human_exact_and_window(void **state)
 {
-	struct run_record r = measured_record();
+	struct fixture x;
 	char *s;
 
 	(void)state;
-	r.exact = true;
-	r.bound_known = true;
-	s = render(report_human, &r);
+	make_fixture(&x);
+	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 0);
+	s = render(report_human, &x.rec);
 	assert_non_null(strstr(s, "peak 512.0 MiB (bpf, exact)"));
 	assert_null(strstr(s, "not exact"));
+	free(s);
+
+	x.rec.kind = "window";
+	x.rec.window = 3;
+	x.rec.start_s = 1.0;
+	x.rec.primary.baseline_bytes = 256 * MiB;
+	s = render(report_human_window, &x.rec);
+	assert_string_equal(s, "peakbpf: window 3 [1.000 s - 2.000 s]: peak 512.0 MiB (bpf, exact), "
+			       "baseline 256.0 MiB, growth 256.0 MiB, at 1.500 s\n");
 	free(s);
 }
 
@@ -228,15 +375,18 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_percpu_lag),
-		cmocka_unit_test(test_judge_percpu_bound),
+		cmocka_unit_test(test_judge_bound),
 		cmocka_unit_test(test_judge_exact),
 		cmocka_unit_test(test_judge_drops_make_bound_unknown),
 		cmocka_unit_test(test_judge_old_kernel),
+		cmocka_unit_test(test_merge_windows),
+		cmocka_unit_test(test_merge_unmeasured_windows),
 		cmocka_unit_test(test_json_record),
-		cmocka_unit_test(test_json_signal),
+		cmocka_unit_test(test_json_window_and_others),
+		cmocka_unit_test(test_json_signal_and_attach),
 		cmocka_unit_test(test_not_measured_is_never_zero),
 		cmocka_unit_test(test_human_summary),
-		cmocka_unit_test(test_human_exact),
+		cmocka_unit_test(test_human_exact_and_window),
 		cmocka_unit_test(test_privileges),
 	};
 

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "host.h"
+#include "peakbpf.h"
+#include "session.h"
+#include "sources.h"
+
+static void note(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->n_notes >= SESSION_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->n_notes], sizeof(s->notes[0]), fmt, ap);
+	va_end(ap);
+	s->note_ptrs[s->n_notes] = s->notes[s->n_notes];
+	s->n_notes++;
+}
+
+static void add_source(struct session *s, struct source *src)
+{
+	if (s->n_sources < SESSION_MAX_SOURCES)
+		s->sources[s->n_sources++] = src;
+	else
+		src->ops->destroy(src);
+}
+
+/* Why BPF cannot be used here, checked before trying: the answer names the fix. */
+static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
+{
+	if (!h->btf)
+		return "kernel has no BTF (/sys/kernel/btf/vmlinux): use a kernel built with CONFIG_DEBUG_INFO_BTF=y";
+	if (!bpf_privileges(capeff))
+		return "CAP_BPF and CAP_PERFMON missing: run as root, or grant them "
+		       "(setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add)";
+	return NULL;
+}
+
+static int open_bpf(struct session *s, const struct session_opts *o, char *why, size_t len)
+{
+	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode };
+	struct source *src;
+	int err = bpf_source_open(&bo, &s->host, &src);
+
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			snprintf(why, len, "the kernel refused to load the BPF programs (%s): "
+				 "run as root, or grant CAP_BPF and CAP_PERFMON", strerror(-err));
+		else
+			snprintf(why, len, "cannot load the BPF programs: %s (run with -v for the kernel's log)",
+				 strerror(-err));
+		return err;
+	}
+	s->bpf = src;
+	add_source(s, src);
+	return 0;
+}
+
+/* A cgroup the tree does not own is only a last resort. */
+static bool cgroup_exclusive(struct source *src);
+
+int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
+{
+	struct source_opts so = {
+		.cgroup_root = o->cgroup_root,
+		.command_mode = o->command_mode,
+		.sample_interval_ns = o->sample_interval_ns,
+	};
+	struct session *s;
+	struct source *src, *shared_cgroup = NULL;
+	uint64_t capeff = host_effective_caps();
+	const char *no_bpf;
+	char reason[192];
+	int err = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	host_facts_fill(&s->host, capeff);
+	s->host.rss_percpu = true;
+	no_bpf = bpf_unusable(&s->host, capeff);
+
+	switch (o->source) {
+	case SOURCE_BPF:
+		if (no_bpf) {
+			snprintf(why, whylen, "%s", no_bpf);
+			err = -EPERM;
+			goto cleanup;
+		}
+		err = open_bpf(s, o, why, whylen);
+		goto cleanup;
+	case SOURCE_CGROUP:
+		err = cgroup_source_open(&so, &src, why, whylen);
+		if (!err)
+			add_source(s, src);
+		goto cleanup;
+	case SOURCE_PROC:
+		err = proc_source_open(&so, &src, why, whylen);
+		if (!err)
+			add_source(s, src);
+		goto cleanup;
+	case SOURCE_RUSAGE:
+		err = rusage_source_open(&so, &src, why, whylen);
+		if (!err)
+			add_source(s, src);
+		goto cleanup;
+	case SOURCE_AUTO:
+		break;
+	}
+
+	/* auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
+	 * cgroup and rusage figures cost nothing more, so they are read beside
+	 * a better source and recorded as other_sources. */
+	if (no_bpf)
+		note(s, "bpf: %s", no_bpf);
+	else if (open_bpf(s, o, reason, sizeof(reason)))
+		note(s, "bpf: %s", reason);
+	if (cgroup_source_open(&so, &src, reason, sizeof(reason)) == 0) {
+		if (cgroup_exclusive(src))
+			add_source(s, src);
+		else
+			shared_cgroup = src;
+	} else {
+		note(s, "cgroup: %s", reason);
+	}
+	if (!s->bpf) {
+		if (proc_source_open(&so, &src, reason, sizeof(reason)) == 0)
+			add_source(s, src);
+		else
+			note(s, "proc: %s", reason);
+	}
+	if (shared_cgroup) {
+		if (o->command_mode)
+			note(s, "cgroup: could not make a cgroup of its own; the shared one's figure is a last resort");
+		add_source(s, shared_cgroup);
+	}
+	if (o->command_mode) {
+		if (rusage_source_open(&so, &src, reason, sizeof(reason)) == 0)
+			add_source(s, src);
+		else
+			note(s, "rusage: %s", reason);
+	}
+	err = 0;
+cleanup:
+	if (err) {
+		session_close(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+static bool cgroup_exclusive(struct source *src)
+{
+	/* Known at open: whether it made a cgroup of its own. */
+	return cgroup_source_is_exclusive(src);
+}
+
+/* Drop source i (a secondary that failed), noting why. */
+static void drop_source(struct session *s, size_t i, const char *what, int err)
+{
+	struct source *src = s->sources[i];
+
+	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
+	if (src == s->bpf)
+		s->bpf = NULL;
+	src->ops->destroy(src);
+	memmove(&s->sources[i], &s->sources[i + 1], (s->n_sources - i - 1) * sizeof(s->sources[0]));
+	s->n_sources--;
+}
+
+int session_add_root(struct session *s, pid_t pid)
+{
+	size_t i = 0;
+
+	while (i < s->n_sources) {
+		int err = s->sources[i]->ops->add_root(s->sources[i], pid);
+
+		if (err && i == 0)
+			return err;
+		if (err)
+			drop_source(s, i, "adding the process", err);
+		else
+			i++;
+	}
+	return 0;
+}
+
+int session_start(struct session *s)
+{
+	size_t i = 0;
+
+	while (i < s->n_sources) {
+		int err = s->sources[i]->ops->start(s->sources[i]);
+
+		if (err && i == 0)
+			return err;
+		if (err)
+			drop_source(s, i, "starting", err);
+		else
+			i++;
+	}
+	return 0;
+}
+
+void session_fill_context(struct session *s, struct record *rec)
+{
+	if (s->bpf) {
+		bpf_source_counters(s->bpf, &s->counters);
+		rec->counters = &s->counters;
+	} else {
+		rec->counters = NULL;
+	}
+	rec->host = &s->host;
+	rec->skipped = s->note_ptrs;
+	rec->n_skipped = s->n_notes;
+}
+
+int session_close_window(struct session *s, struct record *rec)
+{
+	size_t i, primary = 0;
+	bool found = false;
+
+	for (i = 0; i < s->n_sources; i++) {
+		struct figure *f = &s->figures[i];
+		int err = s->sources[i]->ops->close_window(s->sources[i], f);
+
+		if (err) {
+			memset(f, 0, sizeof(*f));
+			f->source = s->sources[i]->name;
+			f->inexact_reason = "reading failed";
+		}
+		if (!found && f->measured) {
+			primary = i;
+			found = true;
+		}
+	}
+	session_fill_context(s, rec);
+	if (s->n_sources == 0) {
+		memset(&rec->primary, 0, sizeof(rec->primary));
+		rec->primary.source = "unavailable";
+		rec->primary.inexact_reason = "no source could be used";
+		rec->others = NULL;
+		rec->n_others = 0;
+		return 0;
+	}
+	rec->primary = s->figures[primary];
+	rec->n_others = 0;
+	for (i = 0; i < s->n_sources; i++)
+		if (i != primary)
+			s->others[rec->n_others++] = s->figures[i];
+	rec->others = s->others;
+	return 0;
+}
+
+void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru)
+{
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->ops->command_exited)
+			s->sources[i]->ops->command_exited(s->sources[i], pid, ru);
+}
+
+int64_t session_procs_live(struct session *s)
+{
+	return s->bpf ? bpf_source_procs_live(s->bpf) : -1;
+}
+
+void session_close(struct session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_sources; i++)
+		s->sources[i]->ops->destroy(s->sources[i]);
+	free(s);
+}

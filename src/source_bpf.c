@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+/* The bpf source: the kernel-side tracker behind the source interface. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "peakbpf.h"
+#include "report.h"
+
+struct bpf_source {
+	struct source base;
+	struct tracker *tracker;
+	bool command_mode;
+	const struct host_facts *host;
+	__s64 window_start_sum;         /* pages: the baseline of the open window */
+	struct tree_reading last;       /* the last reading, for counters */
+};
+
+static struct bpf_source *to_bpf(struct source *s)
+{
+	return (struct bpf_source *)s;
+}
+
+static int bpf_add_root(struct source *s, pid_t pid)
+{
+	struct bpf_source *b = to_bpf(s);
+	__u32 tgid = 0;
+	int err;
+
+	/* The command waits before exec: its mm is still peakbpf's copy. */
+	err = tracker_add_roots(b->tracker, &pid, 1, !b->command_mode, &tgid);
+	if (err)
+		return err;
+	return tgid ? 0 : -ESRCH;
+}
+
+static int bpf_start(struct source *s)
+{
+	struct bpf_source *b = to_bpf(s);
+	int err = tracker_close_window(b->tracker, &b->last);
+
+	if (err)
+		return err;
+	b->window_start_sum = b->last.window_end_sum;
+	return 0;
+}
+
+static uint64_t pages_to_bytes(__s64 pages, long page_size)
+{
+	return pages > 0 ? (uint64_t)pages * (uint64_t)page_size : 0;
+}
+
+static int bpf_close_window(struct source *s, struct figure *f)
+{
+	struct bpf_source *b = to_bpf(s);
+	const struct tree_state *t = &b->last.tree;
+	struct bpf_counters c;
+	long page = b->host->page_size;
+	int err;
+
+	err = tracker_close_window(b->tracker, &b->last);
+	if (err)
+		return err;
+	memset(f, 0, sizeof(*f));
+	f->source = "bpf";
+	f->scope = "summed RSS of the tree, every change seen in the kernel";
+	f->measured = true;
+	f->peak_bytes = pages_to_bytes(t->peak_pages, page);
+	f->baseline_known = true;
+	f->baseline_bytes = pages_to_bytes(b->window_start_sum, page);
+	f->has_detail = true;
+	f->peak_mono_ns = t->peak_ns;
+	f->file_bytes = pages_to_bytes(t->peak_breakdown[RSS_FILE], page);
+	f->anon_bytes = pages_to_bytes(t->peak_breakdown[RSS_ANON], page);
+	f->shmem_bytes = pages_to_bytes(t->peak_breakdown[RSS_SHMEM], page);
+	f->procs_at_peak = t->peak_procs;
+	f->mms_at_peak = t->peak_mms;
+	if (b->last.holders_err == 0) {
+		figure_set_holders(f, b->last.holders, b->last.holders_info.count, page);
+		f->holders_truncated = b->last.holders_info.truncated;
+		f->holders_at_bytes = pages_to_bytes(b->last.holders_info.sum_pages, page);
+	}
+	b->window_start_sum = b->last.window_end_sum;
+	bpf_source_counters(s, &c);
+	figure_judge_bpf(f, &c, b->host, t->bound_pages);
+	return 0;
+}
+
+static void bpf_destroy(struct source *s)
+{
+	struct bpf_source *b = to_bpf(s);
+
+	if (!b)
+		return;
+	tracker_close(b->tracker);
+	free(b);
+}
+
+static const struct source_ops bpf_ops = {
+	.add_root = bpf_add_root,
+	.start = bpf_start,
+	.close_window = bpf_close_window,
+	.destroy = bpf_destroy,
+};
+
+int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
+{
+	struct tracker_opts topts = { .max_tracked = o->max_tracked };
+	struct bpf_source *b;
+	int err;
+
+	*out = NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	err = tracker_open(&topts, &b->tracker);
+	if (err) {
+		free(b);
+		return err;
+	}
+	b->base.ops = &bpf_ops;
+	b->base.name = "bpf";
+	b->command_mode = o->command_mode;
+	b->host = host;
+	host->teardown_hook = tracker_teardown_hook(b->tracker);
+	host->rss_percpu = tracker_rss_is_percpu(b->tracker);
+	host->exact_path_err = tracker_exact_path(b->tracker);
+	*out = &b->base;
+	return 0;
+}
+
+void bpf_source_counters(struct source *s, struct bpf_counters *c)
+{
+	struct bpf_source *b = to_bpf(s);
+	struct tree_reading now;
+	const struct tree_state *t = &now.tree;
+
+	memset(c, 0, sizeof(*c));
+	if (tracker_read(b->tracker, &now))
+		return;
+	c->events = t->events;
+	c->missed_events = now.missed_events;
+	c->drop_mm_full = t->drop_mm_full;
+	c->drop_task_full = t->drop_task_full;
+	c->peak_races = t->peak_races;
+	c->mms_entered = t->mms_entered;
+	c->procs_entered = t->procs_entered;
+	c->mms_left = now.mm_entries;
+	c->procs_left = now.task_entries;
+	c->exact_reads = t->exact_reads;
+	c->cheap_reads = t->cheap_reads;
+}
+
+int64_t bpf_source_procs_live(struct source *s)
+{
+	struct tree_reading now;
+
+	if (tracker_read(to_bpf(s)->tracker, &now))
+		return -1;
+	return now.tree.procs_live;
+}
