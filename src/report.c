@@ -366,11 +366,12 @@ void report_human(const struct record *r, FILE *out)
 			format_bytes(f->peak_bytes - f->baseline_bytes, growth, sizeof(growth)));
 	fputc('\n', out);
 	if (f->measured && f->has_detail)
-		fprintf(out, "  at the peak: anon %s, file %s, shmem %s in %lld processes (%lld address spaces)\n",
+		fprintf(out, "  at the peak: anon %s, file %s, shmem %s in %lld process%s (%lld address space%s)\n",
 			format_bytes(f->anon_bytes, a, sizeof(a)),
 			format_bytes(f->file_bytes, fl, sizeof(fl)),
 			format_bytes(f->shmem_bytes, s, sizeof(s)),
-			(long long)f->procs_at_peak, (long long)f->mms_at_peak);
+			(long long)f->procs_at_peak, f->procs_at_peak == 1 ? "" : "es",
+			(long long)f->mms_at_peak, f->mms_at_peak == 1 ? "" : "s");
 	if (f->measured && !f->exact && f->inexact_reason)
 		fprintf(out, "  not exact: %s\n", f->inexact_reason);
 	if (f->measured && f->has_holders && r->top && f->n_holders) {

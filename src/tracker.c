@@ -91,6 +91,7 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	struct tracker *t = NULL;
 	struct btf *vmlinux = NULL;
 	__u32 max = opts && opts->max_tracked ? opts->max_tracked : DEFAULT_MAX_TRACKED;
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = "/sys/kernel/btf/vmlinux");
 	bool has_exit_mmap_tp;
 	int err, ncpus;
 
@@ -103,7 +104,10 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 		err = -errno;
 		goto cleanup;
 	}
-	t->skel = tracker_bpf__open();
+	/* CO-RE against vmlinux's BTF alone: without CAP_SYS_ADMIN, libbpf
+	 * 1.1 fails on listing kernel modules' BTF (BPF_BTF_GET_NEXT_ID),
+	 * and nothing peakbpf reads lives in a module. */
+	t->skel = tracker_bpf__open_opts(&open_opts);
 	if (!t->skel) {
 		err = -errno;
 		goto cleanup;

@@ -263,6 +263,10 @@ static void ready_and_wait(int ready_fd, int go_fd)
 
 typedef int (*child_fn)(const struct opts *o, void *arg, int ready_fd, int go_fd);
 
+/* Which of fan_out's children this process is (0-based), for shapes whose
+ * children differ; set before each fork, so each child keeps its own. */
+static uint64_t child_index;
+
 static int fan_out(const struct opts *o, child_fn fn, void *arg)
 {
 	int ready[2], go[2], rc = 0;
@@ -276,7 +280,10 @@ static int fan_out(const struct opts *o, child_fn fn, void *arg)
 		return fail("pipe");
 	}
 	for (started = 0; started < o->count; started++) {
-		pid_t pid = fork_child();
+		pid_t pid;
+
+		child_index = started;
+		pid = fork_child();
 
 		if (pid < 0) {
 			rc = 1;
@@ -366,6 +373,25 @@ static int late_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
 static int run_late_children(const struct opts *o)
 {
 	return fan_out(o, late_child, NULL);
+}
+
+/* Child i holds S * 2^i, all at once: sizes that tell the children apart. */
+static int ladder_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	uint64_t len = o->size << child_index;
+	char *b = alloc_block(len);
+
+	(void)arg;
+	if (!b)
+		return 1;
+	ready_and_wait(ready_fd, go_fd);
+	free_block(b, len);
+	return 0;
+}
+
+static int run_ladder(const struct opts *o)
+{
+	return fan_out(o, ladder_child, NULL);
 }
 
 static int shared_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
@@ -935,6 +961,7 @@ static uint64_t exp_s(const struct opts *o) { return o->size; }
 static uint64_t exp_2s(const struct opts *o) { return 2 * o->size; }
 static uint64_t exp_4s(const struct opts *o) { return 4 * o->size; }
 static uint64_t exp_ns(const struct opts *o) { return o->count * o->size; }
+static uint64_t exp_ladder(const struct opts *o) { return ((1ULL << o->count) - 1) * o->size; }
 
 static uint64_t exp_storm(const struct opts *o)
 {
@@ -958,6 +985,8 @@ static const struct shape shapes[] = {
 	  "N children hold S at the same time for T; expect N*S" },
 	{ "late-children", run_late_children, exp_ns, 4,
 	  "N children idle T, then hold S at the same time for T; expect N*S" },
+	{ "ladder", run_ladder, exp_ladder, 3,
+	  "N children hold S, 2*S, 4*S, ... at the same time for T; expect (2^N - 1)*S" },
 	{ "chain", run_chain, exp_ns, 4,
 	  "N generations (each forks the next, then allocates) hold S at once; expect N*S" },
 	{ "threads", run_threads, exp_ns, 4,
@@ -1132,6 +1161,10 @@ int main(int argc, char **argv)
 	}
 	if (!have_count)
 		o.count = shape->default_count;
+	if (shape->run == run_ladder && o.count > 16) {
+		fprintf(stderr, "workload: ladder takes at most 16 children (-n)\n");
+		return 2;
+	}
 	o.size = (o.size + page - 1) / page * page; /* what mmap really maps */
 	expected = shape->expected(&o);
 

@@ -15,6 +15,8 @@ trap 'rm -rf "$TMP"' EXIT
 TESTS=""
 . "$here/test_command.sh"
 . "$here/test_attach.sh"
+. "$here/test_sources.sh"
+. "$here/test_exact.sh"
 
 echo "integration: $(uname -r), $(nproc 2>/dev/null || echo '?') CPUs"
 why=""

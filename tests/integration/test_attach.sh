@@ -151,7 +151,11 @@ t_sigkill_keeps_windows() {
 	wl=$!
 	"$PEAKBPF" -q -o "$TMP/killed.jsonl" -i 200ms -p "$wl" 2>/dev/null &
 	pb=$!
-	sleep 1.1
+	i=0
+	while [ "$(grep -c window "$TMP/killed.jsonl" 2>/dev/null)" -lt 3 ] && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	kill -KILL "$pb"
 	wait "$pb" 2>/dev/null
 	kill "$wl"
