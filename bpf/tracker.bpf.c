@@ -29,6 +29,7 @@ const volatile bool attribution = true;         /* bpf_for_each_map_elem (5.13+)
 const volatile __s64 counter_lag_pages = 0;     /* max lag of a cheap read */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
 const volatile __s64 snap_step_min_pages = 256; /* snapshot step floor */
+const volatile bool record_sums = false;        /* --compare-sampler */
 
 struct tree_state trees[MAX_TREES];
 struct holder holders[MAX_HOLDERS];     /* tree 0's latest peak snapshot */
@@ -39,6 +40,12 @@ volatile __u64 addr_scratch;
 /* peakbpf's PID namespace and its level, set by enter_existing. */
 __u64 caller_pidns;
 __u32 caller_pidns_level;
+
+/* Every change of tree 0's sum, when record_sums is set. Sized by userspace. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} sum_events SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -177,12 +184,31 @@ static __always_inline void raise_peak(struct tree_state *t, __u32 tree, __s64 s
 	COUNT(&t->peak_races, 1);
 }
 
+/* Userspace drains the ring on a timer: no wakeup per event. */
+static __always_inline void record_sum(struct tree_state *t, __s64 sum)
+{
+	struct sum_event *e = bpf_ringbuf_reserve(&sum_events, sizeof(*e), 0);
+
+	if (!e) {
+		COUNT(&t->record_drops, 1);
+		return;
+	}
+	e->ns = bpf_ktime_get_ns();
+	e->sum_pages = sum;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline void add_to_tree(struct tree_state *t, __u32 tree, int slot, __s64 delta)
 {
+	__s64 sum;
+
 	if (!delta || slot < 0 || slot >= RSS_SLOTS)
 		return;
 	atomic_add(&t->pages[slot], delta);
-	raise_peak(t, tree, atomic_add_return(&t->sum_pages, delta));
+	sum = atomic_add_return(&t->sum_pages, delta);
+	if (record_sums && tree == 0)
+		record_sum(t, sum);
+	raise_peak(t, tree, sum);
 }
 
 static __always_inline void max_store(__s64 *dst, __s64 v)

@@ -95,6 +95,13 @@ struct tree_state {
 	__u32 snap_count;
 	__u32 snap_truncated;               /* more mms than MAX_HOLDERS */
 	__u64 snapshots;                    /* snapshots taken, for the cost */
+	__u64 record_drops;                 /* sum changes the ring buffer had no room for */
+};
+
+/* One change of tree 0's sum, recorded for --compare-sampler. */
+struct sum_event {
+	__u64 ns;
+	__s64 sum_pages;
 };
 
 #endif

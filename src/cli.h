@@ -11,6 +11,7 @@
 #include "session.h"
 
 #define CLI_MAX_PIDS 64
+#define CLI_MAX_SAMPLERS 8
 
 struct options {
 	bool json;              /* JSON record on stdout */
@@ -27,6 +28,8 @@ struct options {
 	uint64_t sample_interval_ns;    /* proc sampler period; 0: default */
 	const char *cgroup_root;
 	unsigned top;           /* -t: processes listed at the peak */
+	uint64_t samplers_ns[CLI_MAX_SAMPLERS]; /* --compare-sampler intervals */
+	size_t n_samplers;
 };
 
 enum cli_action {

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "peakbpf.h"
 #include "report.h"
+#include "sampler_model.h"
 #include "session.h"
 #include "status.h"
 
@@ -50,7 +51,67 @@ struct run {
 	/* attach mode */
 	int pidfds[CLI_MAX_PIDS];
 	size_t roots_alive;
+	/* --compare-sampler */
+	struct sum_trace trace;
+	uint64_t record_drops;
+	struct sampler_report sampler;
 };
+
+#define RECORD_RING_BYTES (32U << 20)   /* ~1.4 M changes between drains */
+#define RECORD_DRAIN_MS 20
+#define TRACE_RESOLUTION_NS 10000ULL    /* 10 us */
+
+static bool recording(const struct run *r)
+{
+	return r->opts->n_samplers && r->session->bpf;
+}
+
+static void drain_trace(struct run *r)
+{
+	if (recording(r) && bpf_source_drain_trace(r->session->bpf, &r->trace, &r->record_drops))
+		fprintf(stderr, "peakbpf: reading the record of the sum failed\n");
+}
+
+/* --compare-sampler: model each interval over the whole run, and check a
+ * real /proc sampler at the first interval against the model. */
+static void compute_sampler_report(struct run *r, const struct figure *bpf, uint64_t end_ns)
+{
+	struct sampler_report *s = &r->sampler;
+	uint64_t page = (uint64_t)r->session->host.page_size;
+
+	memset(s, 0, sizeof(*s));
+	s->true_peak_bytes = bpf->peak_bytes;
+	s->resolution_ns = TRACE_RESOLUTION_NS;
+	s->record_drops = r->record_drops;
+	for (size_t i = 0; i < r->opts->n_samplers && i < REPORT_MAX_SAMPLERS; i++) {
+		struct sampler_stats st;
+
+		if (sampler_distribution(&r->trace, r->t0_ns, end_ns, r->opts->samplers_ns[i],
+					 (int64_t)(bpf->peak_bytes / page), &st))
+			continue;
+		s->at[s->n].interval_ns = st.interval_ns;
+		s->at[s->n].phase_step_ns = st.phase_step_ns;
+		s->at[s->n].phases = st.phases;
+		s->at[s->n].worst_bytes = st.worst > 0 ? (uint64_t)st.worst * page : 0;
+		s->at[s->n].median_bytes = st.median > 0 ? (uint64_t)st.median * page : 0;
+		s->at[s->n].best_bytes = st.best > 0 ? (uint64_t)st.best * page : 0;
+		s->at[s->n].p_within_5pct = st.p_within_5pct;
+		s->n++;
+	}
+	for (size_t i = 0; i < r->session->n_sources; i++) {
+		const struct figure *f = &r->run_figs[i];
+		uint64_t tol = 2 * 1024 * 1024 + bpf->peak_bytes / 50;
+
+		if (strcmp(f->source, "proc") || !f->measured || !s->n)
+			continue;
+		s->real_measured = true;
+		s->real_interval_ns = f->interval_ns;
+		s->real_peak_bytes = f->peak_bytes;
+		s->real_samples = f->samples;
+		s->real_within = f->peak_bytes + tol >= s->at[0].worst_bytes &&
+				 f->peak_bytes <= s->at[0].best_bytes + tol;
+	}
+}
 
 /* Signals handled synchronously through a signalfd: the command's end,
  * the ones passed on to the command, and SIGUSR1 (close a window). */
@@ -192,6 +253,11 @@ static void report_run(struct run *r)
 	rec.n_others = n;
 	rec.windows = r->windows;
 	fill_common(r, &rec, r->window_start_ns);
+	if (recording(r) && !strcmp(rec.primary.source, "bpf")) {
+		drain_trace(r);
+		compute_sampler_report(r, &rec.primary, r->window_start_ns);
+		rec.sampler = &r->sampler;
+	}
 	rec.start_s = 0;
 	if (!r->opts->quiet)
 		report_human(&rec, stderr);
@@ -241,6 +307,11 @@ static int event_loop(struct run *r, int *status, struct rusage *ru)
 			wake = r->next_window_ns;
 		if (r->deadline_ns && r->deadline_ns < wake)
 			wake = r->deadline_ns;
+		if (recording(r)) {
+			drain_trace(r);
+			if (now + RECORD_DRAIN_MS * 1000000ULL < wake)
+				wake = now + RECORD_DRAIN_MS * 1000000ULL;
+		}
 		if (wake != UINT64_MAX)
 			timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
 		fds[nfds++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
@@ -328,6 +399,8 @@ static int run(const struct options *o)
 		.max_tracked = o->max_tracked,
 		.sample_interval_ns = o->sample_interval_ns,
 		.cgroup_root = o->cgroup_root,
+		.record_ring_bytes = o->n_samplers ? RECORD_RING_BYTES : 0,
+		.with_proc = o->n_samplers > 0,
 	};
 	struct run r = { .opts = o, .sigfd = -1, .windowed = o->interval_ns != 0 };
 	struct rusage ru = {};
@@ -339,6 +412,9 @@ static int run(const struct options *o)
 
 	for (size_t i = 0; i < CLI_MAX_PIDS; i++)
 		r.pidfds[i] = -1;
+	trace_init(&r.trace, TRACE_RESOLUTION_NS);
+	if (o->n_samplers && !o->sample_interval_ns)
+		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
 	if (o->output) {        /* fail before running anything */
 		r.out = fopen(o->output, "we");
 		if (!r.out) {
@@ -354,6 +430,10 @@ static int run(const struct options *o)
 	}
 	for (size_t i = 0; i < r.session->n_notes && !o->quiet; i++)
 		fprintf(stderr, "peakbpf: notice: %s\n", r.session->note_ptrs[i]);
+	if (o->n_samplers && !r.session->bpf) {
+		fprintf(stderr, "peakbpf: --compare-sampler needs the bpf source, which cannot be used here\n");
+		goto cleanup;
+	}
 
 	handled_signals(&set);
 	sigprocmask(SIG_BLOCK, &set, &oldmask);
@@ -379,6 +459,8 @@ static int run(const struct options *o)
 			goto cleanup;   /* closing the gate makes the child exit */
 		}
 		r.t0_ns = r.window_start_ns = monotonic_ns();
+		if (recording(&r))
+			trace_add(&r.trace, r.t0_ns, bpf_source_window_start_pages(r.session->bpf));
 		if (write(gate_fd, "g", 1) != 1) {
 			fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
 			goto cleanup;
@@ -401,6 +483,8 @@ static int run(const struct options *o)
 		if (attach_roots(&r) || session_start(r.session))
 			goto cleanup;
 		r.t0_ns = r.window_start_ns = monotonic_ns();
+		if (recording(&r))
+			trace_add(&r.trace, r.t0_ns, bpf_source_window_start_pages(r.session->bpf));
 		if (o->duration_ns)
 			r.deadline_ns = r.t0_ns + o->duration_ns;
 	}
@@ -450,6 +534,7 @@ cleanup:
 	if (r.sigfd >= 0)
 		close(r.sigfd);
 	session_close(r.session);
+	trace_free(&r.trace);
 	if (r.out)
 		fclose(r.out);
 	return ret;

@@ -17,7 +17,11 @@ struct tracker;
 
 struct tracker_opts {
 	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
+	__u32 record_ring_bytes;        /* record every change of the sum in a ring
+					   of this size (a power of 2 of pages); 0: off */
 };
+
+typedef int (*tracker_sum_fn)(void *ctx, __u64 ns, __s64 sum_pages);
 
 /* The latest snapshot of who held the tree's memory. */
 struct holders_info {
@@ -61,6 +65,8 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed);
  * bpf_for_each_map_elem (before 5.13). */
 int tracker_read_holders(struct tracker *t, struct holder *out, size_t max, struct holders_info *info);
 bool tracker_has_attribution(const struct tracker *t);
+/* Hand every recorded change of the sum, oldest first, to fn. */
+int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx);
 /* CLOCK_MONOTONIC in ns, the clock of the kernel side's timestamps. */
 __u64 monotonic_ns(void);
 int tracker_read(struct tracker *t, struct tree_reading *out);
@@ -83,6 +89,7 @@ struct bpf_counters;
 
 struct bpf_source_opts {
 	__u32 max_tracked;
+	__u32 record_ring_bytes;
 	bool command_mode;      /* roots are commands stopped before exec */
 };
 
@@ -92,5 +99,10 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
 void bpf_source_counters(struct source *s, struct bpf_counters *c);
 /* Processes of the tree alive now, or -1. */
 int64_t bpf_source_procs_live(struct source *s);
+/* --compare-sampler: drain the record into the trace (pages); drops so far. */
+struct sum_trace;
+int bpf_source_drain_trace(struct source *s, struct sum_trace *trace, uint64_t *drops);
+/* The open window's baseline, pages. */
+int64_t bpf_source_window_start_pages(struct source *s);
 
 #endif

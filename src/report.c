@@ -234,6 +234,41 @@ static void json_command(struct json_writer *w, const struct command_facts *c)
 	json_end_object(w);
 }
 
+static void json_sampler(struct json_writer *w, const struct sampler_report *s)
+{
+	json_key(w, "sampler_check");
+	json_begin_object(w);
+	json_kv_uint(w, "true_peak_bytes", s->true_peak_bytes);
+	json_kv_double(w, "resolution_s", (double)s->resolution_ns / 1e9, 6);
+	json_kv_uint(w, "record_drops", s->record_drops);
+	json_key(w, "intervals");
+	json_begin_array(w);
+	for (size_t i = 0; i < s->n; i++) {
+		json_begin_object(w);
+		json_kv_double(w, "interval_s", (double)s->at[i].interval_ns / 1e9, 6);
+		json_kv_uint(w, "phases", s->at[i].phases);
+		json_kv_uint(w, "worst_bytes", s->at[i].worst_bytes);
+		json_kv_uint(w, "median_bytes", s->at[i].median_bytes);
+		json_kv_uint(w, "best_bytes", s->at[i].best_bytes);
+		json_kv_uint(w, "worst_miss_bytes", s->true_peak_bytes - s->at[i].worst_bytes);
+		json_kv_double(w, "p_within_5pct", s->at[i].p_within_5pct, 4);
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_key(w, "real_sampler");
+	if (s->real_measured) {
+		json_begin_object(w);
+		json_kv_double(w, "interval_s", (double)s->real_interval_ns / 1e9, 6);
+		json_kv_uint(w, "peak_bytes", s->real_peak_bytes);
+		json_kv_uint(w, "samples", s->real_samples);
+		json_kv_bool(w, "within_computed_range", s->real_within);
+		json_end_object(w);
+	} else {
+		json_null(w);
+	}
+	json_end_object(w);
+}
+
 static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 {
 	json_key(w, "counters");
@@ -306,6 +341,8 @@ void report_json(const struct record *r, FILE *out)
 			json_int(&w, r->attached[i]);
 		json_end_array(&w);
 	}
+	if (r->sampler)
+		json_sampler(&w, r->sampler);
 	if (r->counters)
 		json_counters(&w, r->counters);
 	if (r->host)
@@ -348,6 +385,33 @@ void report_human_window(const struct record *r, FILE *out)
 	if (f->measured && f->has_detail)
 		fprintf(out, ", at %.3f s", since(r->t0_ns, f->peak_mono_ns));
 	fputc('\n', out);
+}
+
+static void human_sampler(const struct sampler_report *s, FILE *out)
+{
+	char iv[32], w[32], m[32], b[32], miss[32];
+
+	fprintf(out, "  a periodic sampler would have reported (every phase, from the exact record):\n");
+	for (size_t i = 0; i < s->n; i++) {
+		uint64_t missed = s->true_peak_bytes - s->at[i].worst_bytes;
+
+		fprintf(out, "    every %-8s worst %s (misses %s, %.1f %%), median %s, best %s; within 5 %% in %.1f %% of phases\n",
+			format_duration(s->at[i].interval_ns, iv, sizeof(iv)),
+			format_bytes(s->at[i].worst_bytes, w, sizeof(w)),
+			format_bytes(missed, miss, sizeof(miss)),
+			s->true_peak_bytes ? 100.0 * (double)missed / (double)s->true_peak_bytes : 0.0,
+			format_bytes(s->at[i].median_bytes, m, sizeof(m)),
+			format_bytes(s->at[i].best_bytes, b, sizeof(b)),
+			100.0 * s->at[i].p_within_5pct);
+	}
+	if (s->real_measured)
+		fprintf(out, "    a real /proc sampler every %s read %s in %llu samples (%s the computed range)\n",
+			format_duration(s->real_interval_ns, iv, sizeof(iv)),
+			format_bytes(s->real_peak_bytes, w, sizeof(w)),
+			(unsigned long long)s->real_samples, s->real_within ? "inside" : "OUTSIDE");
+	if (s->record_drops)
+		fprintf(out, "    %llu changes were not recorded (ring full): the model is approximate\n",
+			(unsigned long long)s->record_drops);
 }
 
 void report_human(const struct record *r, FILE *out)
@@ -397,6 +461,8 @@ void report_human(const struct record *r, FILE *out)
 	}
 	for (i = 0; i < r->n_skipped; i++)
 		fprintf(out, "  not used: %s\n", r->skipped[i]);
+	if (r->sampler)
+		human_sampler(r->sampler, out);
 	if (r->command) {
 		const struct command_facts *c = r->command;
 		char wall[32], ex[96];

@@ -39,6 +39,29 @@ struct command_facts {
 	int64_t descendants_alive;      /* tree processes alive when it exited, -1 unknown */
 };
 
+#define REPORT_MAX_SAMPLERS 8
+
+/* --compare-sampler: what samplers at each interval would have reported. */
+struct sampler_report {
+	size_t n;
+	struct {
+		uint64_t interval_ns;
+		uint64_t phase_step_ns;
+		size_t phases;
+		uint64_t worst_bytes, median_bytes, best_bytes;
+		double p_within_5pct;
+	} at[REPORT_MAX_SAMPLERS];
+	uint64_t true_peak_bytes;
+	uint64_t resolution_ns;
+	uint64_t record_drops;          /* changes not recorded: the model is then approximate */
+	/* the real /proc sampler at the first interval, as a check */
+	bool real_measured;
+	uint64_t real_interval_ns;
+	uint64_t real_peak_bytes;
+	uint64_t real_samples;
+	bool real_within;               /* inside [worst, best], with a small tolerance */
+};
+
 struct record {
 	const char *kind;               /* "window" or "run" */
 	unsigned window;                /* 1-based window number; 0 for the run */
@@ -56,6 +79,7 @@ struct record {
 	const struct bpf_counters *counters;    /* NULL without the bpf source */
 	const struct host_facts *host;
 	unsigned top;                   /* holders to list (-t) */
+	const struct sampler_report *sampler;   /* run record with --compare-sampler */
 };
 
 /*

@@ -43,7 +43,8 @@ static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
 
 static int open_bpf(struct session *s, const struct session_opts *o, char *why, size_t len)
 {
-	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode };
+	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode,
+				      .record_ring_bytes = o->record_ring_bytes };
 	struct source *src;
 	int err = bpf_source_open(&bo, &s->host, &src);
 
@@ -94,6 +95,8 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 			goto cleanup;
 		}
 		err = open_bpf(s, o, why, whylen);
+		if (!err && o->with_proc && proc_source_open(&so, &src, reason, sizeof(reason)) == 0)
+			add_source(s, src);
 		goto cleanup;
 	case SOURCE_CGROUP:
 		err = cgroup_source_open(&so, &src, why, whylen);
@@ -129,7 +132,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	} else {
 		note(s, "cgroup: %s", reason);
 	}
-	if (!s->bpf) {
+	if (!s->bpf || o->with_proc) {
 		if (proc_source_open(&so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else

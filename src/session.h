@@ -28,6 +28,8 @@ struct session_opts {
 	uint32_t max_tracked;
 	uint64_t sample_interval_ns;    /* proc sampler; 0: 100 ms */
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
+	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (--compare-sampler) */
+	bool with_proc;                 /* also run the /proc sampler beside bpf */
 };
 
 #define SESSION_MAX_SOURCES 4

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "peakbpf.h"
 #include "report.h"
+#include "sampler_model.h"
 
 struct bpf_source {
 	struct source base;
@@ -104,7 +105,8 @@ static const struct source_ops bpf_ops = {
 
 int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
 {
-	struct tracker_opts topts = { .max_tracked = o->max_tracked };
+	struct tracker_opts topts = { .max_tracked = o->max_tracked,
+				      .record_ring_bytes = o->record_ring_bytes };
 	struct bpf_source *b;
 	int err;
 
@@ -157,4 +159,25 @@ int64_t bpf_source_procs_live(struct source *s)
 	if (tracker_read(to_bpf(s)->tracker, &now))
 		return -1;
 	return now.tree.procs_live;
+}
+
+static int add_to_trace(void *ctx, __u64 ns, __s64 sum_pages)
+{
+	return trace_add(ctx, ns, sum_pages);
+}
+
+int bpf_source_drain_trace(struct source *s, struct sum_trace *trace, uint64_t *drops)
+{
+	struct bpf_source *b = to_bpf(s);
+	struct tree_reading now;
+	int err = tracker_drain_sums(b->tracker, add_to_trace, trace);
+
+	if (!err && !tracker_read(b->tracker, &now))
+		*drops = now.tree.record_drops;
+	return err;
+}
+
+int64_t bpf_source_window_start_pages(struct source *s)
+{
+	return to_bpf(s)->window_start_sum;
 }

@@ -19,6 +19,9 @@ struct tracker {
 	bool fetch_atomics;
 	bool attribution;
 	int exact_err;          /* 0: the exact per-CPU path works */
+	struct ring_buffer *sums;       /* --compare-sampler's record */
+	tracker_sum_fn sum_fn;
+	void *sum_ctx;
 };
 
 /*
@@ -86,6 +89,29 @@ static int learn_cpu_offsets(struct tracker *t)
 	return 0;
 }
 
+static int on_sum_event(void *ctx, void *data, size_t size)
+{
+	struct tracker *t = ctx;
+	const struct sum_event *e = data;
+
+	if (size < sizeof(*e) || !t->sum_fn)
+		return 0;
+	return t->sum_fn(t->sum_ctx, e->ns, e->sum_pages);
+}
+
+int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
+{
+	int n;
+
+	if (!t->sums)
+		return -EOPNOTSUPP;
+	t->sum_fn = fn;
+	t->sum_ctx = ctx;
+	n = ring_buffer__consume(t->sums);
+	t->sum_fn = NULL;
+	return n < 0 ? n : 0;
+}
+
 int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 {
 	struct tracker *t = NULL;
@@ -111,6 +137,12 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	if (!t->skel) {
 		err = -errno;
 		goto cleanup;
+	}
+	if (opts && opts->record_ring_bytes) {
+		t->skel->rodata->record_sums = true;
+		err = bpf_map__set_max_entries(t->skel->maps.sum_events, opts->record_ring_bytes);
+		if (err)
+			goto cleanup;
 	}
 	err = bpf_map__set_max_entries(t->skel->maps.mm_states, max);
 	if (!err)
@@ -151,6 +183,13 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	}
 	if (t->exact_err == 0)
 		t->exact_err = learn_cpu_offsets(t);
+	if (opts && opts->record_ring_bytes) {
+		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
+		if (!t->sums) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
 	*out = t;
 	t = NULL;
 cleanup:
@@ -414,6 +453,7 @@ void tracker_close(struct tracker *t)
 {
 	if (!t)
 		return;
+	ring_buffer__free(t->sums);
 	tracker_bpf__destroy(t->skel);
 	free(t);
 }

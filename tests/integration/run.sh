@@ -17,6 +17,7 @@ TESTS=""
 . "$here/test_attach.sh"
 . "$here/test_sources.sh"
 . "$here/test_exact.sh"
+. "$here/test_sampler.sh"
 
 echo "integration: $(uname -r), $(nproc 2>/dev/null || echo '?') CPUs"
 why=""

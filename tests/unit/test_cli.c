@@ -213,6 +213,34 @@ static void test_durations_and_sources(void **state)
 	assert_int_equal(PARSE(&o, err, "--sample-interval", "-1s", "true"), CLI_ERROR);
 }
 
+static void test_compare_sampler_and_top(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--compare-sampler", "100ms,1s,1ms", "-t", "12", "true"), CLI_RUN);
+	assert_int_equal(o.n_samplers, 3);
+	assert_int_equal(o.samplers_ns[0], 100000000ULL);
+	assert_int_equal(o.samplers_ns[1], 1000000000ULL);
+	assert_int_equal(o.samplers_ns[2], 1000000ULL);
+	assert_int_equal(o.top, 12);
+	assert_int_equal(PARSE(&o, err, "true"), CLI_RUN);
+	assert_int_equal(o.top, 5);
+	assert_int_equal(o.n_samplers, 0);
+	const char *bad[] = { "", ",1s", "1s,", "1s,,2s", "0", "fast", "1,2,3,4,5,6,7,8,9" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(PARSE(&o, err, "--compare-sampler", (char *)bad[i], "true"), CLI_ERROR);
+		assert_non_null(strstr(err, "--compare-sampler"));
+	}
+	assert_int_equal(PARSE(&o, err, "-s", "cgroup", "--compare-sampler", "1s", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "needs the bpf source"));
+	assert_int_equal(PARSE(&o, err, "-t", "33", "true"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "-t", "x", "true"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "-t", "0", "true"), CLI_RUN);
+	assert_int_equal(o.top, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_bad_pids),
 		cmocka_unit_test(test_pid_and_command_conflict),
 		cmocka_unit_test(test_durations_and_sources),
+		cmocka_unit_test(test_compare_sampler_and_top),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sampler_model.h"
+
+void trace_init(struct sum_trace *t, uint64_t res_ns)
+{
+	memset(t, 0, sizeof(*t));
+	t->res_ns = res_ns ? res_ns : 1;
+}
+
+int trace_add(struct sum_trace *t, uint64_t ns, int64_t value)
+{
+	if (t->n) {
+		uint64_t last = t->ns[t->n - 1];
+
+		if (ns < last)
+			ns = last;      /* events from two CPUs can arrive swapped */
+		if (ns - last < t->res_ns) {
+			t->value[t->n - 1] = value;
+			return 0;
+		}
+	}
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		uint64_t *ns_new = realloc(t->ns, cap * sizeof(*ns_new));
+		int64_t *v_new;
+
+		if (!ns_new)
+			return -ENOMEM;
+		t->ns = ns_new;
+		v_new = realloc(t->value, cap * sizeof(*v_new));
+		if (!v_new)
+			return -ENOMEM;
+		t->value = v_new;
+		t->cap = cap;
+	}
+	t->ns[t->n] = ns;
+	t->value[t->n] = value;
+	t->n++;
+	return 0;
+}
+
+/* Index of the last point at or before ns, or 0 before the first. */
+static size_t point_at(const struct sum_trace *t, uint64_t ns)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->ns[mid] <= ns)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int64_t trace_value_at(const struct sum_trace *t, uint64_t ns)
+{
+	return t->n ? t->value[point_at(t, ns)] : 0;
+}
+
+void trace_free(struct sum_trace *t)
+{
+	free(t->ns);
+	free(t->value);
+	memset(t, 0, sizeof(*t));
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int sampler_distribution(const struct sum_trace *t, uint64_t start, uint64_t end,
+			 uint64_t interval_ns, int64_t true_peak, struct sampler_stats *out)
+{
+	uint64_t step;
+	size_t phases, i, within = 0;
+	int64_t *seen;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->n || !interval_ns || end < start)
+		return -EINVAL;
+	step = interval_ns / 1000 > t->res_ns ? interval_ns / 1000 : t->res_ns;
+	if (step > interval_ns)
+		step = interval_ns;
+	phases = (size_t)((interval_ns + step - 1) / step);
+	seen = calloc(phases, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	for (i = 0; i < phases; i++) {
+		uint64_t at = start + i * step;
+		int64_t best = INT64_MIN;
+
+		/* A sampler whose first reading comes after the run still reads
+		 * once, at the end: it reports what it saw then. */
+		if (at > end)
+			at = end;
+		for (; at <= end; at += interval_ns) {
+			int64_t v = trace_value_at(t, at);
+
+			if (v > best)
+				best = v;
+		}
+		seen[i] = best;
+		/* v >= 95 % of the peak, in integers: 20 v >= 19 peak */
+		if (true_peak <= 0 || 20 * (__int128)best >= 19 * (__int128)true_peak)
+			within++;
+	}
+	qsort(seen, phases, sizeof(*seen), cmp_i64);
+	out->interval_ns = interval_ns;
+	out->phase_step_ns = step;
+	out->phases = phases;
+	out->worst = seen[0];
+	out->best = seen[phases - 1];
+	out->median = seen[phases / 2];
+	out->p_within_5pct = (double)within / (double)phases;
+	free(seen);
+	return 0;
+}

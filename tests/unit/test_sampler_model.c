@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/* The sampler model: a step function of the tree sum, and what a periodic
+ * sampler would have reported at every phase. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <cmocka.h>
+#include "sampler_model.h"
+
+#define US 1000ULL
+#define MS 1000000ULL
+
+/* 0 until 500 ms, 100 for 5 ms, then 0 until 1 s. */
+static void spike_trace(struct sum_trace *t)
+{
+	trace_init(t, 1 * US);
+	assert_int_equal(trace_add(t, 0, 0), 0);
+	assert_int_equal(trace_add(t, 500 * MS, 100), 0);
+	assert_int_equal(trace_add(t, 505 * MS, 0), 0);
+}
+
+static void test_value_at(void **state)
+{
+	struct sum_trace t;
+
+	(void)state;
+	spike_trace(&t);
+	assert_int_equal(trace_value_at(&t, 0), 0);
+	assert_int_equal(trace_value_at(&t, 499 * MS), 0);
+	assert_int_equal(trace_value_at(&t, 500 * MS), 100);
+	assert_int_equal(trace_value_at(&t, 504 * MS + 999), 100);
+	assert_int_equal(trace_value_at(&t, 505 * MS), 0);
+	assert_int_equal(trace_value_at(&t, 10000 * MS), 0);
+	trace_free(&t);
+}
+
+/* Points closer than the resolution: the last one stands for the slot. */
+static void test_coalesce_and_order(void **state)
+{
+	struct sum_trace t;
+
+	(void)state;
+	trace_init(&t, 100 * US);
+	trace_add(&t, 1 * MS, 1);
+	trace_add(&t, 1 * MS + 50 * US, 2);
+	trace_add(&t, 1 * MS + 99 * US, 3);
+	assert_int_equal(t.n, 1);
+	assert_int_equal(trace_value_at(&t, 1 * MS), 3);
+	trace_add(&t, 2 * MS, 4);
+	trace_add(&t, 1 * MS, 5);      /* late: applied at the last point's time */
+	assert_int_equal(t.n, 2);
+	assert_int_equal(trace_value_at(&t, 2 * MS), 5);
+	trace_free(&t);
+}
+
+static void test_many_points_grow(void **state)
+{
+	struct sum_trace t;
+
+	(void)state;
+	trace_init(&t, 1);
+	for (int64_t i = 0; i < 100000; i++)
+		assert_int_equal(trace_add(&t, (uint64_t)i * 10, i), 0);
+	assert_int_equal(t.n, 100000);
+	assert_int_equal(trace_value_at(&t, 123455), 12345);
+	trace_free(&t);
+}
+
+/* A 5 ms spike and a 100 ms sampler: 5 % of the phases see it. */
+static void test_sampler_100ms_misses_5ms_spike(void **state)
+{
+	struct sum_trace t;
+	struct sampler_stats s;
+
+	(void)state;
+	spike_trace(&t);
+	assert_int_equal(sampler_distribution(&t, 0, 1000 * MS, 100 * MS, 100, &s), 0);
+	assert_int_equal(s.phases, 1000);
+	assert_int_equal(s.phase_step_ns, 100 * US);
+	assert_int_equal(s.worst, 0);
+	assert_int_equal(s.median, 0);
+	assert_int_equal(s.best, 100);
+	assert_true(s.p_within_5pct > 0.049 && s.p_within_5pct < 0.051);
+	trace_free(&t);
+}
+
+/* A 1 ms sampler never misses it. */
+static void test_sampler_1ms_catches_it(void **state)
+{
+	struct sum_trace t;
+	struct sampler_stats s;
+
+	(void)state;
+	spike_trace(&t);
+	assert_int_equal(sampler_distribution(&t, 0, 1000 * MS, 1 * MS, 100, &s), 0);
+	assert_int_equal(s.worst, 100);
+	assert_int_equal(s.best, 100);
+	assert_true(s.p_within_5pct == 1.0);
+	trace_free(&t);
+}
+
+/* 95 % is the line: 96 counts, 94 does not. */
+static void test_within_5pct_threshold(void **state)
+{
+	struct sum_trace t;
+	struct sampler_stats s;
+
+	(void)state;
+	trace_init(&t, 1 * US);
+	trace_add(&t, 0, 96);
+	assert_int_equal(sampler_distribution(&t, 0, 10 * MS, 1 * MS, 100, &s), 0);
+	assert_true(s.p_within_5pct == 1.0);
+	t.value[0] = 94;
+	assert_int_equal(sampler_distribution(&t, 0, 10 * MS, 1 * MS, 100, &s), 0);
+	assert_true(s.p_within_5pct == 0.0);
+	trace_free(&t);
+}
+
+/* A run shorter than the interval: each phase reads once (or at the end). */
+static void test_run_shorter_than_interval(void **state)
+{
+	struct sum_trace t;
+	struct sampler_stats s;
+
+	(void)state;
+	trace_init(&t, 1 * US);
+	trace_add(&t, 0, 10);
+	trace_add(&t, 50 * MS, 30);
+	assert_int_equal(sampler_distribution(&t, 0, 100 * MS, 1000 * MS, 30, &s), 0);
+	assert_int_equal(s.worst, 10);         /* phases before 50 ms */
+	assert_int_equal(s.best, 30);          /* phases after: read at the end */
+	trace_free(&t);
+}
+
+static void test_bad_input(void **state)
+{
+	struct sum_trace t;
+	struct sampler_stats s;
+
+	(void)state;
+	trace_init(&t, 1);
+	assert_int_equal(sampler_distribution(&t, 0, 10, 1, 0, &s), -EINVAL);
+	trace_add(&t, 0, 1);
+	assert_int_equal(sampler_distribution(&t, 0, 10, 0, 0, &s), -EINVAL);
+	assert_int_equal(sampler_distribution(&t, 10, 5, 1, 0, &s), -EINVAL);
+	trace_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_value_at),
+		cmocka_unit_test(test_coalesce_and_order),
+		cmocka_unit_test(test_many_points_grow),
+		cmocka_unit_test(test_sampler_100ms_misses_5ms_spike),
+		cmocka_unit_test(test_sampler_1ms_catches_it),
+		cmocka_unit_test(test_within_5pct_threshold),
+		cmocka_unit_test(test_run_shorter_than_interval),
+		cmocka_unit_test(test_bad_input),
+	};
+
+	return cmocka_run_group_tests_name("sampler_model", tests, NULL, NULL);
+}
