@@ -79,11 +79,14 @@ $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(WARN) -static -pthread $< -o $@
 
-$(OUTPUT)/tests/test_%: tests/unit/test_%.c | $(OUTPUT)/tests
+# Each test links the sources it names in test_<name>_SRCS: they are
+# prerequisites too (second expansion), so editing one rebuilds the test.
+.SECONDEXPANSION:
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
-$(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
 	$(call msg,ASAN-CC,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@

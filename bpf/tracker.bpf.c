@@ -178,6 +178,7 @@ static __always_inline void raise_peak(struct tree_state *t, __u32 tree, __s64 s
 		t->peak_breakdown[RSS_SHMEM] = READ_ONCE(t->pages[RSS_SHMEM]);
 		t->peak_mms = READ_ONCE(t->mms_live);
 		t->peak_procs = READ_ONCE(t->procs_live);
+		t->peak_lag_pages = READ_ONCE(t->lag_pages);
 		snapshot_holders(t, tree, sum);
 		return;
 	}
@@ -221,37 +222,15 @@ static __always_inline void max_store(__s64 *dst, __s64 v)
 	}
 }
 
-/*
- * Bring a counter's current value into the sum; xchg makes the deltas of
- * concurrent updaters telescope to the last value read.
- *
- * The gate: a cheap read may be off by counter_lag_pages. If even the
- * highest value the tree sum could then have stays at or below the peak,
- * the cheap value is stored with that lag; otherwise this counter is summed
- * over every CPU (exact, lag 0). While the gate is open the peak can be off
- * by no more than the lag left in the other counters: bound_pages keeps the
- * largest such lag, and is 0 when every counter near the peak was exact.
- */
-static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms,
-				       struct mm_struct *mm, int slot)
+/* Store a counter's new value and lag; xchg makes the deltas of concurrent
+ * updaters telescope to the last value read. */
+static __always_inline void store_slot(struct tree_state *t, struct mm_state *ms, int slot,
+				       __s64 now, __s64 lag)
 {
-	__s64 now, old, lag, old_lag, mine;
-	bool gate_open;
+	__s64 old, old_lag, mine;
 
 	if (slot < 0 || slot >= RSS_SLOTS)
 		return;
-	now = mm_slot_pages(mm, slot);
-	lag = counter_lag_pages;
-	gate_open = READ_ONCE(t->sum_pages) - READ_ONCE(ms->pages[slot]) + now +
-		    READ_ONCE(t->lag_pages) - READ_ONCE(ms->lag[slot]) + lag >
-		    READ_ONCE(t->peak_pages);
-	if (gate_open && lag && rss_counters_are_percpu() && READ_ONCE(cpu_offsets_ready)) {
-		now = mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus);
-		lag = 0;
-		COUNT(&t->exact_reads, 1);
-	} else {
-		COUNT(&t->cheap_reads, 1);
-	}
 	old_lag = atomic_xchg(&ms->lag[slot], lag);
 	if (lag != old_lag)
 		atomic_add(&t->lag_pages, lag - old_lag);
@@ -261,8 +240,62 @@ static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
 	add_to_tree(t, ms->tree, slot, now - old);
+}
+
+/* A counter of this mm last read cheaply: read it exactly now. */
+static __always_inline void refresh_exact(struct tree_state *t, struct mm_state *ms,
+					  struct mm_struct *mm, int slot)
+{
+	if (!READ_ONCE(ms->lag[slot]))
+		return;
+	store_slot(t, ms, slot, mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus), 0);
+	COUNT(&t->exact_reads, 1);
+}
+
+/*
+ * Bring a counter's current value into the sum.
+ *
+ * The gate: a cheap read may be off by counter_lag_pages. If even the
+ * highest value the tree sum could then have stays at or below the peak,
+ * the cheap value is stored with that lag; otherwise this counter, and any
+ * other counter of the same mm still stored cheaply, is summed over every
+ * CPU (exact, lag 0). The peak can then be off by the lag left in other
+ * counters: when it was set (peak_lag_pages) or, while the gate was open,
+ * by how far the sum could have passed it (upper_pages); both are 0 when
+ * every counter near the peak was exact (peak_bound_pages()).
+ */
+static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms,
+				       struct mm_struct *mm, int slot)
+{
+	__s64 now, lag;
+	bool gate_open, exact;
+
+	if (slot < 0 || slot >= RSS_SLOTS)
+		return;
+	now = mm_slot_pages(mm, slot);
+	lag = counter_lag_pages;
+	gate_open = cheap_read_could_raise_peak(READ_ONCE(t->sum_pages), READ_ONCE(t->lag_pages),
+						READ_ONCE(t->peak_pages), READ_ONCE(ms->pages[slot]),
+						READ_ONCE(ms->lag[slot]), now, lag);
+	exact = gate_open && lag && rss_counters_are_percpu() && READ_ONCE(cpu_offsets_ready);
+	if (exact) {
+		now = mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus);
+		lag = 0;
+		COUNT(&t->exact_reads, 1);
+	} else {
+		COUNT(&t->cheap_reads, 1);
+	}
+	store_slot(t, ms, slot, now, lag);
+	if (exact) {
+		if (slot != RSS_FILE)
+			refresh_exact(t, ms, mm, RSS_FILE);
+		if (slot != RSS_ANON)
+			refresh_exact(t, ms, mm, RSS_ANON);
+		if (slot != RSS_SHMEM)
+			refresh_exact(t, ms, mm, RSS_SHMEM);
+	}
 	if (gate_open)
-		max_store(&t->bound_pages, READ_ONCE(t->lag_pages));
+		max_store(&t->upper_pages, READ_ONCE(t->sum_pages) + READ_ONCE(t->lag_pages));
 }
 
 /* Enter an mm into a tree with all its counters as they are now. */

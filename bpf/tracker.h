@@ -22,6 +22,27 @@ enum rss_slot {
 #define MAX_HOLDERS 256         /* processes listed in a peak snapshot */
 #define SNAP_STEP_DIVISOR 64    /* snapshot again after the peak grew 1/64 */
 
+/*
+ * The gate: could the tree sum pass the peak if this counter, read cheaply
+ * as now (it was stored as stored, with stored_lag), is off by up to lag,
+ * given the sum and the lag of every counter in the tree? Only then is the
+ * exact per-CPU sum worth its O(ncpu) cost.
+ */
+static inline bool cheap_read_could_raise_peak(__s64 sum, __s64 tree_lag, __s64 peak,
+					       __s64 stored, __s64 stored_lag,
+					       __s64 now, __s64 lag)
+{
+	return sum - stored + now + tree_lag - stored_lag + lag > peak;
+}
+
+/* The error bound of a window's peak, in pages, from its tree state. */
+static inline __s64 peak_bound_pages(__s64 peak, __s64 peak_lag, __s64 upper)
+{
+	__s64 over = upper - peak;
+
+	return peak_lag > over ? peak_lag : over > 0 ? over : 0;
+}
+
 /* One address space in a tree, keyed by its struct mm_struct pointer. */
 struct mm_state {
 	__u32 tree;
@@ -83,7 +104,11 @@ struct tree_state {
 	__u64 drop_task_full;               /* a process could not be entered */
 	__u64 peak_races;                   /* peak CAS retries exhausted */
 	__s64 lag_pages;                    /* sum of the mms' lag: how far the sum may be off */
-	__s64 bound_pages;                  /* how far the window's peak may be off */
+	/* How far the window's peak may be off: the lag when it was set, and
+	 * how high the sum could have been while the gate was open (stored
+	 * sum + lag), which matters only where it passes the peak. */
+	__s64 peak_lag_pages;
+	__s64 upper_pages;
 	__u64 exact_reads;                  /* counters summed over every CPU */
 	__u64 cheap_reads;                  /* counters read without their per-CPU parts */
 	/* Who held the memory: a snapshot of every mm, retaken each time the

@@ -120,7 +120,8 @@ static int parse_duration_list(const char *s, uint64_t *out, size_t max, size_t 
 	char buf[256], *save = NULL, *item;
 
 	*n = 0;
-	if (strlen(s) >= sizeof(buf) || s[0] == ',' || strstr(s, ",,") || s[strlen(s) - 1] == ',')
+	if (!*s || strlen(s) >= sizeof(buf) || s[0] == ',' || strstr(s, ",,") ||
+	    s[strlen(s) - 1] == ',')
 		return -EINVAL;
 	strcpy(buf, s);
 	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {

@@ -82,7 +82,8 @@ static int bpf_close_window(struct source *s, struct figure *f)
 	}
 	b->window_start_sum = b->last.window_end_sum;
 	bpf_source_counters(s, &c);
-	figure_judge_bpf(f, &c, b->host, t->bound_pages);
+	figure_judge_bpf(f, &c, b->host,
+			 peak_bound_pages(t->peak_pages, t->peak_lag_pages, t->upper_pages));
 	return 0;
 }
 

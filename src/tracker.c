@@ -331,8 +331,11 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	 */
 	sum = LOAD(tree->sum_pages);
 	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
-	closed->tree.bound_pages = __atomic_exchange_n(&tree->bound_pages, LOAD(tree->lag_pages),
-						       __ATOMIC_SEQ_CST);
+	/* The new window's peak is the sum now, off by at most the lag now. */
+	closed->tree.peak_lag_pages = __atomic_exchange_n(&tree->peak_lag_pages, LOAD(tree->lag_pages),
+							  __ATOMIC_SEQ_CST);
+	closed->tree.upper_pages = __atomic_exchange_n(&tree->upper_pages,
+						       sum + LOAD(tree->lag_pages), __ATOMIC_SEQ_CST);
 	closed->window_end_sum = sum;
 	STORE(tree->peak_ns, monotonic_ns());
 	STORE(tree->peak_breakdown[RSS_FILE], LOAD(tree->pages[RSS_FILE]));

@@ -918,40 +918,112 @@ static int run_idle_plus_faulter(const struct opts *o)
 #define BLIP_LIFE_NS NSEC
 
 /*
- * A short spike in a longer life: the process lives about 1 s; at a moment
- * drawn uniformly from [0.1 s, 0.9 s - T] it allocates S, holds it for T and
- * frees it. What a periodic sampler sees depends on that moment. The block
- * asks for transparent huge pages (MADV_HUGEPAGE), so where they are
- * available it fills in a few ms instead of ramping up 4 KiB fault by fault;
- * its RSS is the same either way. Prints when it started, how long the fill
+ * A short spike in a longer life. First S is written to a memfd: page cache,
+ * not yet anyone's RSS. Then the process lives about 1 s; at a moment drawn
+ * uniformly from [0.1 s, 0.9 s - T] it maps all of S with MAP_POPULATE, so
+ * its RSS rises by S at once (page table entries only: no page is allocated
+ * or zeroed then), holds it for T and unmaps it. What a periodic sampler sees
+ * depends on that moment. Prints when the spike started, how long the rise
  * and the hold (with the unmap) took.
  */
 static int run_blip(const struct opts *o)
 {
-	uint64_t start = now_ns(), lo = BLIP_LIFE_NS / 10, hi = BLIP_LIFE_NS * 9 / 10, at, end;
-	uint64_t seed = start ^ ((uint64_t)getpid() << 32), t0, t1, t2;
-	char *b;
+	uint64_t lo = BLIP_LIFE_NS / 10, hi = BLIP_LIFE_NS * 9 / 10, start, at, end, left;
+	uint64_t seed, t0, t1, t2;
+	int fd = memfd_create("workload-blip", MFD_CLOEXEC);
+	char *buf, *b;
 
+	if (fd < 0)
+		return fail("memfd_create");
+	buf = alloc_block(WRITE_BUF); /* freed before the spike: adds nothing to it */
+	if (!buf) {
+		close(fd);
+		return 1;
+	}
+	memset(buf, 'b', WRITE_BUF);
+	for (left = o->size; left > 0;) {
+		ssize_t w = write(fd, buf, left < WRITE_BUF ? left : WRITE_BUF);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			fail_size("write memfd", o->size);
+			free_block(buf, WRITE_BUF);
+			close(fd);
+			return 1;
+		}
+		left -= (uint64_t)w;
+	}
+	free_block(buf, WRITE_BUF);
+	start = now_ns();
+	seed = start ^ ((uint64_t)getpid() << 32);
 	seed ^= seed >> 33;
 	seed *= UINT64_C(0xff51afd7ed558ccd);
 	seed ^= seed >> 33;
 	at = hi > lo + o->hold_ns ? lo + seed % (hi - lo - o->hold_ns) : lo;
 	hold(at);
 	t0 = now_ns();
-	b = mmap(NULL, o->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (b == MAP_FAILED)
-		return fail_size("mmap", o->size);
-	madvise(b, o->size, MADV_HUGEPAGE); /* a hint: EINVAL without THP is fine */
-	touch(b, o->size);
+	b = mmap(NULL, o->size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (b == MAP_FAILED) {
+		close(fd);
+		return fail_size("mmap memfd", o->size);
+	}
 	t1 = now_ns();
 	hold(o->hold_ns);
 	munmap(b, o->size);
 	t2 = now_ns();
+	close(fd);
 	fprintf(stderr, "workload: blip at_ns=%" PRIu64 " fill_ns=%" PRIu64 " held_ns=%" PRIu64 "\n",
 		t0 - start, t1 - t0, t2 - t1);
 	end = start + (at + o->hold_ns + lo > BLIP_LIFE_NS ? at + o->hold_ns + lo : BLIP_LIFE_NS);
 	if (now_ns() < end)
 		hold(end - now_ns());
+	return 0;
+}
+
+/*
+ * A spike with a near-instant rise: S of shared memory is put in the page
+ * cache first with write() (not mapped, so not RSS), then, half-way through
+ * a ~1 s life, mapped with MAP_POPULATE (only page table entries to fill),
+ * held T and unmapped. Samplers can be judged against a spike this short.
+ */
+static int run_flash(const struct opts *o)
+{
+	static char chunk[1 << 16];
+	uint64_t start = now_ns(), done = 0, t0, t1, t2;
+	int fd = memfd_create("workload-flash", MFD_CLOEXEC);
+	char *b;
+
+	if (fd < 0)
+		return fail("memfd_create");
+	memset(chunk, 1, sizeof(chunk));
+	while (done < o->size) {
+		size_t n = o->size - done < sizeof(chunk) ? (size_t)(o->size - done) : sizeof(chunk);
+		ssize_t w = write(fd, chunk, n);
+
+		if (w <= 0) {
+			close(fd);
+			return fail_size("write memfd", o->size);
+		}
+		done += (uint64_t)w;
+	}
+	if (now_ns() < start + BLIP_LIFE_NS / 2)
+		hold(start + BLIP_LIFE_NS / 2 - now_ns());
+	t0 = now_ns();
+	b = mmap(NULL, o->size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (b == MAP_FAILED) {
+		close(fd);
+		return fail_size("mmap memfd", o->size);
+	}
+	t1 = now_ns();
+	hold(o->hold_ns);
+	munmap(b, o->size);
+	t2 = now_ns();
+	close(fd);
+	fprintf(stderr, "workload: flash at_ns=%" PRIu64 " fill_ns=%" PRIu64 " held_ns=%" PRIu64 "\n",
+		t0 - start, t1 - t0, t2 - t1);
+	if (now_ns() < start + BLIP_LIFE_NS)
+		hold(start + BLIP_LIFE_NS - now_ns());
 	return 0;
 }
 
@@ -985,6 +1057,8 @@ static const struct shape shapes[] = {
 	  "N children hold S at the same time for T; expect N*S" },
 	{ "late-children", run_late_children, exp_ns, 4,
 	  "N children idle T, then hold S at the same time for T; expect N*S" },
+	{ "flash", run_flash, exp_s, 1,
+	  "live ~1 s; half-way, map S of already-resident shared memory at once, hold T; expect S" },
 	{ "ladder", run_ladder, exp_ladder, 3,
 	  "N children hold S, 2*S, 4*S, ... at the same time for T; expect (2^N - 1)*S" },
 	{ "chain", run_chain, exp_ns, 4,
@@ -1013,7 +1087,8 @@ static const struct shape shapes[] = {
 	  "N-1 idle children live while this process faults in S as faults does, between\n"
 	  "                    two waits for SIGUSR1 (or T); expect S" },
 	{ "blip", run_blip, exp_s, 1,
-	  "live ~1 s; at a random moment hold S (huge pages if any) for T (N ignored); expect S" },
+	  "write S to a memfd, then live ~1 s; at a random moment map it all at once,\n"
+	  "                    hold T (N ignored); expect S" },
 	{ "exec-stage2", run_exec_stage2, exp_2s, 4, NULL },
 	{ "vfork-stage2", run_vfork_stage2, exp_s, 4, NULL },
 };

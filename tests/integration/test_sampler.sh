@@ -8,13 +8,15 @@ sampler_field() {
 	head -n 1 "$1" | grep -o "{\"interval_s\":$2,[^}]*}" | grep -o "\"$3\":[0-9.e+-]*" | cut -d: -f2
 }
 
-# A 256 MiB spike held 5 ms in a process that lives about 1 s: the model
-# says a 100 ms sampler rarely gets within 5 % of the peak (only while the
-# spike's top lasts), a 1 ms one always does, and a real /proc sampler's
-# reading falls inside the modelled range.
+# A 256 MiB spike held 5 ms in a process that lives 1 s (its rise is one
+# MAP_POPULATE of memory already resident in shmem): the model says a 100 ms
+# sampler gets within 5 % of the peak only in the share of phases that fall
+# on the spike (at most its rise + hold + fall over 100 ms) and at worst
+# sees nothing of it; a 1 ms one always catches it; and a real /proc
+# sampler's reading falls inside the modelled range.
 t_compare_sampler_spike() {
 	"$PEAKBPF" -q -o "$TMP/cs.json" --compare-sampler 100ms,1ms -- \
-		"$WORKLOAD" -s 256MiB -t 5ms blip 2>"$TMP/cs.err"
+		"$WORKLOAD" -s 256MiB -t 5ms flash 2>"$TMP/cs.err"
 	rc=$?
 	fill=$(sed -n 's/.*fill_ns=\([0-9]*\).*/\1/p' "$TMP/cs.err")
 	held=$(sed -n 's/.*held_ns=\([0-9]*\).*/\1/p' "$TMP/cs.err")
@@ -22,13 +24,13 @@ t_compare_sampler_spike() {
 	p1=$(sampler_field "$TMP/cs.json" 0.001 p_within_5pct)
 	worst100=$(sampler_field "$TMP/cs.json" 0.1 worst_bytes)
 	within=$(json_raw "$TMP/cs.json" within_computed_range)
-	# The top 5 % lasts the hold plus the last 5 % of the fill.
-	limit=$(awk -v h="${held:-0}" -v f="${fill:-0}" 'BEGIN { printf "%.4f", (h + f / 20 + 2e6) / 1e8 }')
+	limit=$(awk -v h="${held:-0}" -v f="${fill:-0}" 'BEGIN { printf "%.4f", (h + f + 2e6) / 1e8 }')
 	if [ "$rc" = 0 ] && [ -n "$p100" ] && [ "$p1" = 1 ] && [ "$within" = true ] &&
-		awk -v p="$p100" -v l="$limit" 'BEGIN { exit !(p <= l && p < 1) }'; then
-		ok "compare-sampler: 100 ms within 5 % in $p100 of phases (limit $limit; worst $(mib "$worst100")), 1 ms always; real sampler inside the model's range"
+		[ "${worst100:-1}" -lt $((256 * MIB / 20)) ] &&
+		awk -v p="$p100" -v l="$limit" 'BEGIN { exit !(p <= l && p < 0.5) }'; then
+		ok "compare-sampler: a 100 ms sampler gets within 5 % in $p100 of phases (spike over 100 ms: $limit), worst $(mib "$worst100"); 1 ms always; the real sampler is inside the model's range"
 	else
-		fail "compare-sampler: exit $rc, p(100ms) $p100 (limit $limit), p(1ms) $p1, real within $within: $(cat "$TMP/cs.err")"
+		fail "compare-sampler: exit $rc, p(100ms) $p100 (limit $limit), worst $worst100, p(1ms) $p1, real within $within: $(cat "$TMP/cs.err")"
 	fi
 }
 
