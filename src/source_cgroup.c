@@ -48,6 +48,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include "fileutil.h"
 #include "sources.h"
 
 #define CHILD_PREFIX "peakbpf-"
@@ -96,18 +97,6 @@ struct cgroup_source {
 	char reason[PATH_MAX + 128]; /* why there is no figure */
 };
 
-static void set_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- parsers ------------------------------------------------------------- */
 
@@ -320,54 +309,6 @@ int cgroup_rel_path(const char *mount_root, const char *path, char *out, size_t 
 
 /* ---- file helpers -------------------------------------------------------- */
 
-/* The whole of a (small, pseudo-) file, NUL-terminated; *text is malloc'd. */
-static int read_text(const char *path, char **text)
-{
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	int fd = -1, ret = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto cleanup;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 2) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (!bigger) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	buf = NULL;
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return ret;
-}
-
 /* Write text with one write(): cgroup files act on each write. */
 static int write_text(const char *path, const char *text, int flags)
 {
@@ -390,7 +331,7 @@ static int write_text(const char *path, const char *text, int flags)
 static int read_u64(const char *path, uint64_t *v)
 {
 	char *text = NULL;
-	int err = read_text(path, &text);
+	int err = read_text_file(path, &text, NULL);
 
 	if (!err)
 		err = parse_counter(text, v);
@@ -452,7 +393,7 @@ static bool has_procs(const char *cg)
 	size_t n = 0;
 	int err;
 
-	if (path_join(path, sizeof(path), cg, "cgroup.procs") || read_text(path, &text))
+	if (path_join(path, sizeof(path), cg, "cgroup.procs") || read_text_file(path, &text, NULL))
 		return true;
 	err = parse_pid_words(text, &pid, 1, &n);
 	free(text);
@@ -484,7 +425,7 @@ static int fixture_populate(const char *parent, const char *dir)
 	if (!d)
 		return -errno;
 	if (path_join(src, sizeof(src), parent, "cgroup.subtree_control") == 0)
-		read_text(src, &delegated);
+		read_text_file(src, &delegated, NULL);
 	while ((de = readdir(d))) {
 		struct stat st;
 		const char *text = "0\n";
@@ -585,7 +526,7 @@ static int find_mount(struct cgroup_source *c, const char *root)
 
 	if (!e)
 		return -ENOMEM;
-	ret = read_text("/proc/self/mountinfo", &text);
+	ret = read_text_file("/proc/self/mountinfo", &text, NULL);
 	if (ret)
 		goto cleanup;
 	ret = -ENOENT;
@@ -600,7 +541,7 @@ static int find_mount(struct cgroup_source *c, const char *root)
 			free(ctl);
 			ctl = NULL;
 			if (path_join(path, sizeof(path), e->mount_point, "cgroup.controllers") ||
-			    read_text(path, &ctl) || !list_has(ctl, " \n", "memory"))
+			    read_text_file(path, &ctl, NULL) || !list_has(ctl, " \n", "memory"))
 				continue;
 			c->version = CG_V2;     /* v2 wins over a v1 memory mount */
 		} else if (!strcmp(e->fstype, "cgroup") && !found_v1 &&
@@ -639,7 +580,7 @@ static int find_fixture(struct cgroup_source *c, const char *root, char *why, si
 	if (path_join(path, sizeof(path), root, "cgroup.controllers"))
 		return -ENAMETOOLONG;
 	if (is_file(path)) {
-		ret = read_text(path, &ctl);
+		ret = read_text_file(path, &ctl, NULL);
 		if (ret) {
 			set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
 			goto cleanup;
@@ -722,7 +663,7 @@ static int proc_cgroup_rel(const struct cgroup_source *c, pid_t pid, char *rel, 
 	cg = malloc(PATH_MAX);
 	if (!cg)
 		return -ENOMEM;
-	ret = read_text(path, &text);
+	ret = read_text_file(path, &text, NULL);
 	if (!ret)
 		ret = cgroup_path_from_proc(text, c->version == CG_V2, cg, PATH_MAX);
 	if (!ret)
@@ -750,7 +691,7 @@ static int v2_enable_memory(struct cgroup_source *c, char *why, size_t whylen)
 
 	if (path_join(path, sizeof(path), c->home, "cgroup.controllers"))
 		return -ENAMETOOLONG;
-	ret = read_text(path, &text);
+	ret = read_text_file(path, &text, NULL);
 	if (ret) {
 		set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
 		goto cleanup;
@@ -764,7 +705,7 @@ static int v2_enable_memory(struct cgroup_source *c, char *why, size_t whylen)
 	text = NULL;
 	ret = path_join(path, sizeof(path), c->home, "cgroup.subtree_control");
 	if (!ret)
-		ret = read_text(path, &text);
+		ret = read_text_file(path, &text, NULL);
 	if (ret) {
 		set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
 		goto cleanup;
@@ -898,7 +839,7 @@ static void evacuate(const struct cgroup_source *c)
 		size_t n = 0, max;
 		bool moved = false;
 
-		if (read_text(procs, &text))
+		if (read_text_file(procs, &text, NULL))
 			return;
 		max = strlen(text) / 2 + 1;
 		pids = calloc(max, sizeof(*pids));

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "fileutil.h"
 #include "sources.h"
 
 static const char SCOPE[] = "summed RSS of the tree, sampled";
@@ -57,18 +58,6 @@ struct proc_source {
 	uint64_t vanished;
 };
 
-static void set_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- parsers ------------------------------------------------------------- */
 
@@ -127,56 +116,6 @@ int parse_pid_words(const char *text, pid_t *pids, size_t max, size_t *count)
 
 /* ---- one sample ---------------------------------------------------------- */
 
-/* The whole of a /proc file, NUL-terminated; *text is malloc'd. */
-static int read_text(const char *path, char **text, size_t *len_out)
-{
-	size_t cap = 512, len = 0;
-	char *buf = malloc(cap);
-	int fd, ret = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto cleanup;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (cap - len < 2) {
-			char *bigger = realloc(buf, cap * 2);
-
-			if (!bigger) {
-				ret = -ENOMEM;
-				goto cleanup;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			goto cleanup;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*text = buf;
-	if (len_out)
-		*len_out = len;
-	buf = NULL;
-cleanup:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return ret;
-}
-
 /* statm's resident field is file + anon + shmem pages: the rss of an mm as
  * the design defines it (swap not included). */
 static int resident_bytes(const struct proc_source *p, pid_t pid, uint64_t *bytes)
@@ -186,7 +125,7 @@ static int resident_bytes(const struct proc_source *p, pid_t pid, uint64_t *byte
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
-	err = read_text(path, &text, NULL);
+	err = read_text_file(path, &text, NULL);
 	if (!err)
 		err = parse_statm(text, &pages);
 	free(text);
@@ -237,7 +176,7 @@ static int walk_children(struct proc_source *p, size_t *n, pid_t pid)
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/children", (int)pid, de->d_name);
-		if (read_text(path, &text, &len))
+		if (read_text_file(path, &text, &len))
 			continue;
 		/* Each pid takes at least two characters with its separator. */
 		kids = calloc(len / 2 + 1, sizeof(*kids));

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "fileutil.h"
 #include "sources.h"
 
 static const char SCOPE[] = "largest single process (not a sum)";
@@ -29,18 +30,6 @@ struct rusage_source {
 	uint64_t maxrss_bytes;
 };
 
-static void set_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void set_why(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
 
 static int rusage_add_root(struct source *s, pid_t pid)
 {

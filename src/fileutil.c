@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "fileutil.h"
+
+int read_text_file(const char *path, char **text, size_t *len_out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	int fd = -1, ret = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		goto cleanup;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (cap - len < 2) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger) {
+				ret = -ENOMEM;
+				goto cleanup;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto cleanup;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*text = buf;
+	if (len_out)
+		*len_out = len;
+	buf = NULL;
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ret;
+}
+
+void set_why(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why || !len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}

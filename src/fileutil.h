@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers the sources share: whole-file reads, one-line reasons. */
+#ifndef PEAKBPF_FILEUTIL_H
+#define PEAKBPF_FILEUTIL_H
+
+#include <stddef.h>
+
+/* The whole of a (small, pseudo-) file, NUL-terminated; *text is malloc'd,
+ * *len_out (if not NULL) its length. 0 or a negative errno. */
+int read_text_file(const char *path, char **text, size_t *len_out);
+
+/* printf into why[len], when the caller gave a buffer. */
+void set_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
