@@ -102,8 +102,10 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 
 # check and demo install what is missing first, so each is one command on a
 # fresh Debian machine; the recursive make re-reads pkg-config afterwards.
+# check ends with the benchmark in its short mode (so it cannot rot) and the
+# integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan integration
+	$(Q)$(MAKE) --no-print-directory unit unit-asan integration bench-short vmtest
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -115,5 +117,9 @@ clean:
 
 install: $(OUTPUT)/peakbpf
 	$(Q)install -D -m 0755 $(OUTPUT)/peakbpf $(DESTDIR)$(PREFIX)/bin/peakbpf
+
+# make bench / bench-short (tools/bench) and make vmtest (tools/vm).
+include tools/bench/bench.mk
+include tools/vm/vm.mk
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)

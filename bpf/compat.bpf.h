@@ -98,9 +98,12 @@ static __always_inline long mm_slot_pages_exact(struct mm_struct *mm, int slot,
  * 5ca419f2864a, "bpf: Add BPF_FETCH field / create atomic_fetch_add
  * instruction", and the xchg/cmpxchg commits after it); before, only XADD,
  * which returns nothing. Userspace probes the kernel and sets
- * have_fetch_atomics; the verifier then never sees the other branch. The
- * fallbacks are not atomic across CPUs, so a pre-5.12 result is never
- * claimed exact (its kernel is before 6.2 anyway).
+ * have_fetch_atomics; the verifier then never walks the other branch. But
+ * a pre-5.12 verifier checks every instruction's encoding before it walks
+ * any ("BPF_STX uses reserved fields"), dead or not: there, userspace also
+ * replaces each fetching form with a poisoned call before load (tracker.c,
+ * poison_fetch_atomics). The fallbacks are not atomic across CPUs, so a
+ * pre-5.12 result is never claimed exact (its kernel is before 6.2 anyway).
  */
 extern const volatile bool have_fetch_atomics;
 
@@ -111,7 +114,9 @@ static __always_inline __s64 atomic_add_return(__s64 *p, __s64 v)
 {
 	if (have_fetch_atomics)
 		return __sync_fetch_and_add(p, v) + v;
-	__sync_fetch_and_add(p, v);             /* XADD: no result */
+	/* XADD, no result, spelled in asm: the same builtin on both branches
+	 * is merged by clang into one fetch-add before the branch. */
+	asm volatile("lock *(u64 *)(%0 + 0) += %1" : : "r"(p), "r"(v) : "memory");
 	return READ_ONCE(*p);
 }
 
@@ -140,6 +145,30 @@ static __always_inline bool atomic_cas(__s64 *p, __s64 old, __s64 new)
 	WRITE_ONCE(*p, new);
 	return true;
 }
+
+/*
+ * Callbacks. bpf_for_each_map_elem() came in 5.13 (commit 69c087ba6225,
+ * "bpf: Add bpf_for_each_map_elem() helper"), with the ld_imm64 form
+ * (src_reg BPF_PSEUDO_FUNC) that hands it its callback. An older verifier
+ * rejects a program that merely contains that instruction, even on a
+ * branch a rodata flag makes dead: the callback is a subprog it cannot see
+ * ("number of funcs in func_info doesn't match number of subprogs"). So
+ * each program that can reach a callback (the holder snapshot, the tree
+ * refresh) has a twin compiled without any, in a NOSNAP_SEC section ("?":
+ * not autoloaded by default); userspace autoloads one of each pair, from
+ * the helper probe that also sets have_for_each (tracker.c).
+ */
+#define NOSNAP_SEC(name) SEC("?" name)
+
+/*
+ * Loops. Until 6.7, check_cfg() accepted a loop's back-edge only where it
+ * is a jump; commit 10e14e9652bf ("bpf: fix control-flow graph checking in
+ * privileged mode") accepts any. clang may lay a loop out so that its
+ * latch falls through into the header, which 5.10 and 6.1 then reject
+ * ("back-edge from insn N to N+1"): the iterator's ancestry walk came out
+ * that way. A loop short enough to unroll is unrolled with CFG_SAFE_LOOP.
+ */
+#define CFG_SAFE_LOOP _Pragma("unroll")
 
 /* rss slot of a kernel counter index, or -1 for MM_SWAPENTS. */
 static __always_inline int rss_slot_of_member(int member)

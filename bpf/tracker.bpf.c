@@ -25,13 +25,20 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by userspace before load; the verifier sees them as constants. */
 const volatile bool have_fetch_atomics = true;  /* BPF_FETCH atomics (5.12+) */
-const volatile bool attribution = true;         /* bpf_for_each_map_elem (5.13+) */
+const volatile bool have_for_each = true;       /* bpf_for_each_map_elem (5.13+) */
 const volatile __s64 counter_lag_pages = 0;     /* max lag of a cheap read */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
 const volatile __s64 snap_step_min_pages = 256; /* snapshot step floor */
 const volatile bool record_sums = false;        /* --compare-sampler */
 
 struct tree_state trees[MAX_TREES];
+/*
+ * How many tracked mms hash to each slot. rss_stat fires on every fault on
+ * the machine; a load from this small array (no helper call) rejects
+ * almost every untracked event before the hash map lookup.
+ */
+#define MM_FILTER_SLOTS 4096
+__u32 mm_filter[MM_FILTER_SLOTS];
 struct holder holders[MAX_HOLDERS];     /* tree 0's latest peak snapshot */
 __u64 cpu_offset[MAX_CPUS];     /* __per_cpu_offset[cpu], from learn_cpu_offsets */
 __u32 cpu_offsets_ready;
@@ -75,6 +82,22 @@ struct {
 	__type(key, __u32);             /* tgid */
 	__type(value, struct task_state);
 } task_states SEC(".maps");
+
+/*
+ * The filter slot of an mm, from the low 32 bits of its address (mm_structs
+ * are at least 64-byte aligned: the bits above 6). Taking a 32-bit copy is
+ * the one operation the verifier allows on a kernel pointer held in a
+ * register (it becomes a plain number, as with CAP_PERFMON it may); shifts
+ * and masks of the pointer itself are refused.
+ */
+static __always_inline __u32 mm_filter_slot(const void *mm)
+{
+	__u32 low;
+
+	/* w = w: a 32-bit move, which C cannot be made to emit reliably. */
+	asm volatile("%0 = %1" : "=w"(low) : "w"((__u32)(__u64)mm));
+	return (((low >> 6) * 2654435761U) >> 20) & (MM_FILTER_SLOTS - 1);
+}
 
 static __always_inline struct tree_state *tree_of(__u32 id)
 {
@@ -139,7 +162,7 @@ static __always_inline void snapshot_holders(struct tree_state *t, __u32 tree, _
 	struct snap_ctx c = { .tree = tree };
 	__s64 last = READ_ONCE(t->snap_sum_pages), step;
 
-	if (!attribution || tree != 0)
+	if (!have_for_each || tree != 0)
 		return;
 	step = last > 0 ? (__s64)((__u64)last / SNAP_STEP_DIVISOR) : 0;
 	if (step < snap_step_min_pages)
@@ -158,6 +181,20 @@ static __always_inline void snapshot_holders(struct tree_state *t, __u32 tree, _
 	COUNT(&t->snap_seq, 1);
 unlock:
 	COUNT(&t->snap_lock, -1);
+}
+
+/*
+ * Programs that can raise the peak come in twins (compat.bpf.h, NOSNAP_SEC):
+ * one with the callbacks of bpf_for_each_map_elem (this snapshot, and
+ * refresh_tree), and one without any, for kernels before 5.13. The
+ * functions between them take cb, a constant: false in the twin.
+ */
+static __always_inline void snapshot_if_raised(__s64 before)
+{
+	__s64 peak = READ_ONCE(trees[0].peak_pages);
+
+	if (peak > before)
+		snapshot_holders(&trees[0], 0, peak);
 }
 
 /* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
@@ -179,7 +216,8 @@ static __always_inline void raise_peak(struct tree_state *t, __u32 tree, __s64 s
 		t->peak_mms = READ_ONCE(t->mms_live);
 		t->peak_procs = READ_ONCE(t->procs_live);
 		t->peak_lag_pages = READ_ONCE(t->lag_pages);
-		snapshot_holders(t, tree, sum);
+		/* Who holds it: the program snapshots when the event is done
+		 * (snapshot_if_raised), so that its twin can go without. */
 		return;
 	}
 	COUNT(&t->peak_races, 1);
@@ -252,6 +290,50 @@ static __always_inline void refresh_exact(struct tree_state *t, struct mm_state 
 	COUNT(&t->exact_reads, 1);
 }
 
+struct refresh_ctx {
+	__u32 tree;
+	__u32 refreshed;
+};
+
+/* Read exactly every counter of one mm still stored cheaply. The mm is
+ * alive: it leaves the map at its teardown, before it is freed. */
+static long refresh_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, struct refresh_ctx *c)
+{
+	struct tree_state *t = tree_of(c->tree);
+	struct mm_struct *mm = (struct mm_struct *)*key;
+
+	if (!t || ms->tree != c->tree)
+		return 0;
+	for (int slot = 0; slot < RSS_SLOTS; slot++) {
+		__s64 now, old;
+
+		if (!READ_ONCE(ms->lag[slot]))
+			continue;
+		now = mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus);
+		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[slot], 0));
+		old = atomic_xchg(&ms->pages[slot], now);
+		atomic_add(&t->pages[slot], now - old);
+		atomic_add(&t->sum_pages, now - old);
+		c->refreshed++;
+	}
+	return 0;
+}
+
+/*
+ * The gate is open and other mms of the tree still hold cheap values (an
+ * idle parent, say): read those exactly too, so the peak being set is
+ * exact. Each mm is read again only after it was stored cheaply again.
+ */
+static __always_inline void refresh_tree(struct tree_state *t, __u32 tree)
+{
+	struct refresh_ctx c = { .tree = tree };
+
+	bpf_for_each_map_elem(&mm_states, refresh_one, &c, 0);
+	COUNT(&t->exact_reads, c.refreshed);
+	COUNT(&t->tree_refreshes, 1);
+	raise_peak(t, tree, READ_ONCE(t->sum_pages));
+}
+
 /*
  * Bring a counter's current value into the sum.
  *
@@ -265,7 +347,7 @@ static __always_inline void refresh_exact(struct tree_state *t, struct mm_state 
  * every counter near the peak was exact (peak_bound_pages()).
  */
 static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms,
-				       struct mm_struct *mm, int slot)
+				       struct mm_struct *mm, int slot, bool cb)
 {
 	__s64 now, lag;
 	bool gate_open, exact;
@@ -293,6 +375,8 @@ static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms
 			refresh_exact(t, ms, mm, RSS_ANON);
 		if (slot != RSS_SHMEM)
 			refresh_exact(t, ms, mm, RSS_SHMEM);
+		if (cb && have_for_each && READ_ONCE(t->lag_pages) > 0)
+			refresh_tree(t, ms->tree);
 	}
 	if (gate_open)
 		max_store(&t->upper_pages, READ_ONCE(t->sum_pages) + READ_ONCE(t->lag_pages));
@@ -300,7 +384,7 @@ static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms
 
 /* Enter an mm into a tree with all its counters as they are now. */
 static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm,
-				     __u32 tree, __u32 tgid)
+				     __u32 tree, __u32 tgid, bool cb)
 {
 	struct tree_state *t = tree_of(tree);
 	struct mm_state init = { .tree = tree, .tgid = tgid };
@@ -319,35 +403,53 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		COUNT(&t->drop_mm_full, 1);
 		return;
 	}
+	COUNT(&mm_filter[mm_filter_slot(mm)], 1);
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return;
 	COUNT(&t->mms_entered, 1);
 	max_store(&t->mms_max, atomic_add_return(&t->mms_live, 1));
-	apply_slot(t, ms, mm, RSS_FILE);
-	apply_slot(t, ms, mm, RSS_ANON);
-	apply_slot(t, ms, mm, RSS_SHMEM);
+	apply_slot(t, ms, mm, RSS_FILE, cb);
+	apply_slot(t, ms, mm, RSS_ANON, cb);
+	apply_slot(t, ms, mm, RSS_SHMEM, cb);
+}
+
+static __always_inline int on_rss_stat(struct mm_struct *mm, int member, bool cb)
+{
+	__u64 key = (__u64)mm;
+	struct mm_state *ms;
+	struct tree_state *t;
+	__s64 before;
+
+	if (!READ_ONCE(mm_filter[mm_filter_slot(mm)]))
+		return 0;       /* not ours: the common case, keep it first */
+	ms = bpf_map_lookup_elem(&mm_states, &key);
+	if (!ms)
+		return 0;
+	t = tree_of(ms->tree);
+	if (!t)
+		return 0;
+	COUNT(&t->events, 1);
+	before = READ_ONCE(trees[0].peak_pages);
+	apply_slot(t, ms, mm, rss_slot_of_member(member), cb);
+	if (cb)
+		snapshot_if_raised(before);
+	return 0;
 }
 
 SEC("tp_btf/rss_stat")
 int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 {
-	__u64 key = (__u64)mm;
-	struct mm_state *ms = bpf_map_lookup_elem(&mm_states, &key);
-	struct tree_state *t;
-
-	if (!ms)
-		return 0;       /* not ours: the common case, keep it first */
-	t = tree_of(ms->tree);
-	if (!t)
-		return 0;
-	COUNT(&t->events, 1);
-	apply_slot(t, ms, mm, rss_slot_of_member(member));
-	return 0;
+	return on_rss_stat(mm, member, true);
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+NOSNAP_SEC("tp_btf/rss_stat")
+int BPF_PROG(handle_rss_stat_nosnap, struct mm_struct *mm, int member)
+{
+	return on_rss_stat(mm, member, false);
+}
+
+static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child, bool cb)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct task_state *ps, cs = {};
@@ -371,12 +473,28 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	/* The child's copied pages were counted (from the parent's context)
 	 * before this event: enter_mm reads them all now. A vfork or CLONE_VM
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
-	enter_mm(child, child->mm, cs.tree, ctgid);
+	enter_mm(child, child->mm, cs.tree, ctgid, cb);
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__s64 before = READ_ONCE(trees[0].peak_pages);
+
+	on_fork(parent, child, true);
+	snapshot_if_raised(before);
+	return 0;
+}
+
+NOSNAP_SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork_nosnap, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork(parent, child, false);
+}
+
+static __always_inline int on_exec(struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm,
+				   bool cb)
 {
 	__u32 tgid = p->tgid;
 	struct task_state *ts = bpf_map_lookup_elem(&task_states, &tgid);
@@ -384,8 +502,24 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	if (!ts)
 		return 0;
 	/* The new image enters; the old mm leaves at its own teardown. */
-	enter_mm(p, p->mm, ts->tree, tgid);
+	enter_mm(p, p->mm, ts->tree, tgid, cb);
 	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__s64 before = READ_ONCE(trees[0].peak_pages);
+
+	on_exec(p, old_pid, bprm, true);
+	snapshot_if_raised(before);
+	return 0;
+}
+
+NOSNAP_SEC("tp_btf/sched_process_exec")
+int BPF_PROG(handle_exec_nosnap, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	return on_exec(p, old_pid, bprm, false);
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -427,8 +561,11 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 		add_to_tree(t, ms->tree, RSS_ANON, -atomic_xchg(&ms->pages[RSS_ANON], 0));
 		add_to_tree(t, ms->tree, RSS_SHMEM, -atomic_xchg(&ms->pages[RSS_SHMEM], 0));
 	}
-	if (bpf_map_delete_elem(&mm_states, &key) == 0 && t)
-		COUNT(&t->mms_live, -1);
+	if (bpf_map_delete_elem(&mm_states, &key) == 0) {
+		COUNT(&mm_filter[mm_filter_slot(mm)], -1);
+		if (t)
+			COUNT(&t->mms_live, -1);
+	}
 }
 
 /*
@@ -459,8 +596,7 @@ int BPF_PROG(handle_exit_mmap_fentry, struct mm_struct *mm)
  * entries are NOEXIST, so meeting a process twice is harmless. PIDs are
  * matched in the namespace of the process reading the iterator: peakbpf.
  */
-SEC("iter/task")
-int enter_existing(struct bpf_iter__task *ctx)
+static __always_inline int on_task(struct bpf_iter__task *ctx, bool cb)
 {
 	struct task_struct *task = ctx->task, *p;
 	struct task_struct *me = (struct task_struct *)bpf_get_current_task();
@@ -481,6 +617,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 	caller_pidns = ns;
 	caller_pidns_level = level;
 	p = task;
+	CFG_SAFE_LOOP  /* a rotated loop here is rejected before 6.7 */
 	for (depth = 0; depth < MAX_ANCESTRY && p; depth++) {
 		__u32 vpid = pid_in_ns(p, ns, level);
 		struct task_struct *parent;
@@ -514,8 +651,24 @@ int enter_existing(struct bpf_iter__task *ctx)
 		return 0;
 	}
 	if (depth > 0 || req->enter_mm)
-		enter_mm(task, task->mm, req->tree, tgid);
+		enter_mm(task, task->mm, req->tree, tgid, cb);
 	return 0;
+}
+
+SEC("iter/task")
+int enter_existing(struct bpf_iter__task *ctx)
+{
+	__s64 before = READ_ONCE(trees[0].peak_pages);
+
+	on_task(ctx, true);
+	snapshot_if_raised(before);
+	return 0;
+}
+
+NOSNAP_SEC("iter/task")
+int enter_existing_nosnap(struct bpf_iter__task *ctx)
+{
+	return on_task(ctx, false);
 }
 
 /*

@@ -121,6 +121,7 @@ struct tree_state {
 	__u32 snap_truncated;               /* more mms than MAX_HOLDERS */
 	__u64 snapshots;                    /* snapshots taken, for the cost */
 	__u64 record_drops;                 /* sum changes the ring buffer had no room for */
+	__u64 tree_refreshes;               /* walks reading other mms' cheap counters exactly */
 };
 
 /* One change of tree 0's sum, recorded for --compare-sampler. */

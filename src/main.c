@@ -428,7 +428,9 @@ static int run(const struct options *o)
 		fprintf(stderr, "peakbpf: %s\n", why);
 		goto cleanup;
 	}
-	for (size_t i = 0; i < r.session->n_notes && !o->quiet; i++)
+	/* Why a better source was not used matters when peakbpf fell back;
+	 * beside bpf, a missing secondary source is only in not_used. */
+	for (size_t i = 0; i < r.session->n_notes && !o->quiet && !r.session->bpf; i++)
 		fprintf(stderr, "peakbpf: notice: %s\n", r.session->note_ptrs[i]);
 	if (o->n_samplers && !r.session->bpf) {
 		fprintf(stderr, "peakbpf: --compare-sampler needs the bpf source, which cannot be used here\n");

@@ -296,9 +296,11 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 	json_kv_int(w, "cpus", h->cpus);
 	json_kv_int(w, "page_size", h->page_size);
 	json_kv_bool(w, "btf", h->btf);
-	json_kv_string(w, "rss_counters", h->rss_percpu ? "percpu" : "atomic+task-cache");
-	json_kv_string(w, "teardown_hook", h->teardown_hook);
-	json_kv_string(w, "exact_path", exact_path_name(h->exact_path_err));
+	/* What the kernel side found, or null when it did not load. */
+	json_kv_string(w, "rss_counters", !h->bpf_loaded ? NULL :
+			h->rss_percpu ? "percpu" : "atomic+task-cache");
+	json_kv_string(w, "teardown_hook", h->bpf_loaded ? h->teardown_hook : NULL);
+	json_kv_string(w, "exact_path", h->bpf_loaded ? exact_path_name(h->exact_path_err) : NULL);
 	json_kv_string(w, "privileges", h->privileges);
 	json_end_object(w);
 }

@@ -16,6 +16,7 @@ struct host_facts {
 	int cpus;               /* online CPUs */
 	long page_size;
 	bool btf;               /* /sys/kernel/btf/vmlinux present */
+	bool bpf_loaded;        /* the facts below come from a loaded tracker */
 	bool rss_percpu;        /* rss kept in percpu_counters (6.2+) */
 	const char *teardown_hook;
 	const char *privileges; /* "root", "CAP_BPF+CAP_PERFMON", ... */

@@ -49,7 +49,15 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 	int err = bpf_source_open(&bo, &s->host, &src);
 
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
+		if ((err == -EPERM || err == -EACCES) && s->host.privileges &&
+		    strcmp(s->host.privileges, "none") && strcmp(s->host.privileges, "root"))
+			/* Capabilities are there: before 5.11 maps are charged
+			 * to RLIMIT_MEMLOCK, which only CAP_SYS_RESOURCE raises. */
+			snprintf(why, len, "the kernel refused to load the BPF programs (%s) although "
+				 "peakbpf has %s: on kernels before 5.11 BPF maps count against the "
+				 "locked-memory limit: raise it (ulimit -l unlimited) or run as root",
+				 strerror(-err), s->host.privileges);
+		else if (err == -EPERM || err == -EACCES)
 			snprintf(why, len, "the kernel refused to load the BPF programs (%s): "
 				 "run as root, or grant CAP_BPF and CAP_PERFMON", strerror(-err));
 		else
@@ -58,6 +66,7 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 		return err;
 	}
 	s->bpf = src;
+	s->host.bpf_loaded = true;
 	add_source(s, src);
 	return 0;
 }
@@ -84,7 +93,6 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	if (!s)
 		return -ENOMEM;
 	host_facts_fill(&s->host, capeff);
-	s->host.rss_percpu = true;
 	no_bpf = bpf_unusable(&s->host, capeff);
 
 	switch (o->source) {

@@ -35,6 +35,7 @@ struct proc_source {
 	struct source base;
 	uint64_t interval_ns;
 	uint64_t page_size;
+	bool command_mode;      /* the root waits before exec when the run starts */
 	char reason[96];        /* "sampled every 100 ms: ..." */
 
 	/* Everything below is under lock. The sampler holds it for a whole
@@ -336,9 +337,20 @@ static int proc_start(struct source *s)
 		pthread_mutex_unlock(&p->lock);
 		return -EALREADY;
 	}
-	/* One sample now: even a run shorter than the interval gets two. */
-	smp = take_sample(p);
-	window_open(p, &smp);
+	if (p->command_mode) {
+		/* The command has not exec'd yet: its address space is still a
+		 * copy of peakbpf's, which is not the tree's memory. The tree
+		 * starts empty; the sampler's first reading comes later. */
+		smp = (struct sample){ 0 };
+		window_open(p, &smp);
+		p->samples = 0;
+		p->baseline_known = true;
+		p->baseline = 0;
+	} else {
+		/* One sample now: even a run shorter than the interval gets two. */
+		smp = take_sample(p);
+		window_open(p, &smp);
+	}
 	p->started = true;
 	pthread_mutex_unlock(&p->lock);
 	/* The sampler must not take the signals the session waits for. */
@@ -453,6 +465,7 @@ int proc_source_open(const struct source_opts *o, struct source **out, char *why
 	p->base.ops = &proc_ops;
 	p->base.name = "proc";
 	p->interval_ns = o->sample_interval_ns ? o->sample_interval_ns : PROC_SAMPLE_INTERVAL_DEFAULT_NS;
+	p->command_mode = o->command_mode;
 	p->page_size = page > 0 ? (uint64_t)page : 4096;
 	format_interval(every, sizeof(every), p->interval_ns);
 	snprintf(p->reason, sizeof(p->reason), "sampled every %s: misses spikes between samples", every);

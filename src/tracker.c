@@ -48,6 +48,48 @@ static bool kernel_has_fetch_atomics(void)
 	return true;
 }
 
+/*
+ * Before 5.12 the verifier rejects a program that holds an atomic with a
+ * result anywhere, reachable or not (compat.bpf.h). With have_fetch_atomics
+ * false every one of them is on a branch the verifier prunes, so each is
+ * replaced with a call to a helper that does not exist, the way libbpf
+ * poisons a failed CO-RE relocation: dropped as dead code where it is dead,
+ * a load error ("invalid func") where it is not.
+ */
+#define FETCH_ATOMIC_POISON 0xbadf37c
+
+static int poison_fetch_atomics(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		size_t n = bpf_program__insn_cnt(prog), changed = 0;
+		struct bpf_insn *insns;
+		int err = 0;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		insns = malloc(n * sizeof(*insns));
+		if (!insns)
+			return -ENOMEM;
+		memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+		for (size_t i = 0; i < n; i++) {
+			/* XADD (BPF_ADD, no result) is all that came before. */
+			if (BPF_CLASS(insns[i].code) != BPF_STX || BPF_MODE(insns[i].code) != BPF_ATOMIC ||
+			    insns[i].imm == BPF_ADD)
+				continue;
+			insns[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = FETCH_ATOMIC_POISON };
+			changed++;
+		}
+		if (changed)
+			err = bpf_program__set_insns(prog, insns, n);
+		free(insns);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* Does the running kernel's BTF know this type? */
 static bool kernel_has_type(struct btf *vmlinux, const char *name, __u32 kind)
 {
@@ -164,12 +206,27 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	t->skel->rodata->have_fetch_atomics = t->fetch_atomics;
 	t->attribution = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 						 BPF_FUNC_for_each_map_elem, NULL) == 1;
-	t->skel->rodata->attribution = t->attribution;
+	t->skel->rodata->have_for_each = t->attribution;
+	/* Before 5.13 the verifier rejects any program holding a callback
+	 * (compat.bpf.h, NOSNAP_SEC): load the twins without callbacks. */
+	bpf_program__set_autoload(t->skel->progs.handle_rss_stat, t->attribution);
+	bpf_program__set_autoload(t->skel->progs.handle_rss_stat_nosnap, !t->attribution);
+	bpf_program__set_autoload(t->skel->progs.handle_fork, t->attribution);
+	bpf_program__set_autoload(t->skel->progs.handle_fork_nosnap, !t->attribution);
+	bpf_program__set_autoload(t->skel->progs.handle_exec, t->attribution);
+	bpf_program__set_autoload(t->skel->progs.handle_exec_nosnap, !t->attribution);
+	bpf_program__set_autoload(t->skel->progs.enter_existing, t->attribution);
+	bpf_program__set_autoload(t->skel->progs.enter_existing_nosnap, !t->attribution);
 	t->skel->rodata->snap_step_min_pages = (1 << 20) / sysconf(_SC_PAGESIZE);
 	ncpus = libbpf_num_possible_cpus();
 	t->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
 	t->exact_err = exact_path_supported(t->rss_percpu, ncpus);
 	bpf_program__set_autoload(t->skel->progs.learn_cpu_offsets, t->exact_err == 0);
+	if (!t->fetch_atomics) {
+		err = poison_fetch_atomics(t->skel->obj);
+		if (err)
+			goto cleanup;
+	}
 
 	err = tracker_bpf__load(t->skel);
 	if (err)
@@ -217,7 +274,8 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 			goto cleanup;
 	}
 	/* Reading the iterator runs enter_existing over every task. */
-	iter_fd = bpf_iter_create(bpf_link__fd(t->skel->links.enter_existing));
+	iter_fd = bpf_iter_create(bpf_link__fd(t->attribution ? t->skel->links.enter_existing :
+							  t->skel->links.enter_existing_nosnap));
 	if (iter_fd < 0) {
 		err = -errno;
 		goto cleanup;
@@ -422,8 +480,11 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	out->tree = s->bss->trees[0];
 	out->missed_events = missed_runs(s->progs.handle_rss_stat) +
+			     missed_runs(s->progs.handle_rss_stat_nosnap) +
 			     missed_runs(s->progs.handle_fork) +
+			     missed_runs(s->progs.handle_fork_nosnap) +
 			     missed_runs(s->progs.handle_exec) +
+			     missed_runs(s->progs.handle_exec_nosnap) +
 			     missed_runs(s->progs.handle_exit) +
 			     missed_runs(s->progs.handle_exit_mmap_tp) +
 			     missed_runs(s->progs.handle_exit_mmap_fentry);

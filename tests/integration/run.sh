@@ -18,6 +18,10 @@ TESTS=""
 . "$here/test_sources.sh"
 . "$here/test_exact.sh"
 . "$here/test_sampler.sh"
+# More test files, from another runner (tests/vm/run.sh: the VM-only ones).
+for extra in ${EXTRA_TESTS:-}; do
+	. "$extra"
+done
 
 echo "integration: $(uname -r), $(nproc 2>/dev/null || echo '?') CPUs"
 why=""

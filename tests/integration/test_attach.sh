@@ -27,7 +27,7 @@ for l in open(sys.argv[1]): json.loads(l)' "$1"
 
 # A sleeping process that later forks a child that spikes: the spike counts.
 t_attach_later_spike() {
-	sh -c "sleep 1; $WORKLOAD -s 64MiB -t 5ms spike 2>/dev/null" &
+	sh -c "sleep $(q 1 4); $WORKLOAD -s 64MiB -t 5ms spike 2>/dev/null" &
 	target=$!
 	sleep 0.3
 	"$PEAKBPF" -q -o "$TMP/later.json" -p "$target" 2>"$TMP/later.err"
@@ -42,7 +42,7 @@ t_attach_later_spike() {
 
 # Children that exist at attach time and allocate later are counted.
 t_attach_existing_children() {
-	"$WORKLOAD" -s 64MiB -n 2 -t 1s late-children 2>/dev/null &
+	"$WORKLOAD" -s 64MiB -n 2 -t "$(q 1s 4s)" late-children 2>/dev/null &
 	target=$!
 	sleep 0.3
 	"$PEAKBPF" -q -o "$TMP/kids.json" -p "$target" 2>"$TMP/kids.err"
@@ -63,7 +63,7 @@ t_attach_phases() {
 	wait_for "$TMP/phases.log" "phase 1" || { fail "phases: workload did not start"; kill "$wl"; return; }
 	"$PEAKBPF" -q -o "$TMP/phases.jsonl" -p "$wl" 2>"$TMP/phases.err" &
 	pb=$!
-	sleep 0.5
+	sleep "$(q 0.5 4)"   # peakbpf is up: SIGUSR1 no longer kills it
 	for k in 1 2; do
 		kill -USR1 "$wl"                # phase k ends: its block is freed
 		wait_for "$TMP/phases.log" "gap $k" || break
@@ -96,7 +96,7 @@ t_attach_phases() {
 
 # A steady process cut into windows: each window's peak is its baseline.
 t_interval_steady() {
-	"$WORKLOAD" -s 64MiB -t 3s steady 2>/dev/null &
+	"$WORKLOAD" -s 64MiB -t "$(q 3s 6s)" steady 2>/dev/null &
 	wl=$!
 	sleep 0.5
 	"$PEAKBPF" -q -o "$TMP/steady.jsonl" -i 200ms -d 1500ms -p "$wl" 2>"$TMP/steady.err"
@@ -152,7 +152,9 @@ t_sigkill_keeps_windows() {
 	"$PEAKBPF" -q -o "$TMP/killed.jsonl" -i 200ms -p "$wl" 2>/dev/null &
 	pb=$!
 	i=0
-	while [ "$(grep -c window "$TMP/killed.jsonl" 2>/dev/null)" -lt 3 ] && [ "$i" -lt 100 ]; do
+	# cat: a file peakbpf has not made yet counts 0 windows, not "".
+	# shellcheck disable=SC2002
+	while [ "$(cat "$TMP/killed.jsonl" 2>/dev/null | grep -c window)" -lt 3 ] && [ "$i" -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done

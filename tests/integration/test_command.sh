@@ -9,28 +9,29 @@ TESTS="$TESTS t_spike t_sequential t_concurrent t_chain t_threads t_exec
 t_spike() { run_shape spike -s 64MiB -t 5ms spike; }
 # One child's memory, not the sum of all of them.
 t_sequential() { run_shape sequential -s 64MiB -n 4 -t 20ms sequential; }
-t_concurrent() { run_shape concurrent -s 64MiB -n 4 concurrent; }
-t_chain() { run_shape chain -s 64MiB -n 4 chain; }
+t_concurrent() { run_shape concurrent -s 64MiB -n "$(q 4 2)" concurrent; }
+t_chain() { run_shape chain -s 64MiB -n "$(q 4 2)" chain; }
 # Threads share one mm: counted once.
-t_threads() { run_shape threads -s 64MiB -n 4 threads; }
+t_threads() { run_shape threads -s 64MiB -n "$(q 4 2)" threads; }
 # The old image leaves the sum at exec.
 t_exec() { run_shape exec -s 64MiB exec; }
 t_vfork_exec() { run_shape vfork_exec -s 64MiB vfork-exec; }
 # Reparented to init, still in the tree by fork lineage.
 t_daemon() { run_shape daemon -s 64MiB -t 200ms daemon; }
-t_shared() { run_shape shared -s 64MiB -n 4 shared; }
+t_shared() { run_shape shared -s 64MiB -n "$(q 4 2)" shared; }
 t_file() { run_shape file -s 64MiB file; }
 
 # Thousands of short-lived children: no drops, and the maps end empty.
 t_storm() {
-	NO_REL=1 run_shape storm -n 3000 storm
+	children=$(q 3000 300)
+	NO_REL=1 run_shape storm -n "$children" storm
 	j=$TMP/storm.json
 	[ -f "$j" ] || return
 	drops=$(json_num "$j" drops) missed=$(json_num "$j" missed_events)
 	mms=$(json_num "$j" mms_left) procs=$(json_num "$j" processes_left)
 	tracked=$(json_num "$j" processes_tracked)
 	if [ "$drops" = 0 ] && [ "$missed" = 0 ] && [ "$mms" = 0 ] && [ "$procs" = 0 ] &&
-		[ "$tracked" -ge 3000 ]; then
+		[ "$tracked" -ge "$children" ]; then
 		ok "storm: $tracked processes tracked, 0 drops, 0 missed, maps empty at the end"
 	else
 		fail "storm: tracked $tracked drops $drops missed $missed mms_left $mms processes_left $procs"
@@ -96,7 +97,7 @@ t_bad_option() {
 t_forward_sigterm() {
 	"$PEAKBPF" -q -o "$TMP/term.json" -- "$WORKLOAD" -s 16MiB -t 20s steady 2>/dev/null &
 	pb=$!
-	sleep 1
+	sleep "$(q 1 3)"     # peakbpf is up: its handlers are installed
 	kill -TERM "$pb"
 	wait "$pb"
 	rc=$?

@@ -65,6 +65,10 @@ t_gate_near_peak_only() {
 		skip "gate: no per-CPU exact path on this kernel ($path)"
 		return
 	fi
+	if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+		skip "gate: transparent huge pages are [always] here; the expected counts assume 4 KiB faults"
+		return
+	fi
 	"$PEAKBPF" -q -o "$TMP/gate.json" -- "$WORKLOAD" -s 64MiB -t 200ms phases 2>/dev/null
 	exact=$(json_num "$TMP/gate.json" exact_reads)
 	cheap=$(json_num "$TMP/gate.json" cheap_reads)
@@ -85,9 +89,18 @@ holder_bytes() {
 	head -n 1 "$1" | grep -o '"processes":\[[^]]*\]' | grep -o '"bytes":[0-9]*' | cut -d: -f2
 }
 
+# holders_supported NAME: the kernel can name who held the peak (the
+# snapshot walks the tree's mms with bpf_for_each_map_elem, 5.13+).
+holders_supported() {
+	kernel_at_least 5 13 && return 0
+	skip "$1: who held the peak needs bpf_for_each_map_elem (5.13+; this is $(uname -r))"
+	return 1
+}
+
 # Children of 64, 128 and 256 MiB at once: each is named with its size
 # (the snapshot is within one step, 1/64 of the peak, of the peak).
 t_holders_ladder() {
+	holders_supported "holders: ladder" || return
 	"$PEAKBPF" -q -o "$TMP/ladder.json" -- "$WORKLOAD" -s 64MiB -n 3 ladder 2>/dev/null
 	step=$(($(json_num "$TMP/ladder.json" peak_bytes) / 64 + MIB))
 	set -- $(holder_bytes "$TMP/ladder.json")
@@ -101,6 +114,7 @@ t_holders_ladder() {
 }
 
 t_holders_threads_one_entry() {
+	holders_supported "holders: threads" || return
 	"$PEAKBPF" -q -o "$TMP/thr.json" -- "$WORKLOAD" -s 32MiB -n 8 threads 2>/dev/null
 	n=$(head -n 1 "$TMP/thr.json" | grep -o '"processes":\[[^]]*\]' | grep -o '"pid"' | wc -l)
 	set -- $(holder_bytes "$TMP/thr.json")
@@ -113,10 +127,13 @@ t_holders_threads_one_entry() {
 
 # Shared pages count once per mm that maps them, and the record says so.
 t_holders_shared_per_mm() {
+	holders_supported "holders: shared" || return
 	"$PEAKBPF" -q -o "$TMP/shr.json" -- "$WORKLOAD" -s 32MiB -n 3 shared 2>/dev/null
+	# Within one step of the peak (1/64 of it, at least 1 MiB) of 32 MiB each.
+	least=$((32 * MIB - $(json_num "$TMP/shr.json" peak_bytes) / 64 - MIB))
 	set -- $(holder_bytes "$TMP/shr.json")
-	if [ "$#" = 4 ] && [ "$1" -ge $((32 * MIB)) ] && [ "$2" -ge $((32 * MIB)) ] &&
-		[ "$3" -ge $((32 * MIB)) ] && grep -q 'count once per address space' "$TMP/shr.json"; then
+	if [ "$#" = 4 ] && [ "$1" -ge "$least" ] && [ "$2" -ge "$least" ] &&
+		[ "$3" -ge "$least" ] && grep -q 'count once per address space' "$TMP/shr.json"; then
 		ok "holders: each of 3 children maps the shared 32 MiB and is listed with it; the record says so"
 	else
 		fail "holders: shared: bytes $*"

@@ -15,18 +15,25 @@ sampler_field() {
 # sees nothing of it; a 1 ms one always catches it; and a real /proc
 # sampler's reading falls inside the modelled range.
 t_compare_sampler_spike() {
+	size=$(q 256 32)     # MiB; QUICK: its rise must stay well under 100 ms
 	"$PEAKBPF" -q -o "$TMP/cs.json" --compare-sampler 100ms,1ms -- \
-		"$WORKLOAD" -s 256MiB -t 5ms flash 2>"$TMP/cs.err"
+		"$WORKLOAD" -s "${size}MiB" -t 5ms flash 2>"$TMP/cs.err"
 	rc=$?
 	fill=$(sed -n 's/.*fill_ns=\([0-9]*\).*/\1/p' "$TMP/cs.err")
 	held=$(sed -n 's/.*held_ns=\([0-9]*\).*/\1/p' "$TMP/cs.err")
+	if [ "$(json_raw "$TMP/cs.json" exact)" != true ]; then
+		# Before 6.2 rss reaches the counters in per-thread batches, so
+		# the record is too coarse to put a 5 ms spike at its instant.
+		skip "compare-sampler: the run is not exact here ($(json_raw "$TMP/cs.json" inexact_reason))"
+		return
+	fi
 	p100=$(sampler_field "$TMP/cs.json" 0.1 p_within_5pct)
 	p1=$(sampler_field "$TMP/cs.json" 0.001 p_within_5pct)
 	worst100=$(sampler_field "$TMP/cs.json" 0.1 worst_bytes)
 	within=$(json_raw "$TMP/cs.json" within_computed_range)
 	limit=$(awk -v h="${held:-0}" -v f="${fill:-0}" 'BEGIN { printf "%.4f", (h + f + 2e6) / 1e8 }')
 	if [ "$rc" = 0 ] && [ -n "$p100" ] && [ "$p1" = 1 ] && [ "$within" = true ] &&
-		[ "${worst100:-1}" -lt $((256 * MIB / 20)) ] &&
+		[ "${worst100:-1}" -lt $((size * MIB / 20)) ] &&
 		awk -v p="$p100" -v l="$limit" 'BEGIN { exit !(p <= l && p < 0.5) }'; then
 		ok "compare-sampler: a 100 ms sampler gets within 5 % in $p100 of phases (spike over 100 ms: $limit), worst $(mib "$worst100"); 1 ms always; the real sampler is inside the model's range"
 	else

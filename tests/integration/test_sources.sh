@@ -25,8 +25,10 @@ t_caps_bpf_perfmon_only() {
 	have_setpriv "CAP_BPF+CAP_PERFMON only" || return
 	for shape in concurrent exec daemon threads; do
 		expected=$("$WORKLOAD" -x -s 64MiB -n 3 "$shape")
-		# shellcheck disable=SC2086
-		setpriv $BPF_CAPS "$PEAKBPF" -q -o "$TMP/caps-$shape.json" -- \
+		# Before 5.11 maps count against RLIMIT_MEMLOCK, which these
+		# capabilities alone cannot raise: a container sets it (ulimit -l).
+		sh -c "ulimit -l unlimited 2>/dev/null; exec setpriv $BPF_CAPS \"\$@\"" sh \
+			"$PEAKBPF" -q -o "$TMP/caps-$shape.json" -- \
 			"$WORKLOAD" -s 64MiB -n 3 "$shape" 2>"$TMP/caps.err"
 		src=$(json_raw "$TMP/caps-$shape.json" source)
 		priv=$(json_raw "$TMP/caps-$shape.json" privileges)
@@ -61,6 +63,10 @@ t_each_fallback() {
 	for src in cgroup proc rusage; do
 		"$PEAKBPF" -q -s "$src" --sample-interval 10ms -o "$TMP/fb-$src.json" -- \
 			"$WORKLOAD" -s 64MiB -t 500ms steady 2>"$TMP/fb.err"
+		if [ "$src" = cgroup ] && grep -q "no memory.peak" "$TMP/fb.err"; then
+			skip "--source cgroup: $(cat "$TMP/fb.err")"
+			continue
+		fi
 		got=$(json_raw "$TMP/fb-$src.json" source)
 		peak=$(json_num "$TMP/fb-$src.json" peak_bytes)
 		exact=$(json_raw "$TMP/fb-$src.json" exact)

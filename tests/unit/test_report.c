@@ -23,7 +23,7 @@ static char *test_argv[] = { "sh", "-c", "echo \"hi\"\tthere", NULL };
 static struct host_facts test_host(void)
 {
 	struct host_facts h = {
-		.cpus = 2, .page_size = 4096, .btf = true, .rss_percpu = true,
+		.cpus = 2, .page_size = 4096, .btf = true, .bpf_loaded = true, .rss_percpu = true,
 		.teardown_hook = "tp_btf/exit_mmap", .privileges = "root",
 	};
 

@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: MIT
+# The benchmark (issue 7). Included from the top Makefile, after its own rules,
+# so it can use $(OUTPUT), $(CLANG), $(BPFTOOL), $(BPF_CFLAGS), $(CC), $(CFLAGS),
+# $(WARN), $(LIBBPF_CFLAGS), $(LIBBPF_LIBS), $(Q) and $(call msg,...).
+# To try it alone: make -f Makefile -f tools/bench/bench.mk bench
+#
+#   make bench         the full table (~3 min on 2 CPUs), root
+#   make bench-short   the same rows, smaller and fewer runs (~1 min), for CI
+#
+# Tables land in $(OUTPUT)/bench/results.{txt,json,md}.
+BENCH_OUT := $(OUTPUT)/bench
+BENCH_TOOLS := $(BENCH_OUT)/bpfstat $(BENCH_OUT)/procsample
+
+.PHONY: bench bench-short bench-tools
+
+$(BENCH_OUT):
+	$(Q)mkdir -p $@
+
+$(BENCH_OUT)/floor.bpf.o: tools/bench/floor.bpf.c | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/floor.skel.h: $(BENCH_OUT)/floor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name floor > $@
+
+$(BENCH_OUT)/bpfstat: tools/bench/bpfstat.c $(BENCH_OUT)/floor.skel.h
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -I$(BENCH_OUT) $(LIBBPF_CFLAGS) \
+		$< $(LIBBPF_LIBS) -o $@
+
+$(BENCH_OUT)/procsample: tools/bench/procsample.c | $(BENCH_OUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -pthread $< -o $@
+
+bench-tools: $(BENCH_TOOLS)
+
+bench: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
+	$(Q)OUTPUT=$(OUTPUT) tools/bench/bench.sh full
+
+bench-short: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
+	$(Q)OUTPUT=$(OUTPUT) tools/bench/bench.sh short

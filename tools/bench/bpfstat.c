@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfstat: the bench's BPF side. Holds the kernel's BPF run-time statistics
+ * on (BPF_ENABLE_STATS: on while this process lives and off again when it
+ * exits or is killed; the same switch as kernel.bpf_stats_enabled, but
+ * counted, so it never turns off statistics that someone else turned on),
+ * loads the empty "floor" program (and a one-lookup reference) on rss_stat,
+ * and answers commands read from
+ * stdin, one per line, each with one line on stdout:
+ *
+ *   attach          attach the floor program (it runs after any program
+ *                   already on rss_stat, before any attached later)  -> ok
+ *   detach          detach it                                         -> ok
+ *   attach-ref      attach the reference program (one hash lookup)    -> ok
+ *   detach-ref      detach it                                         -> ok
+ *   snap PID        run-time statistics of the floor program, of the
+ *                   handle_rss_stat program(s) that PID holds open (PID 0:
+ *                   none) and of the reference program:
+ *                   "snap F_NS F_CNT P_NS P_CNT P_PROGS R_NS R_CNT" (P_* are
+ *                   0 when P_PROGS is 0)
+ *   quit            exit (EOF too)
+ *
+ * Errors answer "error: ..." so the caller never blocks.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "floor.skel.h"
+
+#define PEAKBPF_PROG "handle_rss_stat"
+#define MAX_PROGS 64
+
+struct stat_pair {
+	long long ns, cnt;
+};
+
+static int prog_stats(int fd, struct stat_pair *s, char *name, size_t len)
+{
+	struct bpf_prog_info info;
+	__u32 ilen = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		return -1;
+	s->ns = (long long)info.run_time_ns;
+	s->cnt = (long long)info.run_cnt;
+	if (name)
+		snprintf(name, len, "%s", info.name);
+	return 0;
+}
+
+/* The BPF program ids that PID holds (prog and link fds), from its fdinfo. */
+static int prog_ids_of(int pid, __u32 *ids, int max)
+{
+	char path[64], line[256];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		char fpath[384];
+		FILE *f;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(fpath, sizeof(fpath), "%s/%s", path, d->d_name);
+		f = fopen(fpath, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned id;
+			int dup = 0;
+
+			if (sscanf(line, "prog_id: %u", &id) != 1)
+				continue;
+			for (int i = 0; i < n; i++)
+				dup |= ids[i] == id;
+			if (!dup && n < max)
+				ids[n++] = id;
+		}
+		fclose(f);
+	}
+	closedir(dir);
+	return n;
+}
+
+static void snap(struct floor *skel, int pid)
+{
+	struct stat_pair f = { -1, -1 }, p = { 0, 0 }, r = { -1, -1 };
+	__u32 ids[MAX_PROGS];
+	int n, found = 0;
+
+	if (prog_stats(bpf_program__fd(skel->progs.bench_floor), &f, NULL, 0) ||
+	    prog_stats(bpf_program__fd(skel->progs.bench_lookup), &r, NULL, 0)) {
+		printf("error: floor program info: %s\n", strerror(errno));
+		return;
+	}
+	n = pid > 0 ? prog_ids_of(pid, ids, MAX_PROGS) : 0;
+	for (int i = 0; i < n; i++) {
+		int fd = bpf_prog_get_fd_by_id(ids[i]);
+		struct stat_pair s;
+		char name[32];
+
+		if (fd < 0)
+			continue;
+		if (prog_stats(fd, &s, name, sizeof(name)) == 0 && !strcmp(name, PEAKBPF_PROG)) {
+			p.ns += s.ns;
+			p.cnt += s.cnt;
+			found++;
+		}
+		close(fd);
+	}
+	printf("snap %lld %lld %lld %lld %d %lld %lld\n", f.ns, f.cnt, p.ns, p.cnt, found, r.ns, r.cnt);
+}
+
+int main(void)
+{
+	struct bpf_link *link = NULL, *ref = NULL;
+	struct floor *skel;
+	char line[256];
+	int stats_fd;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0) {
+		printf("error: BPF_ENABLE_STATS: %s\n", strerror(errno));
+		return 1;
+	}
+	skel = floor__open_and_load();
+	if (!skel) {
+		printf("error: loading the floor program: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ready\n");
+	while (fgets(line, sizeof(line), stdin)) {
+		int pid = 0;
+
+		if (!strncmp(line, "quit", 4)) {
+			break;
+		} else if (!strncmp(line, "attach-ref", 10)) {
+			if (!ref)
+				ref = bpf_program__attach(skel->progs.bench_lookup);
+			if (ref)
+				printf("ok\n");
+			else
+				printf("error: attaching tp_btf/rss_stat: %s\n", strerror(errno));
+		} else if (!strncmp(line, "detach-ref", 10)) {
+			bpf_link__destroy(ref);
+			ref = NULL;
+			printf("ok\n");
+		} else if (!strncmp(line, "attach", 6)) {
+			if (!link)
+				link = bpf_program__attach(skel->progs.bench_floor);
+			if (link)
+				printf("ok\n");
+			else
+				printf("error: attaching tp_btf/rss_stat: %s\n", strerror(errno));
+		} else if (!strncmp(line, "detach", 6)) {
+			bpf_link__destroy(link);
+			link = NULL;
+			printf("ok\n");
+		} else if (sscanf(line, "snap %d", &pid) == 1) {
+			snap(skel, pid);
+		} else {
+			printf("error: unknown command\n");
+		}
+	}
+	bpf_link__destroy(ref);
+	bpf_link__destroy(link);
+	floor__destroy(skel);
+	close(stats_fd);
+	return 0;
+}

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The floor for peakbpf's per-event cost: tp_btf programs on kmem:rss_stat
+ * that do nothing. Whatever the kernel spends to run one of these (the
+ * tracepoint's BPF trampoline, bpf_prog_run's accounting) is the least any
+ * rss_stat program can cost. The bench attaches it before or after
+ * peakbpf's program: programs on a tracepoint run in the order they were
+ * attached, and the first one after a fault runs colder than the next.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+SEC("tp_btf/rss_stat")
+int BPF_PROG(bench_floor, struct mm_struct *mm, int member)
+{
+	return 0;
+}
+
+/*
+ * A reference, not a floor: the least an untracked event can cost in a
+ * design that rejects it with one hash-map lookup keyed by the mm pointer
+ * (peakbpf's mm_states: BPF_MAP_TYPE_HASH, 8-byte key, 16384 entries by
+ * default). The map stays empty, so every lookup misses, as an untracked
+ * event's does.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} bench_mms SEC(".maps");
+
+SEC("tp_btf/rss_stat")
+int BPF_PROG(bench_lookup, struct mm_struct *mm, int member)
+{
+	__u64 key = (__u64)mm;
+
+	return bpf_map_lookup_elem(&bench_mms, &key) != NULL;
+}

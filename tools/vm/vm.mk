@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+# Kernel matrix: included by the top Makefile (tools/vm/README.md).
+#   make vmtest         build, then run the integration suite (QUICK=1) and
+#                       the VM-only tests inside Debian's 5.10, 6.1 and 6.12
+#                       kernels under qemu (TCG); fails if any kernel fails
+#   make vmtest-fetch   only download and cache the kernels (CI pre-fetch)
+# VMTEST_KERNELS picks kernels, VMTEST_CACHE the cache, VMTEST_TIMEOUT the
+# per-kernel limit in seconds (boot included), VMTEST_FLAGS more options of
+# tools/vm/vmtest.sh (e.g. --strict: a kernel that cannot be fetched fails).
+
+VMTEST_KERNELS ?= 5.10 6.1 6.12
+VMTEST_CACHE ?= $(OUTPUT)/vm
+VMTEST_TIMEOUT ?= 240
+VMTEST_FLAGS ?=
+# Host tools the suite uses, shipped in when the host has them
+# (tests/vm/run.sh says which it left out): dash runs the suite, setpriv
+# drops capabilities, bpftool lists loaded programs.
+VMTEST_TOOLS = $(foreach t,dash setpriv bpftool,$(shell command -v $(t) 2>/dev/null))
+VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload tests/integration \
+	tests/vm/test_cgroup_v2.sh $(VMTEST_TOOLS)
+
+.PHONY: vmtest vmtest-fetch
+
+vmtest: all
+	$(call msg,VMTEST,$(VMTEST_KERNELS))
+	$(Q)tools/vm/vmtest.sh --cache "$(VMTEST_CACHE)" --kernels "$(VMTEST_KERNELS)" \
+		--timeout $(VMTEST_TIMEOUT) $(VMTEST_FLAGS) --files "$(VMTEST_FILES)" -- tests/vm/run.sh
+
+vmtest-fetch:
+	$(call msg,VMFETCH,$(VMTEST_KERNELS))
+	$(Q)tools/vm/vmtest.sh --cache "$(VMTEST_CACHE)" --kernels "$(VMTEST_KERNELS)" \
+		$(VMTEST_FLAGS) --fetch-only
