@@ -47,6 +47,8 @@ volatile __u64 addr_scratch;
 /* peakbpf's PID namespace and its level, set by enter_existing. */
 __u64 caller_pidns;
 __u32 caller_pidns_level;
+__u64 iter_entered;             /* processes enter_existing entered, for its passes */
+__u32 rss_percpu_kernel;        /* set by learn_cpu_offsets: counters are percpu (6.2+) */
 
 /* Every change of tree 0's sum, when record_sums is set. Sized by userspace. */
 struct {
@@ -355,7 +357,7 @@ static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms
 	if (slot < 0 || slot >= RSS_SLOTS)
 		return;
 	now = mm_slot_pages(mm, slot);
-	lag = counter_lag_pages;
+	lag = rss_counters_are_percpu() ? counter_lag_pages : 0;
 	gate_open = cheap_read_could_raise_peak(READ_ONCE(t->sum_pages), READ_ONCE(t->lag_pages),
 						READ_ONCE(t->peak_pages), READ_ONCE(ms->pages[slot]),
 						READ_ONCE(ms->lag[slot]), now, lag);
@@ -598,16 +600,16 @@ int BPF_PROG(handle_exit_mmap_fentry, struct mm_struct *mm)
  */
 static __always_inline int on_task(struct bpf_iter__task *ctx, bool cb)
 {
-	struct task_struct *task = ctx->task, *p;
+	struct task_struct *task = ctx->task;
 	struct task_struct *me = (struct task_struct *)bpf_get_current_task();
 	struct pid *mypid = BPF_CORE_READ(me, thread_pid);
 	unsigned int level = BPF_CORE_READ(mypid, level);
-	struct task_state ts = {};
-	struct root_req *req = NULL;
+	struct task_state ts = {}, *ps;
+	struct root_req *req;
 	struct tree_state *t;
+	bool root = false;
+	__u32 tgid, vpid, ptgid;
 	__u64 ns = 0;
-	__u32 tgid;
-	int depth;
 
 	if (!task || task->pid != task->tgid)
 		return 0;       /* one visit per process: its leader */
@@ -616,42 +618,38 @@ static __always_inline int on_task(struct bpf_iter__task *ctx, bool cb)
 			      (__u64)level * sizeof(struct upid) + offsetof(struct upid, ns));
 	caller_pidns = ns;
 	caller_pidns_level = level;
-	p = task;
-	CFG_SAFE_LOOP  /* a rotated loop here is rejected before 6.7 */
-	for (depth = 0; depth < MAX_ANCESTRY && p; depth++) {
-		__u32 vpid = pid_in_ns(p, ns, level);
-		struct task_struct *parent;
-
-		if (vpid) {
-			req = bpf_map_lookup_elem(&roots, &vpid);
-			if (req)
-				break;
-		}
-		parent = BPF_CORE_READ(p, real_parent, group_leader);
-		if (!parent || parent == p || BPF_CORE_READ(parent, pid) == 0)
-			return 0;
-		p = parent;
-	}
-	if (!req)
-		return 0;
 	tgid = task->tgid;
-	if (depth == 0) {
+	vpid = pid_in_ns(task, ns, level);
+	req = vpid ? bpf_map_lookup_elem(&roots, &vpid) : NULL;
+	if (req) {
+		root = true;
 		req->found = 1;
 		req->tgid = tgid;
+		ts.tree = req->tree;
+	} else {
+		/* A child of a process already in the tree. The walk goes by
+		 * PID, and a child usually has a larger PID than its parent,
+		 * so one pass takes most trees whole; userspace repeats the
+		 * pass while it still finds processes (PIDs wrap). */
+		ptgid = BPF_CORE_READ(task, real_parent, tgid);
+		ps = bpf_map_lookup_elem(&task_states, &ptgid);
+		if (!ps)
+			return 0;
+		ts.tree = ps->tree;
 	}
-	t = tree_of(req->tree);
+	t = tree_of(ts.tree);
 	if (!t)
 		return 0;
-	ts.tree = req->tree;
 	if (bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST) == 0) {
 		COUNT(&t->procs_entered, 1);
 		COUNT(&t->procs_live, 1);
+		COUNT(&iter_entered, 1);
 	} else if (!bpf_map_lookup_elem(&task_states, &tgid)) {
 		COUNT(&t->drop_task_full, 1);
 		return 0;
 	}
-	if (depth > 0 || req->enter_mm)
-		enter_mm(task, task->mm, req->tree, tgid, cb);
+	if (!root || req->enter_mm)
+		enter_mm(task, task->mm, ts.tree, tgid, cb);
 	return 0;
 }
 
@@ -683,6 +681,7 @@ int learn_cpu_offsets(void *ctx)
 	__u32 zero = 0;
 	__u64 base = 0;
 
+	rss_percpu_kernel = rss_counters_are_percpu();
 	addr_scratch = (__u64)&percpu_probe;
 	if (bpf_probe_read_kernel(&base, sizeof(base),
 				  (void *)(addr_scratch + bpf_core_field_offset(struct bpf_array, pptrs))))

@@ -80,7 +80,7 @@ struct root_req {
 };
 
 #define MAX_ROOTS 256
-#define MAX_ANCESTRY 64         /* generations walked up to find a root */
+#define MAX_ITER_PASSES 64      /* enter_existing passes over all tasks, at most */
 
 /*
  * One tree. Lives in .bss, which userspace maps: it reads it directly and

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "peakbpf.h"
 #include "report.h"
+#include "host.h"
 #include "tracker.skel.h"
 
 struct tracker {
@@ -90,12 +91,6 @@ static int poison_fetch_atomics(struct bpf_object *obj)
 	return 0;
 }
 
-/* Does the running kernel's BTF know this type? */
-static bool kernel_has_type(struct btf *vmlinux, const char *name, __u32 kind)
-{
-	return vmlinux && btf__find_by_name_kind(vmlinux, name, kind) >= 0;
-}
-
 static int online_cpus(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -103,11 +98,12 @@ static int online_cpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
-/* The exact path needs 6.2+ counters, the syscall program type (5.14) and
- * bpf_map_lookup_percpu_elem (5.19), and no more CPUs than it covers. */
-static int exact_path_supported(bool rss_percpu, int ncpus)
+/* The exact path needs the syscall program type (5.14) and
+ * bpf_map_lookup_percpu_elem (5.19), and no more CPUs than it covers; and
+ * 6.2+ counters, which learn_cpu_offsets reports once it has run. */
+static int exact_path_supported(bool fetch_atomics, int ncpus)
 {
-	if (!rss_percpu || ncpus <= 0 || !kernel_has_fetch_atomics())
+	if (!fetch_atomics || ncpus <= 0)
 		return -EOPNOTSUPP;
 	if (ncpus > MAX_CPUS)
 		return -E2BIG;
@@ -154,58 +150,46 @@ int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
 	return n < 0 ? n : 0;
 }
 
-int tracker_open(const struct tracker_opts *opts, struct tracker **out)
+/*
+ * Open the object and set everything that must be known before load.
+ * exit_mmap_tp picks the teardown hook: mmap:exit_mmap exists since 6.1;
+ * before, fentry on exit_mmap().
+ */
+static int open_configured(struct tracker *t, const struct tracker_opts *opts, bool exit_mmap_tp)
 {
-	struct tracker *t = NULL;
-	struct btf *vmlinux = NULL;
+	/* Without CAP_SYS_ADMIN, libbpf 1.1 fails listing kernel modules' BTF
+	 * (BPF_BTF_GET_NEXT_ID) when a CO-RE type is missing from vmlinux (as
+	 * the pre-6.2 flavours are on new kernels): then point CO-RE at
+	 * vmlinux's BTF alone; nothing peakbpf reads lives in a module. With
+	 * CAP_SYS_ADMIN leave it, so libbpf parses the 5 MiB BTF once, not twice. */
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	__u32 max = opts && opts->max_tracked ? opts->max_tracked : DEFAULT_MAX_TRACKED;
-	LIBBPF_OPTS(bpf_object_open_opts, open_opts, .btf_custom_path = "/sys/kernel/btf/vmlinux");
-	bool has_exit_mmap_tp;
 	int err, ncpus;
 
-	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux) {
-		err = -errno;
-		goto cleanup;
-	}
-	/* CO-RE against vmlinux's BTF alone: without CAP_SYS_ADMIN, libbpf
-	 * 1.1 fails on listing kernel modules' BTF (BPF_BTF_GET_NEXT_ID),
-	 * and nothing peakbpf reads lives in a module. */
+	if (!(host_effective_caps() & (1ULL << CAPBIT_SYS_ADMIN)))
+		open_opts.btf_custom_path = "/sys/kernel/btf/vmlinux";
 	t->skel = tracker_bpf__open_opts(&open_opts);
-	if (!t->skel) {
-		err = -errno;
-		goto cleanup;
-	}
+	if (!t->skel)
+		return -errno;
 	if (opts && opts->record_ring_bytes) {
 		t->skel->rodata->record_sums = true;
 		err = bpf_map__set_max_entries(t->skel->maps.sum_events, opts->record_ring_bytes);
 		if (err)
-			goto cleanup;
+			return err;
 	}
 	err = bpf_map__set_max_entries(t->skel->maps.mm_states, max);
 	if (!err)
 		err = bpf_map__set_max_entries(t->skel->maps.task_states, max);
 	if (err)
-		goto cleanup;
-
-	/* mmap:exit_mmap exists since 6.1; before, fentry on exit_mmap(). */
-	has_exit_mmap_tp = kernel_has_type(vmlinux, "btf_trace_exit_mmap", BTF_KIND_TYPEDEF);
-	bpf_program__set_autoload(t->skel->progs.handle_exit_mmap_tp, has_exit_mmap_tp);
-	bpf_program__set_autoload(t->skel->progs.handle_exit_mmap_fentry, !has_exit_mmap_tp);
-	t->teardown_hook = has_exit_mmap_tp ? "tp_btf/exit_mmap" : "fentry/exit_mmap";
-	t->rss_percpu = !kernel_has_type(vmlinux, "mm_rss_stat", BTF_KIND_STRUCT);
-	/* How far a cheap read of a 6.2+ counter may lag; before 6.2 the lag
-	 * lives in per-thread caches BPF cannot see, so it is not modelled. */
-	t->skel->rodata->counter_lag_pages =
-		t->rss_percpu ? (__s64)(percpu_rss_lag_pages(online_cpus()) / 3) : 0;
-	t->fetch_atomics = kernel_has_fetch_atomics();
+		return err;
+	bpf_program__set_autoload(t->skel->progs.handle_exit_mmap_tp, exit_mmap_tp);
+	bpf_program__set_autoload(t->skel->progs.handle_exit_mmap_fentry, !exit_mmap_tp);
+	t->teardown_hook = exit_mmap_tp ? "tp_btf/exit_mmap" : "fentry/exit_mmap";
+	/* How far a cheap read of a 6.2+ counter may lag (the kernel side
+	 * applies it only to percpu counters; before 6.2 the lag lives in
+	 * per-thread caches BPF cannot see, so it is not modelled). */
+	t->skel->rodata->counter_lag_pages = (__s64)(percpu_rss_lag_pages(online_cpus()) / 3);
 	t->skel->rodata->have_fetch_atomics = t->fetch_atomics;
-	t->attribution = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-						 BPF_FUNC_for_each_map_elem, NULL) == 1;
 	t->skel->rodata->have_for_each = t->attribution;
 	/* Before 5.13 the verifier rejects any program holding a callback
 	 * (compat.bpf.h, NOSNAP_SEC): load the twins without callbacks. */
@@ -220,15 +204,37 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	t->skel->rodata->snap_step_min_pages = (1 << 20) / sysconf(_SC_PAGESIZE);
 	ncpus = libbpf_num_possible_cpus();
 	t->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
-	t->exact_err = exact_path_supported(t->rss_percpu, ncpus);
+	t->exact_err = exact_path_supported(t->fetch_atomics, ncpus);
 	bpf_program__set_autoload(t->skel->progs.learn_cpu_offsets, t->exact_err == 0);
-	if (!t->fetch_atomics) {
-		err = poison_fetch_atomics(t->skel->obj);
-		if (err)
-			goto cleanup;
-	}
+	if (!t->fetch_atomics)
+		return poison_fetch_atomics(t->skel->obj);
+	return 0;
+}
 
-	err = tracker_bpf__load(t->skel);
+int tracker_open(const struct tracker_opts *opts, struct tracker **out)
+{
+	struct tracker *t = NULL;
+	int err;
+
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->fetch_atomics = kernel_has_fetch_atomics();
+	t->attribution = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+						 BPF_FUNC_for_each_map_elem, NULL) == 1;
+	/* Optimistically the 6.1+ tracepoint; a kernel without it fails the
+	 * load on the attach target (ESRCH), and is given fentry instead. */
+	err = open_configured(t, opts, true);
+	if (!err)
+		err = tracker_bpf__load(t->skel);
+	if (err == -ESRCH || err == -ENOENT) {
+		tracker_bpf__destroy(t->skel);
+		t->skel = NULL;
+		err = open_configured(t, opts, false);
+		if (!err)
+			err = tracker_bpf__load(t->skel);
+	}
 	if (err)
 		goto cleanup;
 	err = tracker_bpf__attach(t->skel);
@@ -240,6 +246,11 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	}
 	if (t->exact_err == 0)
 		t->exact_err = learn_cpu_offsets(t);
+	/* Only learn_cpu_offsets (5.19+) can tell; older kernels are all
+	 * before 6.2, whose counters are not percpu. */
+	t->rss_percpu = t->exact_err == 0 && t->skel->bss->rss_percpu_kernel;
+	if (t->exact_err == 0 && !t->rss_percpu)
+		t->exact_err = -EOPNOTSUPP;
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
@@ -250,7 +261,6 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	*out = t;
 	t = NULL;
 cleanup:
-	btf__free(vmlinux);
 	tracker_close(t);
 	return err;
 }
@@ -273,22 +283,33 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 		if (err)
 			goto cleanup;
 	}
-	/* Reading the iterator runs enter_existing over every task. */
-	iter_fd = bpf_iter_create(bpf_link__fd(t->attribution ? t->skel->links.enter_existing :
-							  t->skel->links.enter_existing_nosnap));
-	if (iter_fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (;;) {
-		ssize_t r = read(iter_fd, buf, sizeof(buf));
+	/* Reading the iterator runs enter_existing over every task; a pass
+	 * enters roots and children of processes already in. Repeat while a
+	 * pass still finds some: a child with a smaller PID than its parent
+	 * (PIDs wrap) is found one pass later. */
+	for (int pass = 0; pass < MAX_ITER_PASSES; pass++) {
+		__u64 before = __atomic_load_n(&t->skel->bss->iter_entered, __ATOMIC_SEQ_CST);
 
-		if (r == 0)
-			break;
-		if (r < 0 && errno != EINTR && errno != EAGAIN) {
+		iter_fd = bpf_iter_create(bpf_link__fd(t->attribution ? t->skel->links.enter_existing :
+							  t->skel->links.enter_existing_nosnap));
+		if (iter_fd < 0) {
 			err = -errno;
 			goto cleanup;
 		}
+		for (;;) {
+			ssize_t r = read(iter_fd, buf, sizeof(buf));
+
+			if (r == 0)
+				break;
+			if (r < 0 && errno != EINTR && errno != EAGAIN) {
+				err = -errno;
+				goto cleanup;
+			}
+		}
+		close(iter_fd);
+		iter_fd = -1;
+		if (__atomic_load_n(&t->skel->bss->iter_entered, __ATOMIC_SEQ_CST) == before)
+			break;
 	}
 	for (i = 0; i < n; i++) {
 		struct root_req req = {};
