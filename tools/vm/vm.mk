@@ -10,7 +10,7 @@
 
 VMTEST_KERNELS ?= 5.10 6.1 6.12
 VMTEST_CACHE ?= $(OUTPUT)/vm
-VMTEST_TIMEOUT ?= 240
+VMTEST_TIMEOUT ?= 420
 VMTEST_FLAGS ?=
 # Host tools the suite uses, shipped in when the host has them
 # (tests/vm/run.sh says which it left out): dash runs the suite, setpriv
