@@ -271,9 +271,12 @@ static __always_inline void store_slot(struct tree_state *t, struct mm_state *ms
 
 	if (slot < 0 || slot >= RSS_SLOTS)
 		return;
-	old_lag = atomic_xchg(&ms->lag[slot], lag);
-	if (lag != old_lag)
-		atomic_add(&t->lag_pages, lag - old_lag);
+	/* Most events leave the lag as it was: no locked exchange for them. */
+	if (READ_ONCE(ms->lag[slot]) != lag) {
+		old_lag = atomic_xchg(&ms->lag[slot], lag);
+		if (lag != old_lag)
+			atomic_add(&t->lag_pages, lag - old_lag);
+	}
 	old = atomic_xchg(&ms->pages[slot], now);
 	mine = READ_ONCE(ms->pages[RSS_FILE]) + READ_ONCE(ms->pages[RSS_ANON]) +
 	       READ_ONCE(ms->pages[RSS_SHMEM]);
