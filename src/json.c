@@ -57,12 +57,47 @@ static bool begin_value(struct json_writer *w)
 	return true;
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0 if it is not one.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (*p == 0xe0)
+		lo = 0xa0;      /* overlong */
+	else if (*p == 0xed)
+		hi = 0x9f;      /* surrogates */
+	else if (*p == 0xf0)
+		lo = 0x90;      /* overlong */
+	else if (*p == 0xf4)
+		hi = 0x8f;      /* above U+10FFFF */
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 static void write_escaped(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', out);
-	for (; *p; p++) {
+	while (*p) {
+		size_t n;
+
 		switch (*p) {
 		case '"':  fputs("\\\"", out); break;
 		case '\\': fputs("\\\\", out); break;
@@ -72,11 +107,22 @@ static void write_escaped(FILE *out, const char *s)
 		case '\r': fputs("\\r", out); break;
 		case '\t': fputs("\\t", out); break;
 		default:
-			if (*p < 0x20)
+			if (*p < 0x20) {
 				fprintf(out, "\\u%04x", *p);
-			else /* DEL and bytes >= 0x80 (UTF-8) pass through */
-				fputc(*p, out);
+			} else if (*p < 0x80) {
+				fputc(*p, out);         /* DEL too: JSON allows it */
+			} else if ((n = utf8_len(p)) != 0) {
+				fwrite(p, 1, n, out);
+				p += n;
+				continue;
+			} else {
+				/* Not UTF-8 (argv can hold any bytes): a JSON
+				 * document must be, so each such byte becomes
+				 * U+FFFD, the replacement character. */
+				fputs("\\ufffd", out);
+			}
 		}
+		p++;
 	}
 	fputc('"', out);
 }

@@ -379,11 +379,28 @@ static void test_json_string_passes_del_slash_and_utf8(void **state)
 	EXPECT("\"\x7f/\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 ~\"\n");
 }
 
-static void test_json_string_invalid_utf8_bytes_pass_through(void **state)
+/* Bytes that are not UTF-8 would make the document invalid JSON: each
+ * becomes \ufffd; well-formed sequences around them pass through. */
+static void test_json_string_invalid_utf8_bytes_replaced(void **state)
 {
-	/* The writer does not validate UTF-8; high bytes are copied. */
 	json_string(W, "\xff\x80\xfe");
-	EXPECT("\"\xff\x80\xfe\"\n");
+	EXPECT("\"\\ufffd\\ufffd\\ufffd\"\n");
+}
+
+static void test_json_string_utf8_checked_strictly(void **state)
+{
+	json_begin_array(W);
+	json_string(W, "a\xc3\xa9" "b");            /* U+00E9: kept */
+	json_string(W, "\xf0\x9f\x98\x80");           /* U+1F600: kept */
+	json_string(W, "\xc0\xaf");                   /* overlong '/' */
+	json_string(W, "\xed\xa0\x80");               /* a surrogate */
+	json_string(W, "\xf4\x90\x80\x80");           /* above U+10FFFF */
+	json_string(W, "\xe2\x82");                   /* cut short at the end */
+	json_string(W, "\xe2\x82x");                  /* cut short inside */
+	json_end_array(W);
+	EXPECT("[\"a\xc3\xa9" "b\",\"\xf0\x9f\x98\x80\",\"\\ufffd\\ufffd\","
+	       "\"\\ufffd\\ufffd\\ufffd\",\"\\ufffd\\ufffd\\ufffd\\ufffd\","
+	       "\"\\ufffd\\ufffd\",\"\\ufffd\\ufffdx\"]\n");
 }
 
 static void test_json_string_null_writes_null(void **state)
@@ -626,7 +643,8 @@ int main(void)
 		T(test_json_string_every_control_char),
 		T(test_json_string_control_chars_inside_text),
 		T(test_json_string_passes_del_slash_and_utf8),
-		T(test_json_string_invalid_utf8_bytes_pass_through),
+		T(test_json_string_invalid_utf8_bytes_replaced),
+		T(test_json_string_utf8_checked_strictly),
 		T(test_json_string_null_writes_null),
 		T(test_json_keys_are_escaped),
 		T(test_json_end_object_with_array_open_fails),
