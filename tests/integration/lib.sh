@@ -29,6 +29,13 @@ json_raw() {
 		head -n 1 | cut -d: -f2-
 }
 
+# need TOOL NAME: true when TOOL is installed; otherwise skip test NAME, saying so.
+need() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	skip "$2: $1 not installed"
+	return 1
+}
+
 abs() { if [ "$1" -lt 0 ]; then echo $((-$1)); else echo "$1"; fi; }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }

@@ -124,10 +124,7 @@ t_interval_steady() {
 
 # In a PID namespace, -p takes and reports that namespace's PIDs.
 t_attach_pidns() {
-	if ! command -v unshare >/dev/null 2>&1; then
-		skip "pid namespace: unshare not installed"
-		return
-	fi
+	need unshare "pid namespace" || return
 	unshare --pid --fork --mount-proc sh -c "
 		$WORKLOAD -s 64MiB -t 2s steady 2>/dev/null &
 		sleep 0.5

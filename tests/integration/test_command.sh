@@ -125,20 +125,14 @@ t_map_full() {
 
 # Without privileges, --source bpf is an error, not a silent fallback.
 t_no_privileges() {
-	if ! command -v setpriv >/dev/null 2>&1; then
-		skip "no privileges: setpriv not installed"
-		return
-	fi
+	need setpriv "no privileges" || return
 	expect_error "--source bpf without privileges" 125 "CAP_BPF" \
 		setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all "$PEAKBPF" -s bpf -- true
 }
 
 # No peakbpf program may stay loaded after any of the runs above.
 t_nothing_left_loaded() {
-	if ! command -v bpftool >/dev/null 2>&1; then
-		skip "nothing left loaded: bpftool not installed"
-		return
-	fi
+	need bpftool "nothing left loaded" || return
 	left=$(progs_left)
 	if [ "$left" = busy ]; then
 		skip "nothing left loaded: another peakbpf is running on this machine"

@@ -14,15 +14,9 @@ other_num() {
 		grep -o "\"$3\":-\{0,1\}[0-9][0-9.e+-]*" | cut -d: -f2
 }
 
-have_setpriv() {
-	command -v setpriv >/dev/null 2>&1 && return 0
-	skip "$1: setpriv not installed"
-	return 1
-}
-
 # As in a container granted only CAP_BPF + CAP_PERFMON: bpf, and the shapes hold.
 t_caps_bpf_perfmon_only() {
-	have_setpriv "CAP_BPF+CAP_PERFMON only" || return
+	need setpriv "CAP_BPF+CAP_PERFMON only" || return
 	for shape in concurrent exec daemon threads; do
 		expected=$("$WORKLOAD" -x -s 64MiB -n 3 "$shape")
 		# Before 5.11 maps count against RLIMIT_MEMLOCK, which these
@@ -42,7 +36,7 @@ t_caps_bpf_perfmon_only() {
 
 # No capabilities: auto falls back, says why, and labels the figure.
 t_no_caps_fallback() {
-	have_setpriv "no capabilities" || return
+	need setpriv "no capabilities" || return
 	# shellcheck disable=SC2086
 	setpriv $NO_CAPS "$PEAKBPF" -o "$TMP/nocaps.json" -- "$WORKLOAD" -s 64MiB -t 300ms steady \
 		2>"$TMP/nocaps.err"
