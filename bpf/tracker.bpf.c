@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * peakbpf kernel side: keeps each tracked tree's summed rss and its running
- * maximum, updated on every change of an mm's rss counters.
+ * peakbpf kernel side: keeps the tree's summed rss and its running maximum,
+ * updated on every change of a tracked mm's rss counters.
  *
- * Rules (DESIGN.md section 3): per-mm state is keyed by the mm pointer,
- * because rss_stat often fires from another task's context (fork copies,
- * exit zaps, reclaim); an mm leaves its tree at teardown (exit_mmap), not at
+ * Rules (docs/design.md): per-mm state is keyed by the mm pointer, because
+ * rss_stat often fires from another task's context (fork copies, exit
+ * zaps, reclaim); an mm leaves the tree at teardown (exit_mmap), not at
  * process exit, because mm addresses are reused; untracked events are
- * rejected with one lookup, because rss_stat fires on every fault.
+ * rejected before any map lookup, because rss_stat fires on every fault.
+ * Everything on the rss_stat path is O(1): no map walk, no loop over CPUs.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -24,14 +25,11 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by userspace before load; the verifier sees them as constants. */
-const volatile bool have_fetch_atomics = true;  /* BPF_FETCH atomics (5.12+) */
-const volatile bool have_for_each = true;       /* bpf_for_each_map_elem (5.13+) */
-const volatile __s64 counter_lag_pages = 0;     /* max lag of a cheap read */
+const volatile bool has_fetch_atomics = true;   /* BPF_FETCH atomics (5.12+) */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
-const volatile __s64 snap_step_min_pages = 256; /* snapshot step floor */
 const volatile bool record_sums = false;        /* --compare-sampler */
 
-struct tree_state trees[MAX_TREES];
+struct tree_state tree;
 /*
  * How many tracked mms hash to each slot. rss_stat fires on every fault on
  * the machine; a load from this small array (no helper call) rejects
@@ -39,18 +37,19 @@ struct tree_state trees[MAX_TREES];
  */
 #define MM_FILTER_SLOTS 4096
 __u32 mm_filter[MM_FILTER_SLOTS];
-struct holder holders[MAX_HOLDERS];     /* tree 0's latest peak snapshot */
+struct departed_mm departed[MAX_DEPARTED];
 __u64 cpu_offset[MAX_CPUS];     /* __per_cpu_offset[cpu], from learn_cpu_offsets */
-__u32 cpu_offsets_ready;
+__u32 cpu_offsets_ready;        /* the exact per-CPU path is on */
+__u32 percpu_rss_kernel;        /* has_percpu_rss, for userspace */
+struct sum_check check;         /* verify_sums' result */
 /* Pointers pass through here to become plain numbers (needs CAP_PERFMON). */
 volatile __u64 addr_scratch;
 /* peakbpf's PID namespace and its level, set by enter_existing. */
 __u64 caller_pidns;
 __u32 caller_pidns_level;
 __u64 iter_entered;             /* processes enter_existing entered, for its passes */
-__u32 rss_percpu_kernel;        /* set by learn_cpu_offsets: counters are percpu (6.2+) */
 
-/* Every change of tree 0's sum, when record_sums is set. Sized by userspace. */
+/* Every change of the tree sum, when record_sums is set. Sized by userspace. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
@@ -78,6 +77,16 @@ struct {
 	__type(value, struct mm_state);
 } mm_states SEC(".maps");
 
+/* 6.2+: each CPU's slots as last taken. Allocated per tracked mm only:
+ * preallocated, it would pin max_tracked x 16 B on every CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);             /* struct mm_struct * */
+	__type(value, struct mm_cpu_slots);
+} mm_cpu_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DEFAULT_MAX_TRACKED);
@@ -101,11 +110,10 @@ static __always_inline __u32 mm_filter_slot(const void *mm)
 	return (((low >> 6) * 2654435761U) >> 20) & (MM_FILTER_SLOTS - 1);
 }
 
-static __always_inline struct tree_state *tree_of(__u32 id)
+/* The exact per-CPU path: 6.2+ counters, offsets learned. */
+static __always_inline bool exact_path(void)
 {
-	if (id >= MAX_TREES)
-		return NULL;
-	return &trees[id];
+	return has_percpu_rss() && READ_ONCE(cpu_offsets_ready);
 }
 
 /* A process's PID as seen in namespace ns at level, or 0 if it is not
@@ -125,113 +133,48 @@ static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, uns
 	return (__u64)up.ns == ns ? (__u32)up.nr : 0;
 }
 
-struct snap_ctx {
-	__u32 tree;
-	__u32 n;
-	__u32 truncated;
-};
-
-static long snap_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, struct snap_ctx *c)
-{
-	struct holder *h;
-	__u32 i = c->n;
-
-	if (ms->tree != c->tree)
-		return 0;
-	if (i >= MAX_HOLDERS) {
-		c->truncated = 1;
-		return 1;       /* stop */
-	}
-	h = &holders[i];
-	h->tgid = ms->tgid;
-	h->vpid = ms->vpid;
-	h->pages = READ_ONCE(ms->pages[RSS_FILE]) + READ_ONCE(ms->pages[RSS_ANON]) +
-		   READ_ONCE(ms->pages[RSS_SHMEM]);
-	h->own_peak = READ_ONCE(ms->own_peak);
-	__builtin_memcpy(h->comm, ms->comm, COMM_LEN);
-	c->n = i + 1;
-	return 0;
-}
-
 /*
- * Record who holds the memory, each time the peak has grown by a step. A
- * walk of the tree on every new peak would turn a growing tree's every
- * fault into O(mms); by steps it is O(log(peak) * mms) over a whole run.
- * Userspace reads it under snap_seq like a seqlock.
+ * Before an mm's rss changes, note what it held (struct peak_mark): on its
+ * first change in this window, and on its first change after each new
+ * peak. O(1): the holders at the peak are read from these by userspace,
+ * never by walking the tree here.
  */
-static __always_inline void snapshot_holders(struct tree_state *t, __u32 tree, __s64 sum)
+static __always_inline void note_change(struct mm_state *ms)
 {
-	struct snap_ctx c = { .tree = tree };
-	__s64 last = READ_ONCE(t->snap_sum_pages), step;
-
-	if (!have_for_each || tree != 0)
-		return;
-	step = last > 0 ? (__s64)((__u64)last / SNAP_STEP_DIVISOR) : 0;
-	if (step < snap_step_min_pages)
-		step = snap_step_min_pages;
-	if (last && sum < last + step)
-		return;
-	if (__sync_fetch_and_add(&t->snap_lock, 1) != 0)
-		goto unlock;    /* another CPU is taking one */
-	COUNT(&t->snap_seq, 1);
-	bpf_for_each_map_elem(&mm_states, snap_one, &c, 0);
-	t->snap_count = c.n;
-	t->snap_truncated = c.truncated;
-	t->snap_sum_pages = sum;
-	t->snap_ns = bpf_ktime_get_ns();
-	COUNT(&t->snapshots, 1);
-	COUNT(&t->snap_seq, 1);
-unlock:
-	COUNT(&t->snap_lock, -1);
-}
-
-/*
- * Programs that can raise the peak come in twins (compat.bpf.h, NOSNAP_SEC):
- * one with the callbacks of bpf_for_each_map_elem (this snapshot, and
- * refresh_tree), and one without any, for kernels before 5.13. The
- * functions between them take cb, a constant: false in the twin.
- */
-static __always_inline void snapshot_if_raised(__s64 before)
-{
-	__s64 peak = READ_ONCE(trees[0].peak_pages);
-
-	if (peak > before)
-		snapshot_holders(&trees[0], 0, peak);
+	peak_mark_note(ms->mark, READ_ONCE(tree.window), READ_ONCE(tree.peak_pages),
+		       mm_total_pages(ms->pages));
 }
 
 /* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
-static __always_inline void raise_peak(struct tree_state *t, __u32 tree, __s64 sum)
+static __always_inline void raise_peak(__s64 sum)
 {
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
-		__s64 seen = READ_ONCE(t->peak_pages);
+		__s64 seen = READ_ONCE(tree.peak_pages);
 
 		if (sum <= seen)
 			return;
-		if (!atomic_cas(&t->peak_pages, seen, sum))
+		if (!atomic_cas(&tree.peak_pages, seen, sum))
 			continue;
 		/* Context for the report; racing writers may interleave here,
 		 * which only blurs the breakdown, never the peak. */
-		t->peak_ns = bpf_ktime_get_ns();
-		t->peak_breakdown[RSS_FILE] = READ_ONCE(t->pages[RSS_FILE]);
-		t->peak_breakdown[RSS_ANON] = READ_ONCE(t->pages[RSS_ANON]);
-		t->peak_breakdown[RSS_SHMEM] = READ_ONCE(t->pages[RSS_SHMEM]);
-		t->peak_mms = READ_ONCE(t->mms_live);
-		t->peak_procs = READ_ONCE(t->procs_live);
-		t->peak_lag_pages = READ_ONCE(t->lag_pages);
-		/* Who holds it: the program snapshots when the event is done
-		 * (snapshot_if_raised), so that its twin can go without. */
+		tree.peak_ns = bpf_ktime_get_ns();
+		tree.peak_breakdown[RSS_FILE] = READ_ONCE(tree.pages[RSS_FILE]);
+		tree.peak_breakdown[RSS_ANON] = READ_ONCE(tree.pages[RSS_ANON]);
+		tree.peak_breakdown[RSS_SHMEM] = READ_ONCE(tree.pages[RSS_SHMEM]);
+		tree.peak_mms = READ_ONCE(tree.mms_live);
+		tree.peak_procs = READ_ONCE(tree.procs_live);
 		return;
 	}
-	COUNT(&t->peak_races, 1);
+	COUNT(&tree.peak_races, 1);
 }
 
 /* Userspace drains the ring on a timer: no wakeup per event. */
-static __always_inline void record_sum(struct tree_state *t, __s64 sum)
+static __always_inline void record_sum(__s64 sum)
 {
 	struct sum_event *e = bpf_ringbuf_reserve(&sum_events, sizeof(*e), 0);
 
 	if (!e) {
-		COUNT(&t->record_drops, 1);
+		COUNT(&tree.record_drops, 1);
 		return;
 	}
 	e->ns = bpf_ktime_get_ns();
@@ -239,300 +182,187 @@ static __always_inline void record_sum(struct tree_state *t, __s64 sum)
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
-static __always_inline void add_to_tree(struct tree_state *t, __u32 tree, int slot, __s64 delta)
+/* A change of d pages in one counter of an mm: into the mm, the tree sum
+ * and its peak. */
+static __always_inline void apply_delta(struct mm_state *ms, int slot, __s64 d)
 {
-	__s64 sum;
+	__s64 mine, sum;
 
-	if (!delta || slot < 0 || slot >= RSS_SLOTS)
+	if (!d || slot < 0 || slot >= RSS_SLOTS)
 		return;
-	atomic_add(&t->pages[slot], delta);
-	sum = atomic_add_return(&t->sum_pages, delta);
-	if (record_sums && tree == 0)
-		record_sum(t, sum);
-	raise_peak(t, tree, sum);
-}
-
-static __always_inline void max_store(__s64 *dst, __s64 v)
-{
-	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
-		__s64 seen = READ_ONCE(*dst);
-
-		if (v <= seen || atomic_cas(dst, seen, v))
-			return;
-	}
-}
-
-/* Store a counter's new value and lag; xchg makes the deltas of concurrent
- * updaters telescope to the last value read. */
-static __always_inline void store_slot(struct tree_state *t, struct mm_state *ms, int slot,
-				       __s64 now, __s64 lag)
-{
-	__s64 old, old_lag, mine;
-
-	if (slot < 0 || slot >= RSS_SLOTS)
-		return;
-	/* Most events leave the lag as it was: no locked exchange for them. */
-	if (READ_ONCE(ms->lag[slot]) != lag) {
-		old_lag = atomic_xchg(&ms->lag[slot], lag);
-		if (lag != old_lag)
-			atomic_add(&t->lag_pages, lag - old_lag);
-	}
-	old = atomic_xchg(&ms->pages[slot], now);
-	mine = READ_ONCE(ms->pages[RSS_FILE]) + READ_ONCE(ms->pages[RSS_ANON]) +
-	       READ_ONCE(ms->pages[RSS_SHMEM]);
+	note_change(ms);
+	atomic_add(&ms->pages[slot], d);
+	mine = mm_total_pages(ms->pages);
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
-	add_to_tree(t, ms->tree, slot, now - old);
+	atomic_add(&tree.pages[slot], d);
+	sum = atomic_add_return(&tree.sum_pages, d);
+	if (record_sums)
+		record_sum(sum);
+	raise_peak(sum);
 }
 
-/* A counter of this mm last read cheaply: read it exactly now. */
-static __always_inline void refresh_exact(struct tree_state *t, struct mm_state *ms,
-					  struct mm_struct *mm, int slot)
+/*
+ * The shared part of a counter, taken: how far it moved since last taken.
+ * Before 6.2 that is the whole counter; from 6.2, .count, which moves only
+ * when a CPU folds its slot in. The exchange makes concurrent takers'
+ * deltas add up to the last value read.
+ */
+static __always_inline __s64 take_count(struct mm_state *ms, struct mm_struct *mm, int slot)
 {
-	if (!READ_ONCE(ms->lag[slot]))
-		return;
-	store_slot(t, ms, slot, mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus), 0);
-	COUNT(&t->exact_reads, 1);
-}
+	__s64 now;
 
-struct refresh_ctx {
-	__u32 tree;
-	__u32 refreshed;
-};
-
-/* Read exactly every counter of one mm still stored cheaply. The mm is
- * alive: it leaves the map at its teardown, before it is freed. */
-static long refresh_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, struct refresh_ctx *c)
-{
-	struct tree_state *t = tree_of(c->tree);
-	struct mm_struct *mm = (struct mm_struct *)*key;
-
-	if (!t || ms->tree != c->tree)
+	if (slot < 0 || slot >= RSS_SLOTS)
 		return 0;
-	for (int slot = 0; slot < RSS_SLOTS; slot++) {
-		__s64 now, old;
+	now = mm_slot_count(mm, slot);
+	if (now == READ_ONCE(ms->count_seen[slot]))
+		return 0;
+	return now - atomic_xchg(&ms->count_seen[slot], now);
+}
 
-		if (!READ_ONCE(ms->lag[slot]))
-			continue;
-		now = mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus);
-		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[slot], 0));
-		old = atomic_xchg(&ms->pages[slot], now);
-		atomic_add(&t->pages[slot], now - old);
-		atomic_add(&t->sum_pages, now - old);
-		c->refreshed++;
-	}
-	return 0;
+/* 6.2+: one CPU's slot of a counter, taken against the copy last seen. */
+static __always_inline __s64 take_cpu_slot(__s32 *seen, __u64 counters, __u32 cpu, __s32 *value)
+{
+	__s32 v = 0;
+
+	if (cpu >= MAX_CPUS)
+		return 0;
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)(counters + cpu_offset[cpu]));
+	*value = v;
+	if (v == READ_ONCE(*seen))
+		return 0;
+	return (__s64)v - __sync_lock_test_and_set(seen, v);
 }
 
 /*
- * The gate is open and other mms of the tree still hold cheap values (an
- * idle parent, say): read those exactly too, so the peak being set is
- * exact. Each mm is read again only after it was stored cheaply again.
+ * One rss_stat event: the counter's new value, as a delta. On the exact
+ * path the event runs on the CPU whose slot changed (the counter is
+ * updated under a page-table lock, so the task cannot migrate before the
+ * tracepoint): the delta is that slot against its copy, plus .count when
+ * this CPU just folded its slot in (the slot reads 0). Three loads and a
+ * per-CPU map lookup, whatever the CPU count; docs/design.md bounds what a
+ * fold in flight on another CPU can do for an instant.
  */
-static __always_inline void refresh_tree(struct tree_state *t, __u32 tree)
+static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *mm, __u64 key, int slot)
 {
-	struct refresh_ctx c = { .tree = tree };
-
-	bpf_for_each_map_elem(&mm_states, refresh_one, &c, 0);
-	COUNT(&t->exact_reads, c.refreshed);
-	COUNT(&t->tree_refreshes, 1);
-	raise_peak(t, tree, READ_ONCE(t->sum_pages));
-}
-
-/*
- * Bring a counter's current value into the sum.
- *
- * The gate: a cheap read may be off by counter_lag_pages. If even the
- * highest value the tree sum could then have stays at or below the peak,
- * the cheap value is stored with that lag; otherwise this counter, and any
- * other counter of the same mm still stored cheaply, is summed over every
- * CPU (exact, lag 0). The peak can then be off by the lag left in other
- * counters: when it was set (peak_lag_pages) or, while the gate was open,
- * by how far the sum could have passed it (upper_pages); both are 0 when
- * every counter near the peak was exact (peak_bound_pages()).
- */
-static __always_inline void apply_slot(struct tree_state *t, struct mm_state *ms,
-				       struct mm_struct *mm, int slot, bool cb)
-{
-	__s64 now, lag;
-	bool gate_open, exact;
+	struct mm_cpu_slots *seen;
+	__s32 v = 1;
+	__s64 d = 0;
 
 	if (slot < 0 || slot >= RSS_SLOTS)
 		return;
-	now = mm_slot_pages(mm, slot);
-	lag = rss_counters_are_percpu() ? counter_lag_pages : 0;
-	gate_open = cheap_read_could_raise_peak(READ_ONCE(t->sum_pages), READ_ONCE(t->lag_pages),
-						READ_ONCE(t->peak_pages), READ_ONCE(ms->pages[slot]),
-						READ_ONCE(ms->lag[slot]), now, lag);
-	exact = gate_open && lag && rss_counters_are_percpu() && READ_ONCE(cpu_offsets_ready);
-	if (exact) {
-		now = mm_slot_pages_exact(mm, slot, cpu_offset, nr_cpus);
-		lag = 0;
-		COUNT(&t->exact_reads, 1);
-	} else {
-		COUNT(&t->cheap_reads, 1);
+	if (!exact_path()) {
+		apply_delta(ms, slot, take_count(ms, mm, slot));
+		return;
 	}
-	store_slot(t, ms, slot, now, lag);
-	if (exact) {
-		if (slot != RSS_FILE)
-			refresh_exact(t, ms, mm, RSS_FILE);
-		if (slot != RSS_ANON)
-			refresh_exact(t, ms, mm, RSS_ANON);
-		if (slot != RSS_SHMEM)
-			refresh_exact(t, ms, mm, RSS_SHMEM);
-		if (cb && have_for_each && READ_ONCE(t->lag_pages) > 0)
-			refresh_tree(t, ms->tree);
+	seen = bpf_map_lookup_elem(&mm_cpu_slots, &key);
+	if (seen)
+		d = take_cpu_slot(&seen->slot[slot], mm_slot_counters(mm, slot),
+				  bpf_get_smp_processor_id(), &v);
+	if (v == 0) {
+		__s64 c = take_count(ms, mm, slot);
+
+		if (c)
+			COUNT(&tree.count_takes, 1);
+		d += c;
 	}
-	if (gate_open)
-		max_store(&t->upper_pages, READ_ONCE(t->sum_pages) + READ_ONCE(t->lag_pages));
+	apply_delta(ms, slot, d);
 }
 
-/* Enter an mm into a tree with all its counters as they are now. */
-static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm,
-				     __u32 tree, __u32 tgid, bool cb)
+/* Enter an mm with its shared counter parts as they are now; on the exact
+ * path the per-CPU parts follow (settle_mm, or each CPU's next event). */
+static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm, __u32 tgid)
 {
-	struct tree_state *t = tree_of(tree);
-	struct mm_state init = { .tree = tree, .tgid = tgid };
+	struct mm_state init = { .tgid = tgid };
+	struct mm_cpu_slots zero = {};
 	struct mm_state *ms;
 	__u64 key = (__u64)mm;
 	long err;
 
-	if (!t || !mm)
+	if (!mm)
 		return;
 	init.vpid = pid_in_ns(task, caller_pidns, caller_pidns_level);
 	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
+	if (exact_path()) {
+		err = bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			COUNT(&tree.drop_mm_full, 1);
+			return;
+		}
+	}
 	err = bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST);
 	if (err == -EEXIST)
 		return;
 	if (err) {
-		COUNT(&t->drop_mm_full, 1);
+		bpf_map_delete_elem(&mm_cpu_slots, &key);
+		COUNT(&tree.drop_mm_full, 1);
 		return;
 	}
 	COUNT(&mm_filter[mm_filter_slot(mm)], 1);
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return;
-	COUNT(&t->mms_entered, 1);
-	max_store(&t->mms_max, atomic_add_return(&t->mms_live, 1));
-	apply_slot(t, ms, mm, RSS_FILE, cb);
-	apply_slot(t, ms, mm, RSS_ANON, cb);
-	apply_slot(t, ms, mm, RSS_SHMEM, cb);
+	COUNT(&tree.mms_entered, 1);
+	COUNT(&tree.mms_live, 1);
+	apply_delta(ms, RSS_FILE, take_count(ms, mm, RSS_FILE));
+	apply_delta(ms, RSS_ANON, take_count(ms, mm, RSS_ANON));
+	apply_delta(ms, RSS_SHMEM, take_count(ms, mm, RSS_SHMEM));
 }
 
-static __always_inline int on_rss_stat(struct mm_struct *mm, int member, bool cb)
+SEC("tp_btf/rss_stat")
+int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 {
 	__u64 key = (__u64)mm;
 	struct mm_state *ms;
-	struct tree_state *t;
-	__s64 before;
 
 	if (!READ_ONCE(mm_filter[mm_filter_slot(mm)]))
 		return 0;       /* not ours: the common case, keep it first */
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return 0;
-	t = tree_of(ms->tree);
-	if (!t)
-		return 0;
-	COUNT(&t->events, 1);
-	before = READ_ONCE(trees[0].peak_pages);
-	apply_slot(t, ms, mm, rss_slot_of_member(member), cb);
-	if (cb)
-		snapshot_if_raised(before);
-	return 0;
-}
-
-SEC("tp_btf/rss_stat")
-int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
-{
-	return on_rss_stat(mm, member, true);
-}
-
-NOSNAP_SEC("tp_btf/rss_stat")
-int BPF_PROG(handle_rss_stat_nosnap, struct mm_struct *mm, int member)
-{
-	return on_rss_stat(mm, member, false);
-}
-
-static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child, bool cb)
-{
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	struct task_state *ps, cs = {};
-	struct tree_state *t;
-
-	if (ptgid == ctgid)
-		return 0;       /* a thread: same process, same mm */
-	ps = bpf_map_lookup_elem(&task_states, &ptgid);
-	if (!ps)
-		return 0;
-	t = tree_of(ps->tree);
-	if (!t)
-		return 0;
-	cs.tree = ps->tree;
-	if (bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST)) {
-		COUNT(&t->drop_task_full, 1);
-		return 0;
-	}
-	COUNT(&t->procs_entered, 1);
-	COUNT(&t->procs_live, 1);
-	/* The child's copied pages were counted (from the parent's context)
-	 * before this event: enter_mm reads them all now. A vfork or CLONE_VM
-	 * child shares an mm that is already in: enter_mm sees EEXIST. */
-	enter_mm(child, child->mm, cs.tree, ctgid, cb);
+	COUNT(&tree.events, 1);
+	apply_event(ms, mm, key, rss_slot_of_member(member));
 	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__s64 before = READ_ONCE(trees[0].peak_pages);
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct task_state cs = {};
 
-	on_fork(parent, child, true);
-	snapshot_if_raised(before);
-	return 0;
-}
-
-NOSNAP_SEC("tp_btf/sched_process_fork")
-int BPF_PROG(handle_fork_nosnap, struct task_struct *parent, struct task_struct *child)
-{
-	return on_fork(parent, child, false);
-}
-
-static __always_inline int on_exec(struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm,
-				   bool cb)
-{
-	__u32 tgid = p->tgid;
-	struct task_state *ts = bpf_map_lookup_elem(&task_states, &tgid);
-
-	if (!ts)
+	if (ptgid == ctgid)
+		return 0;       /* a thread: same process, same mm */
+	if (!bpf_map_lookup_elem(&task_states, &ptgid))
 		return 0;
-	/* The new image enters; the old mm leaves at its own teardown. */
-	enter_mm(p, p->mm, ts->tree, tgid, cb);
+	if (bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST)) {
+		COUNT(&tree.drop_task_full, 1);
+		return 0;
+	}
+	COUNT(&tree.procs_entered, 1);
+	COUNT(&tree.procs_live, 1);
+	/* The child's copied pages were counted (from the parent's context)
+	 * before this event: enter_mm takes them now. A vfork or CLONE_VM
+	 * child shares an mm that is already in: enter_mm sees EEXIST. */
+	enter_mm(child, child->mm, ctgid);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__s64 before = READ_ONCE(trees[0].peak_pages);
+	__u32 tgid = p->tgid;
 
-	on_exec(p, old_pid, bprm, true);
-	snapshot_if_raised(before);
+	/* The new image enters; the old mm leaves at its own teardown. */
+	if (bpf_map_lookup_elem(&task_states, &tgid))
+		enter_mm(p, p->mm, tgid);
 	return 0;
-}
-
-NOSNAP_SEC("tp_btf/sched_process_exec")
-int BPF_PROG(handle_exec_nosnap, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{
-	return on_exec(p, old_pid, bprm, false);
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
-	struct task_state *ts;
-	struct tree_state *t;
 
 	/* Only the last thread's exit ends the process. signal->live is
 	 * decremented before this tracepoint on every kernel; the group_dead
@@ -540,54 +370,59 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	 * gone here (before 6.16): nothing below needs it. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
-	ts = bpf_map_lookup_elem(&task_states, &tgid);
-	if (!ts)
-		return 0;
-	t = tree_of(ts->tree);
-	if (bpf_map_delete_elem(&task_states, &tgid) == 0 && t)
-		COUNT(&t->procs_live, -1);
+	if (bpf_map_delete_elem(&task_states, &tgid) == 0)
+		COUNT(&tree.procs_live, -1);
 	return 0;
+}
+
+/* Keep what a leaving mm held, for the holders of this window's peak. */
+static __always_inline void note_departure(struct mm_state *ms)
+{
+	__u64 seq = (__u64)atomic_add_return((__s64 *)&tree.departed_seq, 1);
+	struct departed_mm *e = &departed[(seq - 1) & (MAX_DEPARTED - 1)];
+
+	WRITE_ONCE(e->seq, 0);          /* userspace skips it while written */
+	e->tgid = ms->tgid;
+	e->vpid = ms->vpid;
+	e->own_peak = ms->own_peak;
+	__builtin_memcpy(e->mark, ms->mark, sizeof(e->mark));
+	__builtin_memcpy(e->comm, ms->comm, COMM_LEN);
+	WRITE_ONCE(e->seq, seq);
 }
 
 static __always_inline void leave_mm(struct mm_struct *mm)
 {
 	__u64 key = (__u64)mm;
 	struct mm_state *ms = bpf_map_lookup_elem(&mm_states, &key);
-	struct tree_state *t;
 
 	if (!ms)
 		return;
-	t = tree_of(ms->tree);
-	if (t) {
-		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[RSS_FILE], 0));
-		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[RSS_ANON], 0));
-		atomic_add(&t->lag_pages, -atomic_xchg(&ms->lag[RSS_SHMEM], 0));
-		add_to_tree(t, ms->tree, RSS_FILE, -atomic_xchg(&ms->pages[RSS_FILE], 0));
-		add_to_tree(t, ms->tree, RSS_ANON, -atomic_xchg(&ms->pages[RSS_ANON], 0));
-		add_to_tree(t, ms->tree, RSS_SHMEM, -atomic_xchg(&ms->pages[RSS_SHMEM], 0));
-	}
+	apply_delta(ms, RSS_FILE, -READ_ONCE(ms->pages[RSS_FILE]));
+	apply_delta(ms, RSS_ANON, -READ_ONCE(ms->pages[RSS_ANON]));
+	apply_delta(ms, RSS_SHMEM, -READ_ONCE(ms->pages[RSS_SHMEM]));
+	note_departure(ms);
+	bpf_map_delete_elem(&mm_cpu_slots, &key);
 	if (bpf_map_delete_elem(&mm_states, &key) == 0) {
 		COUNT(&mm_filter[mm_filter_slot(mm)], -1);
-		if (t)
-			COUNT(&t->mms_live, -1);
+		COUNT(&tree.mms_live, -1);
 	}
 }
 
 /*
  * mm teardown. The mmap:exit_mmap tracepoint came with the maple tree (6.1,
- * "mm: start tracking VMAs with maple tree"), fired after the pages are
- * unmapped; older kernels get fentry on exit_mmap() instead. Userspace
- * probes the kernel's BTF and autoloads exactly one of the two.
+ * commit d4af56c5c7c6, "mm: start tracking VMAs with maple tree"), fired
+ * after the pages are unmapped; older kernels get fentry on exit_mmap()
+ * instead. has_exit_mmap_tp picks one (tracker.c, load_variants).
  */
-SEC("tp_btf/exit_mmap")
-int BPF_PROG(handle_exit_mmap_tp, struct mm_struct *mm)
+SEC("fentry/exit_mmap")
+int BPF_PROG(handle_exit_mmap, struct mm_struct *mm)
 {
 	leave_mm(mm);
 	return 0;
 }
 
-SEC("fentry/exit_mmap")
-int BPF_PROG(handle_exit_mmap_fentry, struct mm_struct *mm)
+SEC("?tp_btf/exit_mmap")
+int BPF_PROG(handle_exit_mmap__exit_mmap_tp, struct mm_struct *mm)
 {
 	leave_mm(mm);
 	return 0;
@@ -601,16 +436,15 @@ int BPF_PROG(handle_exit_mmap_fentry, struct mm_struct *mm)
  * entries are NOEXIST, so meeting a process twice is harmless. PIDs are
  * matched in the namespace of the process reading the iterator: peakbpf.
  */
-static __always_inline int on_task(struct bpf_iter__task *ctx, bool cb)
+SEC("iter/task")
+int enter_existing(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct task_struct *me = (struct task_struct *)bpf_get_current_task();
 	struct pid *mypid = BPF_CORE_READ(me, thread_pid);
 	unsigned int level = BPF_CORE_READ(mypid, level);
-	struct task_state ts = {}, *ps;
+	struct task_state ts = {};
 	struct root_req *req;
-	struct tree_state *t;
-	bool root = false;
 	__u32 tgid, vpid, ptgid;
 	__u64 ns = 0;
 
@@ -625,78 +459,194 @@ static __always_inline int on_task(struct bpf_iter__task *ctx, bool cb)
 	vpid = pid_in_ns(task, ns, level);
 	req = vpid ? bpf_map_lookup_elem(&roots, &vpid) : NULL;
 	if (req) {
-		root = true;
 		req->found = 1;
 		req->tgid = tgid;
-		ts.tree = req->tree;
 	} else {
 		/* A child of a process already in the tree. The walk goes by
 		 * PID, and a child usually has a larger PID than its parent,
 		 * so one pass takes most trees whole; userspace repeats the
 		 * pass while it still finds processes (PIDs wrap). */
 		ptgid = BPF_CORE_READ(task, real_parent, tgid);
-		ps = bpf_map_lookup_elem(&task_states, &ptgid);
-		if (!ps)
+		if (!bpf_map_lookup_elem(&task_states, &ptgid))
 			return 0;
-		ts.tree = ps->tree;
 	}
-	t = tree_of(ts.tree);
-	if (!t)
-		return 0;
 	if (bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST) == 0) {
-		COUNT(&t->procs_entered, 1);
-		COUNT(&t->procs_live, 1);
+		COUNT(&tree.procs_entered, 1);
+		COUNT(&tree.procs_live, 1);
 		COUNT(&iter_entered, 1);
 	} else if (!bpf_map_lookup_elem(&task_states, &tgid)) {
-		COUNT(&t->drop_task_full, 1);
+		COUNT(&tree.drop_task_full, 1);
 		return 0;
 	}
-	if (!root || req->enter_mm)
-		enter_mm(task, task->mm, ts.tree, tgid, cb);
+	if (!req || req->enter_mm)
+		enter_mm(task, task->mm, tgid);
 	return 0;
 }
 
-SEC("iter/task")
-int enter_existing(struct bpf_iter__task *ctx)
-{
-	__s64 before = READ_ONCE(trees[0].peak_pages);
+/* ---- The per-CPU sums: O(ncpu), never on the rss_stat path ---------------
+ * Programs named __percpu_sum load only where has_percpu_sum (bpf_loop,
+ * 5.17; bpf_map_lookup_percpu_elem, 5.19): their loops over CPUs are
+ * bpf_loop calls, verified once, whatever the CPU count.
+ */
 
-	on_task(ctx, true);
-	snapshot_if_raised(before);
+struct cpu_loop {
+	__u64 key;                      /* the mm */
+	__u64 counters;                 /* its counter's per-CPU slots */
+	int slot;
+	__s64 sum;
+};
+
+/* Take CPU cpu's slot of one counter (its copy in that CPU's map value). */
+static long settle_cpu(__u32 cpu, struct cpu_loop *c)
+{
+	struct mm_cpu_slots *seen = bpf_map_lookup_percpu_elem(&mm_cpu_slots, &c->key, cpu);
+	__s32 v;
+
+	if (seen && c->slot >= 0 && c->slot < RSS_SLOTS)
+		c->sum += take_cpu_slot(&seen->slot[c->slot], c->counters, cpu, &v);
 	return 0;
 }
 
-NOSNAP_SEC("iter/task")
-int enter_existing_nosnap(struct bpf_iter__task *ctx)
+/* Take every CPU's slot and .count of every counter of an entered mm: its
+ * exact value, once, at entry. Later events keep it so. */
+static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm, __u64 key)
 {
-	return on_task(ctx, false);
+	if (!exact_path())
+		return;
+	for (int slot = 0; slot < RSS_SLOTS; slot++) {
+		struct cpu_loop c = { .key = key, .counters = mm_slot_counters(mm, slot), .slot = slot };
+
+		bpf_loop(nr_cpus, settle_cpu, &c, 0);
+		apply_delta(ms, slot, c.sum + take_count(ms, mm, slot));
+	}
+	COUNT(&tree.settles, 1);
+}
+
+/* Runs after handle_fork on the same tracepoint (attach order). */
+SEC("?tp_btf/sched_process_fork")
+int BPF_PROG(settle_fork__percpu_sum, struct task_struct *parent, struct task_struct *child)
+{
+	struct mm_struct *mm = child->mm;
+	__u64 key = (__u64)mm;
+	struct mm_state *ms;
+
+	if (parent->tgid == child->tgid || !READ_ONCE(mm_filter[mm_filter_slot(mm)]))
+		return 0;
+	ms = bpf_map_lookup_elem(&mm_states, &key);
+	if (ms)
+		settle_mm(ms, mm, key);
+	return 0;
+}
+
+SEC("?tp_btf/sched_process_exec")
+int BPF_PROG(settle_exec__percpu_sum, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct mm_struct *mm = p->mm;
+	__u64 key = (__u64)mm;
+	struct mm_state *ms;
+
+	if (!READ_ONCE(mm_filter[mm_filter_slot(mm)]))
+		return 0;
+	ms = bpf_map_lookup_elem(&mm_states, &key);
+	if (ms)
+		settle_mm(ms, mm, key);
+	return 0;
+}
+
+static long settle_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, void *ctx)
+{
+	settle_mm(ms, (struct mm_struct *)*key, *key);
+	return 0;
+}
+
+/* Run by userspace after enter_existing: settle every mm it entered (the
+ * others are settled already; taking them again adds nothing). The mms are
+ * alive: each leaves the map at its teardown, before it is freed. */
+SEC("?syscall")
+int settle_entered__percpu_sum(void *ctx)
+{
+	bpf_for_each_map_elem(&mm_states, settle_one, NULL, 0);
+	return 0;
+}
+
+static long sum_cpu(__u32 cpu, struct cpu_loop *c)
+{
+	__s32 v = 0;
+
+	if (cpu >= MAX_CPUS)
+		return 1;
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)(c->counters + cpu_offset[cpu]));
+	c->sum += v;
+	return 0;
+}
+
+static long verify_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, void *ctx)
+{
+	struct mm_struct *mm = (struct mm_struct *)*key;
+
+	if (!exact_path())
+		return 1;
+	for (int slot = 0; slot < RSS_SLOTS; slot++) {
+		struct cpu_loop c = { .counters = mm_slot_counters(mm, slot) };
+		__s64 off;
+
+		bpf_loop(nr_cpus, sum_cpu, &c, 0);
+		off = c.sum + mm_slot_count(mm, slot) - READ_ONCE(ms->pages[slot]);
+		if (off) {
+			check.counters_off++;
+			if (off < 0)
+				off = -off;
+			if (off > check.max_off_pages)
+				check.max_off_pages = off;
+		}
+	}
+	check.mms++;
+	return 0;
+}
+
+/* Run by userspace (a check, off the event path): every mm's counters
+ * summed over every CPU, as percpu_counter_sum() does, against the values
+ * the incremental path holds. */
+SEC("?syscall")
+int verify_sums__percpu_sum(void *ctx)
+{
+	__builtin_memset(&check, 0, sizeof(check));
+	if (exact_path())
+		bpf_for_each_map_elem(&mm_states, verify_one, NULL, 0);
+	return 0;
+}
+
+static long learn_cpu(__u32 cpu, __u64 *base)
+{
+	__u32 zero = 0;
+	void *slot = bpf_map_lookup_percpu_elem(&percpu_probe, &zero, cpu);
+
+	if (!slot || cpu >= MAX_CPUS)
+		return 1;
+	addr_scratch = (__u64)slot;
+	cpu_offset[cpu] = addr_scratch - *base;
+	return 0;
 }
 
 /*
- * Run once by userspace (BPF_PROG_TEST_RUN) on 6.2+ kernels: learn each
- * CPU's per-CPU offset. The address of CPU n's copy of percpu_probe's
- * element, minus the map's own __percpu pointer (bpf_array->pptrs[0]),
- * is __per_cpu_offset[n].
+ * Run once by userspace before attaching: learn each CPU's per-CPU offset.
+ * The address of CPU n's copy of percpu_probe's element, minus the map's
+ * own __percpu pointer (bpf_array->pptrs[0]), is __per_cpu_offset[n]. The
+ * kernel's BTF has no percpu type tags on GCC builds, so bpf_per_cpu_ptr()
+ * is refused on a counter's slots; this is the way around it.
  */
-SEC("syscall")
-int learn_cpu_offsets(void *ctx)
+SEC("?syscall")
+int learn_cpu_offsets__percpu_sum(void *ctx)
 {
-	__u32 zero = 0;
 	__u64 base = 0;
 
-	rss_percpu_kernel = rss_counters_are_percpu();
+	percpu_rss_kernel = has_percpu_rss();
 	addr_scratch = (__u64)&percpu_probe;
 	if (bpf_probe_read_kernel(&base, sizeof(base),
 				  (void *)(addr_scratch + bpf_core_field_offset(struct bpf_array, pptrs))))
 		return 1;
-	for (__u32 cpu = 0; cpu < MAX_CPUS && cpu < nr_cpus; cpu++) {
-		void *slot = bpf_map_lookup_percpu_elem(&percpu_probe, &zero, cpu);
-
-		if (!slot)
-			return 2;
-		addr_scratch = (__u64)slot;
-		cpu_offset[cpu] = addr_scratch - base;
-	}
-	cpu_offsets_ready = 1;
+	if (nr_cpus > MAX_CPUS || bpf_loop(nr_cpus, learn_cpu, &base, 0) != nr_cpus)
+		return 2;
+	cpu_offsets_ready = percpu_rss_kernel;
 	return 0;
 }

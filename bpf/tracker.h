@@ -2,13 +2,17 @@
 /*
  * Types shared by the kernel side (tracker.bpf.c) and userspace (tracker.c).
  * Never include vmlinux.h here: userspace includes this file too.
+ * docs/design.md explains the data flow and the invariants.
  */
 #ifndef PEAKBPF_TRACKER_H
 #define PEAKBPF_TRACKER_H
 
-#define MAX_TREES 8
 #define DEFAULT_MAX_TRACKED 16384
-#define MAX_CPUS 1024           /* exact per-CPU sums cover this many CPUs */
+#define MAX_CPUS 1024           /* per-CPU offsets learned for this many CPUs */
+#define MAX_ROOTS 256
+#define MAX_ITER_PASSES 64      /* enter_existing passes over all tasks, at most */
+#define MAX_DEPARTED 256        /* mms that left, kept for the holders at the peak */
+#define COMM_LEN 16
 
 /* The resident counters that make up rss; MM_SWAPENTS is not resident. */
 enum rss_slot {
@@ -18,84 +22,77 @@ enum rss_slot {
 	RSS_SLOTS,
 };
 
-#define COMM_LEN 16
-#define MAX_HOLDERS 256         /* processes listed in a peak snapshot */
-#define SNAP_STEP_DIVISOR 64    /* snapshot again after the peak grew 1/64 */
-
 /*
- * The gate: could the tree sum pass the peak if this counter, read cheaply
- * as now (it was stored as stored, with stored_lag), is off by up to lag,
- * given the sum and the lag of every counter in the tree? Only then is the
- * exact per-CPU sum worth its O(ncpu) cost.
+ * What an mm held at the peak, kept lazily: on its first change in a window
+ * it notes its rss before the change (first_pages: its rss at the window's
+ * cut), and on its first change after each new peak its rss before that
+ * change (gen_pages: its rss at that peak; gen names the peak by its value,
+ * which only grows within a window). Two, by window parity, so that the
+ * closed window's mark survives while userspace reads it after the cut.
+ * holder_pages_at_peak() reads them.
  */
-static inline bool cheap_read_could_raise_peak(__s64 sum, __s64 tree_lag, __s64 peak,
-					       __s64 stored, __s64 stored_lag,
-					       __s64 now, __s64 lag)
-{
-	return sum - stored + now + tree_lag - stored_lag + lag > peak;
-}
+struct peak_mark {
+	__u64 window;
+	__s64 first_pages;
+	__s64 gen;
+	__s64 gen_pages;
+};
 
-/* The error bound of a window's peak, in pages, from its tree state. */
-static inline __s64 peak_bound_pages(__s64 peak, __s64 peak_lag, __s64 upper)
-{
-	__s64 over = upper - peak;
-
-	return peak_lag > over ? peak_lag : over > 0 ? over : 0;
-}
-
-/* One address space in a tree, keyed by its struct mm_struct pointer. */
+/* One address space in the tree, keyed by its struct mm_struct pointer. */
 struct mm_state {
-	__u32 tree;
 	__u32 tgid;                 /* a process using this mm (global PID) */
 	__u32 vpid;                 /* ...in peakbpf's PID namespace, 0 if not visible */
-	__u32 pad;
-	__s64 pages[RSS_SLOTS];     /* counter values last applied to the sum */
-	__s64 lag[RSS_SLOTS];       /* how far each may be from the truth, pages */
+	__s64 pages[RSS_SLOTS];     /* counter values applied to the tree sum */
+	__s64 count_seen[RSS_SLOTS]; /* 6.2+: the shared part (.count) in pages */
 	__s64 own_peak;             /* this mm's own largest rss, pages */
+	struct peak_mark mark[2];
 	char comm[COMM_LEN];
 };
 
-/* A process in a peak snapshot. */
-struct holder {
-	__u32 vpid;
-	__u32 tgid;
-	__s64 pages;                /* its rss when the snapshot was taken */
-	__s64 own_peak;
-	char comm[COMM_LEN];
+/* 6.2+: each CPU's slot of an mm's counters as last taken into pages
+ * (a per-CPU map, one copy per CPU). */
+struct mm_cpu_slots {
+	__s32 slot[RSS_SLOTS];
+	__s32 pad;
 };
 
-/* One process (thread group) in a tree, keyed by its tgid. */
+/* One process (thread group) in the tree, keyed by its tgid. */
 struct task_state {
-	__u32 tree;
 	__u32 pad;
+};
+
+/* An mm that left the tree, with what it held (see struct peak_mark). */
+struct departed_mm {
+	__u64 seq;                  /* departure number + 1; 0: empty */
+	__u32 tgid, vpid;
+	__s64 own_peak;
+	struct peak_mark mark[2];
+	char comm[COMM_LEN];
 };
 
 /* A process to enter, by its PID in peakbpf's own PID namespace; the task
  * iterator fills in what it found. */
 struct root_req {
-	__u32 tree;
 	__u32 enter_mm;             /* 0: the command before exec (its mm is a copy of peakbpf's) */
 	__u32 found;
 	__u32 tgid;                 /* its global tgid, when found */
+	__u32 pad;
 };
 
-#define MAX_ROOTS 256
-#define MAX_ITER_PASSES 64      /* enter_existing passes over all tasks, at most */
-
 /*
- * One tree. Lives in .bss, which userspace maps: it reads it directly and
+ * The tree. Lives in .bss, which userspace maps: it reads it directly and
  * closes a window with atomic operations on the same memory.
  */
 struct tree_state {
 	__s64 sum_pages;                    /* tree sum now */
 	__s64 peak_pages;                   /* running maximum of sum this window */
+	__u64 window;                       /* window number, advanced at each cut */
 	__u64 peak_ns;                      /* CLOCK_MONOTONIC when peak was set */
 	__s64 pages[RSS_SLOTS];             /* tree sum by counter, now */
 	__s64 peak_breakdown[RSS_SLOTS];    /* ...when the peak was set */
 	__s64 peak_mms;                     /* mms in the tree at the peak */
 	__s64 peak_procs;                   /* processes in the tree at the peak */
 	__s64 mms_live;
-	__s64 mms_max;                      /* most mms at once, for the error bound */
 	__s64 procs_live;
 	__u64 mms_entered;
 	__u64 procs_entered;
@@ -103,31 +100,64 @@ struct tree_state {
 	__u64 drop_mm_full;                 /* an mm could not be entered: map full */
 	__u64 drop_task_full;               /* a process could not be entered */
 	__u64 peak_races;                   /* peak CAS retries exhausted */
-	__s64 lag_pages;                    /* sum of the mms' lag: how far the sum may be off */
-	/* How far the window's peak may be off: the lag when it was set, and
-	 * how high the sum could have been while the gate was open (stored
-	 * sum + lag), which matters only where it passes the peak. */
-	__s64 peak_lag_pages;
-	__s64 upper_pages;
-	__u64 exact_reads;                  /* counters summed over every CPU */
-	__u64 cheap_reads;                  /* counters read without their per-CPU parts */
-	/* Who held the memory: a snapshot of every mm, retaken each time the
-	 * peak grows by a step (max(snap_step_min_pages, peak / 64)). */
-	__u64 snap_seq;                     /* odd while a snapshot is written */
-	__u64 snap_lock;
-	__s64 snap_sum_pages;               /* the sum it was taken at; 0: none this window */
-	__u64 snap_ns;
-	__u32 snap_count;
-	__u32 snap_truncated;               /* more mms than MAX_HOLDERS */
-	__u64 snapshots;                    /* snapshots taken, for the cost */
 	__u64 record_drops;                 /* sum changes the ring buffer had no room for */
-	__u64 tree_refreshes;               /* walks reading other mms' cheap counters exactly */
+	__u64 count_takes;                  /* 6.2+: flushes of a CPU's slot into .count taken */
+	__u64 settles;                      /* 6.2+: mms whose every CPU slot was taken at entry */
+	__u64 departed_seq;                 /* mms that left, for the departed ring */
 };
 
-/* One change of tree 0's sum, recorded for --compare-sampler. */
+/* One change of the tree sum, recorded for --compare-sampler. */
 struct sum_event {
 	__u64 ns;
 	__s64 sum_pages;
 };
+
+/* What verify_sums found: every mm's counters summed over every CPU,
+ * against the value the incremental path holds. */
+struct sum_check {
+	__u64 mms;
+	__u64 counters_off;
+	__s64 max_off_pages;
+};
+
+static inline __s64 mm_total_pages(const __s64 pages[RSS_SLOTS])
+{
+	return pages[RSS_FILE] + pages[RSS_ANON] + pages[RSS_SHMEM];
+}
+
+/* Before an mm's rss (total pages) changes in window w, whose peak is now
+ * gen: note it (struct peak_mark). Pure: the BPF side and the unit tests
+ * share it. */
+static inline void peak_mark_note(struct peak_mark mark[2], __u64 w, __s64 gen, __s64 total)
+{
+	struct peak_mark *m = &mark[w & 1];
+
+	if (m->window == w && m->gen == gen)
+		return;
+	if (m->window != w)
+		m->first_pages = total;
+	m->gen_pages = total;
+	m->gen = gen;
+	m->window = w;
+}
+
+/*
+ * The rss an mm held at the latest peak of window w (peak peak_pages),
+ * from its marks and its rss now (0 for an mm that has left). Pure, so
+ * userspace and the unit tests share it.
+ */
+static inline __s64 holder_pages_at_peak(const struct peak_mark mark[2], __s64 now_pages,
+					 __u64 w, __s64 peak_pages)
+{
+	const struct peak_mark *m = &mark[w & 1], *next = &mark[(w + 1) & 1];
+
+	if (m->window == w && m->gen == peak_pages)
+		return m->gen_pages;            /* it changed after the peak */
+	/* No change after the peak in w: it held at the peak what it held
+	 * at the cut, which its first change in w + 1 noted, if any. */
+	if (next->window == w + 1)
+		return next->first_pages;
+	return now_pages;
+}
 
 #endif

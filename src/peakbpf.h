@@ -12,8 +12,10 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "tracker.h"
+#include "source.h"
 
 struct tracker;
+struct bpf_object;
 
 struct tracker_opts {
 	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
@@ -23,21 +25,22 @@ struct tracker_opts {
 
 typedef int (*tracker_sum_fn)(void *ctx, __u64 ns, __s64 sum_pages);
 
-/* The latest snapshot of who held the tree's memory. */
+#define MAX_HOLDERS 256         /* holders kept per window, largest first */
+
 struct holders_info {
-	__u32 count;
-	bool truncated;         /* more mms than MAX_HOLDERS */
-	__s64 sum_pages;        /* the tree sum when it was taken */
-	__u64 taken_ns;
-	__u64 snapshots;        /* snapshots taken so far */
+	__u32 count;            /* in the array */
+	__u64 total;            /* mms that held memory at the peak */
+	bool truncated;         /* more mms left than the departed ring holds */
+	__s64 sum_pages;        /* what they held together: the peak, within a
+				   page per mm for updates racing the peak */
 };
 
-/* A consistent-enough copy of one tree's kernel state, plus facts about
- * the programs that fed it. */
+/* A copy of the tree's kernel state, plus facts about the programs that
+ * fed it. */
 struct tree_reading {
 	struct tree_state tree;
 	__u64 missed_events;    /* program runs the kernel skipped (recursion) */
-	__u64 mm_entries;       /* entries now in the mm map (all trees) */
+	__u64 mm_entries;       /* entries now in the mm map */
 	__u64 task_entries;     /* entries now in the process map */
 	__s64 window_end_sum;   /* tracker_close_window: the sum at the cut */
 	/* tracker_close_window: who held the memory at the closed window's peak */
@@ -50,7 +53,7 @@ struct tree_reading {
  * NULL and nothing stays loaded. */
 int tracker_open(const struct tracker_opts *opts, struct tracker **out);
 /*
- * Enter processes into tree 0 by their PIDs in peakbpf's PID namespace,
+ * Enter processes into the tree by their PIDs in peakbpf's PID namespace,
  * with every existing descendant (by fork lineage) and its mm as it is now.
  * With enter_mm false the roots' own mms are left out: the command, stopped
  * before exec, still has a copy of peakbpf's. tgids[i] receives each root's
@@ -58,27 +61,36 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out);
  */
 int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 		      bool enter_mm, __u32 *tgids);
-/* Read the window that ends now and open the next: its peak starts from
- * the sum at this instant. */
+/* Read the window that ends now, with its holders, and open the next: its
+ * peak starts from the sum at this instant. */
 int tracker_close_window(struct tracker *t, struct tree_reading *closed);
-/* The latest holders snapshot (seqlock read). -EOPNOTSUPP without
- * bpf_for_each_map_elem (before 5.13). */
-int tracker_read_holders(struct tracker *t, struct holder *out, size_t max, struct holders_info *info);
-bool tracker_has_attribution(const struct tracker *t);
+/* The tree's state now, from mapped memory: no system call. */
+void tracker_read_tree(struct tracker *t, struct tree_state *out);
+/* The tree's state with the map sizes and the skipped runs (system calls). */
+int tracker_read(struct tracker *t, struct tree_reading *out);
+/* Who held memory at peak `peak` of window w (holders.c). */
+int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
+			    struct holder *out, size_t max, struct holders_info *info);
+/* Sum every mm's counters over every CPU and compare with the tree's
+ * values (a check; O(mms x CPUs)). -EOPNOTSUPP without the exact path. */
+int tracker_verify_sums(struct tracker *t, struct sum_check *out);
 /* Hand every recorded change of the sum, oldest first, to fn. */
 int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx);
 /* CLOCK_MONOTONIC in ns, the clock of the kernel side's timestamps. */
 __u64 monotonic_ns(void);
-int tracker_read(struct tracker *t, struct tree_reading *out);
 /* Which program removes an mm at teardown: "tp_btf/exit_mmap" or
  * "fentry/exit_mmap". */
 const char *tracker_teardown_hook(const struct tracker *t);
 /* True when this kernel keeps rss in percpu_counters (6.2+). */
-bool tracker_rss_is_percpu(const struct tracker *t);
-/* 0 when counters near the peak are summed over every CPU (exact), else
- * why not: -EOPNOTSUPP (kernel before 6.2 or without the helpers), -E2BIG
+bool tracker_has_percpu_rss(const struct tracker *t);
+/* 0 when every counter is kept exact from its per-CPU slots, else why
+ * not: -EOPNOTSUPP (kernel before 6.2 or without the helpers), -E2BIG
  * (more CPUs than covered), or the error of learning the per-CPU offsets. */
 int tracker_exact_path(const struct tracker *t);
+/* The loaded object, the departed ring and its count (holders.c). */
+struct bpf_object *tracker_object(struct tracker *t);
+const struct departed_mm *tracker_departed(struct tracker *t);
+__u64 tracker_departed_seq(struct tracker *t);
 /* Detach and unload everything; NULL is fine. */
 void tracker_close(struct tracker *t);
 
@@ -97,8 +109,10 @@ struct bpf_source_opts {
 int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
 		    struct source **out);
 void bpf_source_counters(struct source *s, struct bpf_counters *c);
-/* Processes of the tree alive now, or -1. */
+/* Processes of the tree alive now (mapped memory, no system call). */
 int64_t bpf_source_procs_live(struct source *s);
+/* tracker_verify_sums into c (sums_checked false where it cannot run). */
+void bpf_source_check_sums(struct source *s, struct bpf_counters *c);
 /* --compare-sampler: drain the record into the trace (pages); drops so far. */
 struct sum_trace;
 int bpf_source_drain_trace(struct source *s, struct sum_trace *trace, uint64_t *drops);

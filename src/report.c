@@ -283,8 +283,16 @@ static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 	json_kv_uint(w, "processes_tracked", c->procs_entered);
 	json_kv_uint(w, "mms_left", c->mms_left);
 	json_kv_uint(w, "processes_left", c->procs_left);
-	json_kv_uint(w, "exact_reads", c->exact_reads);
-	json_kv_uint(w, "cheap_reads", c->cheap_reads);
+	json_kv_uint(w, "count_takes", c->count_takes);
+	json_kv_uint(w, "settles", c->settles);
+	if (c->sums_checked) {
+		json_key(w, "sum_check");
+		json_begin_object(w);
+		json_kv_uint(w, "mms", c->sums_mms);
+		json_kv_uint(w, "counters_off", c->sums_off);
+		json_kv_int(w, "max_off_pages", c->sums_max_off_pages);
+		json_end_object(w);
+	}
 	json_end_object(w);
 }
 

@@ -29,7 +29,12 @@ struct bpf_counters {
 	uint64_t drop_mm_full, drop_task_full, peak_races;
 	uint64_t mms_entered, procs_entered;
 	uint64_t mms_left, procs_left;  /* kernel map entries at the end */
-	uint64_t exact_reads, cheap_reads;
+	uint64_t count_takes, settles;  /* 6.2+ exact path: slot folds taken, mms settled */
+	/* run record, exact path: every live mm's counters summed over every
+	 * CPU against the tree's values (tracker_verify_sums) */
+	bool sums_checked;
+	uint64_t sums_mms, sums_off;
+	int64_t sums_max_off_pages;
 };
 
 struct command_facts {

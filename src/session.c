@@ -224,6 +224,10 @@ void session_fill_context(struct session *s, struct record *rec)
 {
 	if (s->bpf) {
 		bpf_source_counters(s->bpf, &s->counters);
+		/* The run's end: check the incremental sums of the mms still
+		 * alive against full per-CPU sums (O(mms x CPUs), once). */
+		if (rec->kind && !strcmp(rec->kind, "run"))
+			bpf_source_check_sums(s->bpf, &s->counters);
 		rec->counters = &s->counters;
 	} else {
 		rec->counters = NULL;

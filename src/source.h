@@ -22,6 +22,15 @@ struct figure_holder {
 	uint64_t own_peak_bytes;        /* its own largest rss so far */
 };
 
+/* A process that held memory at a window's peak, in pages (bpf only). */
+struct holder {
+	uint32_t vpid;                  /* in peakbpf's PID namespace, 0 if not visible */
+	uint32_t tgid;
+	int64_t pages;                  /* its rss at the peak */
+	int64_t own_peak;               /* its own largest rss so far */
+	char comm[16];
+};
+
 /* One source's figure for one window. Zero-initialise, then fill. */
 struct figure {
 	const char *source;             /* "bpf", "cgroup-v2", "cgroup-v1", "proc", "rusage" */

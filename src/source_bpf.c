@@ -50,6 +50,29 @@ static uint64_t pages_to_bytes(__s64 pages, long page_size)
 	return pages > 0 ? (uint64_t)pages * (uint64_t)page_size : 0;
 }
 
+/* How far the peak may be off, in pages: 0 on the exact path; with 6.2+
+ * counters read without their per-CPU slots, each mm at the peak may lag
+ * by every CPU's slots of its three counters. Before 6.2, unknown (-1). */
+static int64_t peak_bound_pages(const struct bpf_source *b, const struct tree_state *t)
+{
+	if (b->host->exact_path_err == 0)
+		return 0;
+	if (!b->host->rss_percpu)
+		return -1;
+	return t->peak_mms * (int64_t)percpu_rss_lag_pages(b->host->cpus);
+}
+
+static void set_detail(struct figure *f, const struct tree_state *t, long page)
+{
+	f->has_detail = true;
+	f->peak_mono_ns = t->peak_ns;
+	f->file_bytes = pages_to_bytes(t->peak_breakdown[RSS_FILE], page);
+	f->anon_bytes = pages_to_bytes(t->peak_breakdown[RSS_ANON], page);
+	f->shmem_bytes = pages_to_bytes(t->peak_breakdown[RSS_SHMEM], page);
+	f->procs_at_peak = t->peak_procs;
+	f->mms_at_peak = t->peak_mms;
+}
+
 static int bpf_close_window(struct source *s, struct figure *f)
 {
 	struct bpf_source *b = to_bpf(s);
@@ -68,22 +91,16 @@ static int bpf_close_window(struct source *s, struct figure *f)
 	f->peak_bytes = pages_to_bytes(t->peak_pages, page);
 	f->baseline_known = true;
 	f->baseline_bytes = pages_to_bytes(b->window_start_sum, page);
-	f->has_detail = true;
-	f->peak_mono_ns = t->peak_ns;
-	f->file_bytes = pages_to_bytes(t->peak_breakdown[RSS_FILE], page);
-	f->anon_bytes = pages_to_bytes(t->peak_breakdown[RSS_ANON], page);
-	f->shmem_bytes = pages_to_bytes(t->peak_breakdown[RSS_SHMEM], page);
-	f->procs_at_peak = t->peak_procs;
-	f->mms_at_peak = t->peak_mms;
+	set_detail(f, t, page);
 	if (b->last.holders_err == 0) {
 		figure_set_holders(f, b->last.holders, b->last.holders_info.count, page);
+		f->holders_total = b->last.holders_info.total;
 		f->holders_truncated = b->last.holders_info.truncated;
 		f->holders_at_bytes = pages_to_bytes(b->last.holders_info.sum_pages, page);
 	}
 	b->window_start_sum = b->last.window_end_sum;
 	bpf_source_counters(s, &c);
-	figure_judge_bpf(f, &c, b->host,
-			 peak_bound_pages(t->peak_pages, t->peak_lag_pages, t->upper_pages));
+	figure_judge_bpf(f, &c, b->host, peak_bound_pages(b, t));
 	return 0;
 }
 
@@ -125,7 +142,7 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 	b->command_mode = o->command_mode;
 	b->host = host;
 	host->teardown_hook = tracker_teardown_hook(b->tracker);
-	host->rss_percpu = tracker_rss_is_percpu(b->tracker);
+	host->rss_percpu = tracker_has_percpu_rss(b->tracker);
 	host->exact_path_err = tracker_exact_path(b->tracker);
 	*out = &b->base;
 	return 0;
@@ -149,17 +166,26 @@ void bpf_source_counters(struct source *s, struct bpf_counters *c)
 	c->procs_entered = t->procs_entered;
 	c->mms_left = now.mm_entries;
 	c->procs_left = now.task_entries;
-	c->exact_reads = t->exact_reads;
-	c->cheap_reads = t->cheap_reads;
+	c->count_takes = t->count_takes;
+	c->settles = t->settles;
 }
 
 int64_t bpf_source_procs_live(struct source *s)
 {
-	struct tree_reading now;
+	struct tree_state now;
 
-	if (tracker_read(to_bpf(s)->tracker, &now))
-		return -1;
-	return now.tree.procs_live;
+	tracker_read_tree(to_bpf(s)->tracker, &now);
+	return now.procs_live;
+}
+
+void bpf_source_check_sums(struct source *s, struct bpf_counters *c)
+{
+	struct sum_check check;
+
+	c->sums_checked = tracker_verify_sums(to_bpf(s)->tracker, &check) == 0;
+	c->sums_mms = check.mms;
+	c->sums_off = check.counters_off;
+	c->sums_max_off_pages = check.max_off_pages;
 }
 
 static int add_to_trace(void *ctx, __u64 ns, __s64 sum_pages)
@@ -170,11 +196,11 @@ static int add_to_trace(void *ctx, __u64 ns, __s64 sum_pages)
 int bpf_source_drain_trace(struct source *s, struct sum_trace *trace, uint64_t *drops)
 {
 	struct bpf_source *b = to_bpf(s);
-	struct tree_reading now;
+	struct tree_state now;
 	int err = tracker_drain_sums(b->tracker, add_to_trace, trace);
 
-	if (!err && !tracker_read(b->tracker, &now))
-		*drops = now.tree.record_drops;
+	tracker_read_tree(b->tracker, &now);
+	*drops = now.record_drops;
 	return err;
 }
 

@@ -6,52 +6,30 @@
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "peakbpf.h"
-#include "report.h"
+#include "kfeatures.h"
 #include "host.h"
 #include "tracker.skel.h"
 
 struct tracker {
 	struct tracker_bpf *skel;
-	const char *teardown_hook;
-	bool rss_percpu;
-	bool fetch_atomics;
-	bool attribution;
-	int exact_err;          /* 0: the exact per-CPU path works */
+	struct tracker_features features;
+	int exact_err;          /* 0: the exact per-CPU path is on */
+	struct bpf_link *settle_links[2];
+	__u64 departed_at_cut;  /* departed_seq when the open window began */
 	struct ring_buffer *sums;       /* --compare-sampler's record */
 	tracker_sum_fn sum_fn;
 	void *sum_ctx;
 };
 
-/*
- * Does the kernel take BPF atomics with a result (BPF_FETCH, 5.12)? Load
- * the smallest program that uses one: r1 = 1; r1 = fetch_add(*(u64 *)(r10 - 8), r1).
- */
-static bool kernel_has_fetch_atomics(void)
-{
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
-		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1, .off = -8 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
-		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
-		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
-			       sizeof(insns) / sizeof(insns[0]), NULL);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
+/* Atomic operations on the tree state the kernel updates concurrently. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 
 /*
  * Before 5.12 the verifier rejects a program that holds an atomic with a
- * result anywhere, reachable or not (compat.bpf.h). With have_fetch_atomics
+ * result anywhere, reachable or not (compat.bpf.h). With has_fetch_atomics
  * false every one of them is on a branch the verifier prunes, so each is
  * replaced with a call to a helper that does not exist, the way libbpf
  * poisons a failed CO-RE relocation: dropped as dead code where it is dead,
@@ -91,40 +69,132 @@ static int poison_fetch_atomics(struct bpf_object *obj)
 	return 0;
 }
 
-static int online_cpus(void)
+/*
+ * Choose the programs this kernel loads, by name (kfeatures.h): NAME__F
+ * loads only where has_F, and then replaces NAME. Programs with "?" in
+ * their section are off by default, so the base programs are the ones
+ * that load where no feature says otherwise.
+ */
+static int load_variants(struct bpf_object *obj, const struct tracker_features *f)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	struct bpf_program *prog, *base;
+	char name[64];
 
-	return n > 0 ? (int)n : 1;
-}
+	bpf_object__for_each_program(prog, obj) {
+		const char *sep = strstr(bpf_program__name(prog), "__");
+		bool on;
 
-/* The exact path needs the syscall program type (5.14) and
- * bpf_map_lookup_percpu_elem (5.19), and no more CPUs than it covers; and
- * 6.2+ counters, which learn_cpu_offsets reports once it has run. */
-static int exact_path_supported(bool fetch_atomics, int ncpus)
-{
-	if (!fetch_atomics || ncpus <= 0)
-		return -EOPNOTSUPP;
-	if (ncpus > MAX_CPUS)
-		return -E2BIG;
-	if (libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) != 1 ||
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_map_lookup_percpu_elem, NULL) != 1 ||
-	    libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_probe_read_kernel, NULL) != 1)
-		return -EOPNOTSUPP;
+		if (!sep)
+			continue;
+		if (features_lookup(f, sep + 2, &on))
+			return -EINVAL;         /* a program named after no feature */
+		bpf_program__set_autoload(prog, on);
+		snprintf(name, sizeof(name), "%.*s", (int)(sep - bpf_program__name(prog)),
+			 bpf_program__name(prog));
+		base = bpf_object__find_program_by_name(obj, name);
+		if (base)
+			bpf_program__set_autoload(base, !on);
+	}
 	return 0;
 }
 
+/* Open the object and set everything that must be known before load. */
+static int open_configured(struct tracker *t, const struct tracker_opts *opts)
+{
+	/* Without CAP_SYS_ADMIN, libbpf 1.1 fails listing kernel modules' BTF
+	 * (BPF_BTF_GET_NEXT_ID) when a CO-RE type is missing from vmlinux (as
+	 * the pre-6.2 flavours are on new kernels): then point CO-RE at
+	 * vmlinux's BTF alone; nothing peakbpf reads lives in a module. With
+	 * CAP_SYS_ADMIN leave it, so libbpf parses the 5 MiB BTF once, not twice. */
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+	__u32 max = opts && opts->max_tracked ? opts->max_tracked : DEFAULT_MAX_TRACKED;
+	struct tracker_bpf *s;
+	int err;
+
+	if (!(host_effective_caps() & (1ULL << CAPBIT_SYS_ADMIN)))
+		open_opts.btf_custom_path = "/sys/kernel/btf/vmlinux";
+	s = t->skel = tracker_bpf__open_opts(&open_opts);
+	if (!s)
+		return -errno;
+	if (opts && opts->record_ring_bytes) {
+		s->rodata->record_sums = true;
+		err = bpf_map__set_max_entries(s->maps.sum_events, opts->record_ring_bytes);
+		if (err)
+			return err;
+	}
+	err = bpf_map__set_max_entries(s->maps.mm_states, max);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.mm_cpu_slots, max);
+	if (!err)
+		err = bpf_map__set_max_entries(s->maps.task_states, max);
+	if (!err)
+		err = load_variants(s->obj, &t->features);
+	if (err)
+		return err;
+	s->rodata->has_fetch_atomics = t->features.has_fetch_atomics;
+	s->rodata->nr_cpus = (__u32)t->features.possible_cpus;
+	/* Attached by hand after the others: they must run after handle_fork
+	 * and handle_exec on the same tracepoints (attach order). */
+	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
+	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
+	if (!t->features.has_fetch_atomics)
+		return poison_fetch_atomics(s->obj);
+	return 0;
+}
+
+/* Load, trying the 6.1 teardown tracepoint first: a kernel without it
+ * fails the load on the attach target, and is given fentry instead. */
+static int load(struct tracker *t, const struct tracker_opts *opts)
+{
+	int err = open_configured(t, opts);
+
+	if (!err)
+		err = tracker_bpf__load(t->skel);
+	if ((err == -ESRCH || err == -ENOENT) && t->features.has_exit_mmap_tp) {
+		tracker_bpf__destroy(t->skel);
+		t->skel = NULL;
+		t->features.has_exit_mmap_tp = false;
+		err = open_configured(t, opts);
+		if (!err)
+			err = tracker_bpf__load(t->skel);
+	}
+	return err;
+}
+
+/* The exact path: learn the per-CPU offsets (which also reports whether
+ * the counters are percpu at all). 0, or why the path is off. */
 static int learn_cpu_offsets(struct tracker *t)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
+	struct tracker_bpf *s = t->skel;
 	int err;
 
-	err = bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.learn_cpu_offsets), &run);
+	if (!t->features.has_percpu_sum)
+		return -EOPNOTSUPP;
+	err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.learn_cpu_offsets__percpu_sum), &run);
 	if (err)
 		return err;
-	if (run.retval || !t->skel->bss->cpu_offsets_ready)
+	t->features.has_percpu_rss = s->bss->percpu_rss_kernel;
+	if (run.retval == 2)
+		return -E2BIG;          /* more CPUs than MAX_CPUS */
+	if (run.retval)
 		return -EFAULT;
-	return 0;
+	return s->bss->cpu_offsets_ready ? 0 : -EOPNOTSUPP;
+}
+
+static int attach(struct tracker *t)
+{
+	struct tracker_bpf *s = t->skel;
+	struct bpf_program *later[2] = { s->progs.settle_fork__percpu_sum,
+					 s->progs.settle_exec__percpu_sum };
+	int err = tracker_bpf__attach(s);
+
+	for (int i = 0; i < 2 && !err && t->features.has_percpu_sum; i++) {
+		t->settle_links[i] = bpf_program__attach(later[i]);
+		if (!t->settle_links[i])
+			err = -errno;
+	}
+	return err;
 }
 
 static int on_sum_event(void *ctx, void *data, size_t size)
@@ -150,107 +220,28 @@ int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
 	return n < 0 ? n : 0;
 }
 
-/*
- * Open the object and set everything that must be known before load.
- * exit_mmap_tp picks the teardown hook: mmap:exit_mmap exists since 6.1;
- * before, fentry on exit_mmap().
- */
-static int open_configured(struct tracker *t, const struct tracker_opts *opts, bool exit_mmap_tp)
-{
-	/* Without CAP_SYS_ADMIN, libbpf 1.1 fails listing kernel modules' BTF
-	 * (BPF_BTF_GET_NEXT_ID) when a CO-RE type is missing from vmlinux (as
-	 * the pre-6.2 flavours are on new kernels): then point CO-RE at
-	 * vmlinux's BTF alone; nothing peakbpf reads lives in a module. With
-	 * CAP_SYS_ADMIN leave it, so libbpf parses the 5 MiB BTF once, not twice. */
-	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
-	__u32 max = opts && opts->max_tracked ? opts->max_tracked : DEFAULT_MAX_TRACKED;
-	int err, ncpus;
-
-	if (!(host_effective_caps() & (1ULL << CAPBIT_SYS_ADMIN)))
-		open_opts.btf_custom_path = "/sys/kernel/btf/vmlinux";
-	t->skel = tracker_bpf__open_opts(&open_opts);
-	if (!t->skel)
-		return -errno;
-	if (opts && opts->record_ring_bytes) {
-		t->skel->rodata->record_sums = true;
-		err = bpf_map__set_max_entries(t->skel->maps.sum_events, opts->record_ring_bytes);
-		if (err)
-			return err;
-	}
-	err = bpf_map__set_max_entries(t->skel->maps.mm_states, max);
-	if (!err)
-		err = bpf_map__set_max_entries(t->skel->maps.task_states, max);
-	if (err)
-		return err;
-	bpf_program__set_autoload(t->skel->progs.handle_exit_mmap_tp, exit_mmap_tp);
-	bpf_program__set_autoload(t->skel->progs.handle_exit_mmap_fentry, !exit_mmap_tp);
-	t->teardown_hook = exit_mmap_tp ? "tp_btf/exit_mmap" : "fentry/exit_mmap";
-	/* How far a cheap read of a 6.2+ counter may lag (the kernel side
-	 * applies it only to percpu counters; before 6.2 the lag lives in
-	 * per-thread caches BPF cannot see, so it is not modelled). */
-	t->skel->rodata->counter_lag_pages = (__s64)(percpu_rss_lag_pages(online_cpus()) / 3);
-	t->skel->rodata->have_fetch_atomics = t->fetch_atomics;
-	t->skel->rodata->have_for_each = t->attribution;
-	/* Before 5.13 the verifier rejects any program holding a callback
-	 * (compat.bpf.h, NOSNAP_SEC): load the twins without callbacks. */
-	bpf_program__set_autoload(t->skel->progs.handle_rss_stat, t->attribution);
-	bpf_program__set_autoload(t->skel->progs.handle_rss_stat_nosnap, !t->attribution);
-	bpf_program__set_autoload(t->skel->progs.handle_fork, t->attribution);
-	bpf_program__set_autoload(t->skel->progs.handle_fork_nosnap, !t->attribution);
-	bpf_program__set_autoload(t->skel->progs.handle_exec, t->attribution);
-	bpf_program__set_autoload(t->skel->progs.handle_exec_nosnap, !t->attribution);
-	bpf_program__set_autoload(t->skel->progs.enter_existing, t->attribution);
-	bpf_program__set_autoload(t->skel->progs.enter_existing_nosnap, !t->attribution);
-	t->skel->rodata->snap_step_min_pages = (1 << 20) / sysconf(_SC_PAGESIZE);
-	ncpus = libbpf_num_possible_cpus();
-	t->skel->rodata->nr_cpus = ncpus > 0 ? (__u32)ncpus : 1;
-	t->exact_err = exact_path_supported(t->fetch_atomics, ncpus);
-	bpf_program__set_autoload(t->skel->progs.learn_cpu_offsets, t->exact_err == 0);
-	if (!t->fetch_atomics)
-		return poison_fetch_atomics(t->skel->obj);
-	return 0;
-}
-
 int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 {
-	struct tracker *t = NULL;
+	struct tracker *t;
 	int err;
 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	t->fetch_atomics = kernel_has_fetch_atomics();
-	t->attribution = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-						 BPF_FUNC_for_each_map_elem, NULL) == 1;
-	/* Optimistically the 6.1+ tracepoint; a kernel without it fails the
-	 * load on the attach target (ESRCH), and is given fentry instead. */
-	err = open_configured(t, opts, true);
-	if (!err)
-		err = tracker_bpf__load(t->skel);
-	if (err == -ESRCH || err == -ENOENT) {
-		tracker_bpf__destroy(t->skel);
-		t->skel = NULL;
-		err = open_configured(t, opts, false);
-		if (!err)
-			err = tracker_bpf__load(t->skel);
-	}
-	if (err)
-		goto cleanup;
-	err = tracker_bpf__attach(t->skel);
+	features_probe(&t->features);
+	err = load(t, opts);
 	if (err)
 		goto cleanup;
 	if (!t->skel->bss) {    /* kernel without mmapable global data */
 		err = -EOPNOTSUPP;
 		goto cleanup;
 	}
-	if (t->exact_err == 0)
-		t->exact_err = learn_cpu_offsets(t);
-	/* Only learn_cpu_offsets (5.19+) can tell; older kernels are all
-	 * before 6.2, whose counters are not percpu. */
-	t->rss_percpu = t->exact_err == 0 && t->skel->bss->rss_percpu_kernel;
-	if (t->exact_err == 0 && !t->rss_percpu)
-		t->exact_err = -EOPNOTSUPP;
+	/* Before attaching, so that no event runs without the offsets. */
+	t->exact_err = learn_cpu_offsets(t);
+	err = attach(t);
+	if (err)
+		goto cleanup;
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
@@ -265,199 +256,80 @@ cleanup:
 	return err;
 }
 
-int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
-		      bool enter_mm, __u32 *tgids)
+static int run_syscall_prog(struct bpf_program *prog)
 {
-	struct bpf_map *roots = t->skel->maps.roots;
+	LIBBPF_OPTS(bpf_test_run_opts, run);
+	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &run);
+
+	return err ? err : (int)run.retval;
+}
+
+/* Reading the iterator runs enter_existing over every task; a pass enters
+ * roots and children of processes already in. Repeat while a pass still
+ * finds some: a child with a smaller PID than its parent (PIDs wrap) is
+ * found one pass later. */
+static int enter_existing_passes(struct tracker *t)
+{
 	char buf[64];
-	int iter_fd = -1, err = 0;
-	size_t i;
+	int err = 0;
 
-	if (n > MAX_ROOTS)
-		return -E2BIG;
-	for (i = 0; i < n; i++) {
-		struct root_req req = { .tree = 0, .enter_mm = enter_mm };
-		__u32 key = (__u32)vpids[i];
+	for (int pass = 0; pass < MAX_ITER_PASSES && !err; pass++) {
+		__u64 before = LOAD(t->skel->bss->iter_entered);
+		int fd = bpf_iter_create(bpf_link__fd(t->skel->links.enter_existing));
 
-		err = bpf_map__update_elem(roots, &key, sizeof(key), &req, sizeof(req), BPF_ANY);
-		if (err)
-			goto cleanup;
-	}
-	/* Reading the iterator runs enter_existing over every task; a pass
-	 * enters roots and children of processes already in. Repeat while a
-	 * pass still finds some: a child with a smaller PID than its parent
-	 * (PIDs wrap) is found one pass later. */
-	for (int pass = 0; pass < MAX_ITER_PASSES; pass++) {
-		__u64 before = __atomic_load_n(&t->skel->bss->iter_entered, __ATOMIC_SEQ_CST);
-
-		iter_fd = bpf_iter_create(bpf_link__fd(t->attribution ? t->skel->links.enter_existing :
-							  t->skel->links.enter_existing_nosnap));
-		if (iter_fd < 0) {
-			err = -errno;
-			goto cleanup;
-		}
+		if (fd < 0)
+			return -errno;
 		for (;;) {
-			ssize_t r = read(iter_fd, buf, sizeof(buf));
+			ssize_t r = read(fd, buf, sizeof(buf));
 
 			if (r == 0)
 				break;
 			if (r < 0 && errno != EINTR && errno != EAGAIN) {
 				err = -errno;
-				goto cleanup;
+				break;
 			}
 		}
-		close(iter_fd);
-		iter_fd = -1;
-		if (__atomic_load_n(&t->skel->bss->iter_entered, __ATOMIC_SEQ_CST) == before)
+		close(fd);
+		if (LOAD(t->skel->bss->iter_entered) == before)
 			break;
 	}
-	for (i = 0; i < n; i++) {
+	return err;
+}
+
+int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
+		      bool enter_mm, __u32 *tgids)
+{
+	struct bpf_map *roots = t->skel->maps.roots;
+	int err = 0;
+	size_t i;
+
+	if (n > MAX_ROOTS)
+		return -E2BIG;
+	for (i = 0; i < n && !err; i++) {
+		struct root_req req = { .enter_mm = enter_mm };
+		__u32 key = (__u32)vpids[i];
+
+		err = bpf_map__update_elem(roots, &key, sizeof(key), &req, sizeof(req), BPF_ANY);
+	}
+	if (!err)
+		err = enter_existing_passes(t);
+	/* The mms entered by the walk: take every CPU's part now. */
+	if (!err && t->exact_err == 0)
+		err = run_syscall_prog(t->skel->progs.settle_entered__percpu_sum);
+	for (i = 0; i < n && !err; i++) {
 		struct root_req req = {};
 		__u32 key = (__u32)vpids[i];
 
 		err = bpf_map__lookup_elem(roots, &key, sizeof(key), &req, sizeof(req), 0);
-		if (err)
-			goto cleanup;
 		tgids[i] = req.found ? req.tgid : 0;
 	}
-cleanup:
 	/* Roots are only for this walk: later forks follow task_states. */
 	for (i = 0; i < n; i++) {
 		__u32 key = (__u32)vpids[i];
 
 		bpf_map__delete_elem(roots, &key, sizeof(key), 0);
 	}
-	if (iter_fd >= 0)
-		close(iter_fd);
 	return err;
-}
-
-/* Atomic operations on the tree state the kernel updates concurrently. */
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
-#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
-
-static void raise_to(__s64 *peak, __s64 v)
-{
-	__s64 seen = LOAD(*peak);
-
-	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
-							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		;
-}
-
-/*
- * At a window's cut, record who holds the memory now: a window whose peak
- * never rises above the cut still names its holders. Written under the
- * kernel side's snapshot lock and sequence, from the mm map.
- */
-static void snapshot_at_cut(struct tracker *t, __s64 sum)
-{
-	struct tree_state *tree = &t->skel->bss->trees[0];
-	struct bpf_map *map = t->skel->maps.mm_states;
-	__u64 key, next, zero = 0, one = 1;
-	__u32 n = 0, truncated = 0;
-	void *prev = NULL;
-
-	if (!t->attribution)
-		return;
-	if (!__atomic_compare_exchange_n(&tree->snap_lock, &zero, one, false,
-					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		return;
-	__atomic_fetch_add(&tree->snap_seq, 1, __ATOMIC_SEQ_CST);
-	while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
-		struct mm_state ms;
-		struct holder *h;
-
-		key = next;
-		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0) || ms.tree != 0)
-			continue;
-		if (n >= MAX_HOLDERS) {
-			truncated = 1;
-			break;
-		}
-		h = &t->skel->bss->holders[n++];
-		h->tgid = ms.tgid;
-		h->vpid = ms.vpid;
-		h->pages = ms.pages[RSS_FILE] + ms.pages[RSS_ANON] + ms.pages[RSS_SHMEM];
-		h->own_peak = ms.own_peak;
-		memcpy(h->comm, ms.comm, sizeof(h->comm));
-	}
-	STORE(tree->snap_count, n);
-	STORE(tree->snap_truncated, truncated);
-	STORE(tree->snap_sum_pages, sum);
-	STORE(tree->snap_ns, monotonic_ns());
-	__atomic_fetch_add(&tree->snap_seq, 1, __ATOMIC_SEQ_CST);
-	__atomic_fetch_sub(&tree->snap_lock, 1, __ATOMIC_SEQ_CST);
-}
-
-int tracker_close_window(struct tracker *t, struct tree_reading *closed)
-{
-	struct tree_state *tree = &t->skel->bss->trees[0];
-	__s64 sum;
-	int err;
-
-	err = tracker_read(t, closed);
-	if (err)
-		return err;
-	closed->holders_err = tracker_read_holders(t, closed->holders, MAX_HOLDERS, &closed->holders_info);
-	/*
-	 * The peak restarts from the sum at this instant. The exchange makes
-	 * the cut: a peak raised before it belongs to the closing window, one
-	 * raised after it to the next. A sum reached just before the
-	 * exchange but after the read is then raised into the new window, so
-	 * the new window never starts below the current sum.
-	 */
-	sum = LOAD(tree->sum_pages);
-	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
-	/* The new window's peak is the sum now, off by at most the lag now. */
-	closed->tree.peak_lag_pages = __atomic_exchange_n(&tree->peak_lag_pages, LOAD(tree->lag_pages),
-							  __ATOMIC_SEQ_CST);
-	closed->tree.upper_pages = __atomic_exchange_n(&tree->upper_pages,
-						       sum + LOAD(tree->lag_pages), __ATOMIC_SEQ_CST);
-	closed->window_end_sum = sum;
-	STORE(tree->peak_ns, monotonic_ns());
-	STORE(tree->peak_breakdown[RSS_FILE], LOAD(tree->pages[RSS_FILE]));
-	STORE(tree->peak_breakdown[RSS_ANON], LOAD(tree->pages[RSS_ANON]));
-	STORE(tree->peak_breakdown[RSS_SHMEM], LOAD(tree->pages[RSS_SHMEM]));
-	STORE(tree->peak_mms, LOAD(tree->mms_live));
-	STORE(tree->peak_procs, LOAD(tree->procs_live));
-	STORE(tree->mms_max, LOAD(tree->mms_live));
-	raise_to(&tree->peak_pages, LOAD(tree->sum_pages));
-	snapshot_at_cut(t, sum);
-	return 0;
-}
-
-int tracker_read_holders(struct tracker *t, struct holder *out, size_t max, struct holders_info *info)
-{
-	struct tree_state *tree = &t->skel->bss->trees[0];
-
-	memset(info, 0, sizeof(*info));
-	if (!t->attribution)
-		return -EOPNOTSUPP;
-	/* A seqlock read: retry while the kernel side is writing. */
-	for (int tries = 0; tries < 1000; tries++) {
-		__u64 seq = LOAD(tree->snap_seq);
-		__u32 n;
-
-		if (seq & 1)
-			continue;
-		n = LOAD(tree->snap_count);
-		if (n > MAX_HOLDERS)
-			n = MAX_HOLDERS;
-		if (n > max)
-			n = (__u32)max;
-		memcpy(out, t->skel->bss->holders, n * sizeof(*out));
-		info->count = n;
-		info->truncated = LOAD(tree->snap_truncated) || n < LOAD(tree->snap_count);
-		info->sum_pages = LOAD(tree->snap_sum_pages);
-		info->taken_ns = LOAD(tree->snap_ns);
-		info->snapshots = LOAD(tree->snapshots);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (LOAD(tree->snap_seq) == seq)
-			return 0;
-	}
-	return -EAGAIN;
 }
 
 static __u64 count_entries(struct bpf_map *map, size_t key_size)
@@ -473,15 +345,20 @@ static __u64 count_entries(struct bpf_map *map, size_t key_size)
 	return n;
 }
 
-static __u64 missed_runs(struct bpf_program *prog)
+static __u64 missed_runs(struct bpf_object *obj)
 {
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_program__fd(prog);
+	struct bpf_program *prog;
+	__u64 n = 0;
 
-	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.recursion_misses;
+	bpf_object__for_each_program(prog, obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			n += info.recursion_misses;
+	}
+	return n;
 }
 
 __u64 monotonic_ns(void)
@@ -492,41 +369,81 @@ __u64 monotonic_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+void tracker_read_tree(struct tracker *t, struct tree_state *out)
+{
+	/* A copy of memory the kernel updates concurrently: each field is
+	 * current, the fields together only nearly consistent. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	*out = t->skel->bss->tree;
+}
+
 int tracker_read(struct tracker *t, struct tree_reading *out)
 {
-	struct tracker_bpf *s = t->skel;
-
 	memset(out, 0, sizeof(*out));
-	/* Field by field; the kernel updates them concurrently. */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	out->tree = s->bss->trees[0];
-	out->missed_events = missed_runs(s->progs.handle_rss_stat) +
-			     missed_runs(s->progs.handle_rss_stat_nosnap) +
-			     missed_runs(s->progs.handle_fork) +
-			     missed_runs(s->progs.handle_fork_nosnap) +
-			     missed_runs(s->progs.handle_exec) +
-			     missed_runs(s->progs.handle_exec_nosnap) +
-			     missed_runs(s->progs.handle_exit) +
-			     missed_runs(s->progs.handle_exit_mmap_tp) +
-			     missed_runs(s->progs.handle_exit_mmap_fentry);
-	out->mm_entries = count_entries(s->maps.mm_states, sizeof(__u64));
-	out->task_entries = count_entries(s->maps.task_states, sizeof(__u32));
+	tracker_read_tree(t, &out->tree);
+	out->missed_events = missed_runs(t->skel->obj);
+	out->mm_entries = count_entries(t->skel->maps.mm_states, sizeof(__u64));
+	out->task_entries = count_entries(t->skel->maps.task_states, sizeof(__u32));
 	return 0;
+}
+
+static void raise_to(__s64 *peak, __s64 v)
+{
+	__s64 seen = LOAD(*peak);
+
+	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
+/*
+ * Close the window that ends now and open the next. The exchange of the
+ * peak with the current sum makes the cut: a peak raised before it belongs
+ * to the closing window, one raised after it to the next. The window
+ * number advances first, so that every mm's mark of the closing window
+ * stays as it was at the cut while the holders are read from them.
+ */
+int tracker_close_window(struct tracker *t, struct tree_reading *closed)
+{
+	struct tree_state *tree = &t->skel->bss->tree;
+	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
+	__s64 sum;
+	int err;
+
+	err = tracker_read(t, closed);
+	if (err)
+		return err;
+	__atomic_fetch_add(&tree->window, 1, __ATOMIC_SEQ_CST);
+	sum = LOAD(tree->sum_pages);
+	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
+	closed->tree.peak_ns = LOAD(tree->peak_ns);
+	closed->tree.peak_mms = LOAD(tree->peak_mms);
+	closed->tree.peak_procs = LOAD(tree->peak_procs);
+	for (int i = 0; i < RSS_SLOTS; i++)
+		closed->tree.peak_breakdown[i] = LOAD(tree->peak_breakdown[i]);
+	closed->window_end_sum = sum;
+	/* A sum reached between the load and the exchange is raised into the
+	 * new window, so that it never starts below the current sum. */
+	raise_to(&tree->peak_pages, LOAD(tree->sum_pages));
+	t->departed_at_cut = LOAD(tree->departed_seq);
+	STORE(tree->peak_ns, monotonic_ns());
+	for (int i = 0; i < RSS_SLOTS; i++)
+		STORE(tree->peak_breakdown[i], LOAD(tree->pages[i]));
+	STORE(tree->peak_mms, LOAD(tree->mms_live));
+	STORE(tree->peak_procs, LOAD(tree->procs_live));
+	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,
+						      closed->holders, MAX_HOLDERS, &closed->holders_info);
+	return 0;
+}
+
+bool tracker_has_percpu_rss(const struct tracker *t)
+{
+	return t->features.has_percpu_rss;
 }
 
 const char *tracker_teardown_hook(const struct tracker *t)
 {
-	return t->teardown_hook;
-}
-
-bool tracker_has_attribution(const struct tracker *t)
-{
-	return t->attribution;
-}
-
-bool tracker_rss_is_percpu(const struct tracker *t)
-{
-	return t->rss_percpu;
+	return t->features.has_exit_mmap_tp ? "tp_btf/exit_mmap" : "fentry/exit_mmap";
 }
 
 int tracker_exact_path(const struct tracker *t)
@@ -534,10 +451,41 @@ int tracker_exact_path(const struct tracker *t)
 	return t->exact_err;
 }
 
+int tracker_verify_sums(struct tracker *t, struct sum_check *out)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (t->exact_err)
+		return -EOPNOTSUPP;
+	err = run_syscall_prog(t->skel->progs.verify_sums__percpu_sum);
+	if (err)
+		return err < 0 ? err : -EFAULT;
+	*out = t->skel->bss->check;
+	return 0;
+}
+
+struct bpf_object *tracker_object(struct tracker *t)
+{
+	return t->skel->obj;
+}
+
+const struct departed_mm *tracker_departed(struct tracker *t)
+{
+	return t->skel->bss->departed;
+}
+
+__u64 tracker_departed_seq(struct tracker *t)
+{
+	return LOAD(t->skel->bss->tree.departed_seq);
+}
+
 void tracker_close(struct tracker *t)
 {
 	if (!t)
 		return;
+	for (int i = 0; i < 2; i++)
+		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
 	tracker_bpf__destroy(t->skel);
 	free(t);

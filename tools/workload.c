@@ -375,6 +375,42 @@ static int run_late_children(const struct opts *o)
 	return fan_out(o, late_child, NULL);
 }
 
+/*
+ * Three children peak at different moments: before the release child 0
+ * holds 4*S and child 1 S (5*S); after it child 0 keeps S, child 1 grows to
+ * 2*S and child 2 takes S (4*S). The tree's peak is the first phase, and
+ * its holders are 4*S, S and nothing, not what they hold later. Children 1
+ * and 2 wait T after the release, so that child 0's unmap comes first.
+ */
+static int staggered_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	uint64_t first = child_index == 0 ? 4 * o->size : child_index == 1 ? o->size : 0;
+	char *b = first ? alloc_block(first) : NULL, *more = NULL;
+
+	(void)arg;
+	if (first && !b)
+		return 1;
+	ready_and_wait(ready_fd, go_fd);
+	if (child_index == 0) {
+		munmap(b + o->size, first - o->size);
+	} else {
+		hold(o->hold_ns);
+		more = alloc_block(o->size);
+		if (!more)
+			return 1;
+	}
+	hold(o->hold_ns);
+	return 0;
+}
+
+static int run_staggered(const struct opts *o)
+{
+	struct opts three = *o;
+
+	three.count = 3;
+	return fan_out(&three, staggered_child, NULL);
+}
+
 /* Child i holds S * 2^i, all at once: sizes that tell the children apart. */
 static int ladder_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
 {
@@ -545,6 +581,14 @@ static int run_threads(const struct opts *o)
 		pthread_join(tids[i], NULL);
 	free(tids);
 	return rc;
+}
+
+/* As threads, after idling T: the threads fault while a tracker that
+ * attached during the idle watches, on every CPU at once. */
+static int run_late_threads(const struct opts *o)
+{
+	hold(o->hold_ns);
+	return run_threads(o);
 }
 
 static int run_exec(const struct opts *o)
@@ -1033,6 +1077,7 @@ static uint64_t exp_s(const struct opts *o) { return o->size; }
 static uint64_t exp_2s(const struct opts *o) { return 2 * o->size; }
 static uint64_t exp_4s(const struct opts *o) { return 4 * o->size; }
 static uint64_t exp_ns(const struct opts *o) { return o->count * o->size; }
+static uint64_t exp_5s(const struct opts *o) { return 5 * o->size; }
 static uint64_t exp_ladder(const struct opts *o) { return ((1ULL << o->count) - 1) * o->size; }
 
 static uint64_t exp_storm(const struct opts *o)
@@ -1065,6 +1110,10 @@ static const struct shape shapes[] = {
 	  "N generations (each forks the next, then allocates) hold S at once; expect N*S" },
 	{ "threads", run_threads, exp_ns, 4,
 	  "N threads of one process hold S at once for T; expect N*S" },
+	{ "late-threads", run_late_threads, exp_ns, 4,
+	  "idle T, then N threads of one process hold S at once for T; expect N*S" },
+	{ "staggered", run_staggered, exp_5s, 3,
+	  "3 children: 4*S, S and 0, then (after T) S, 2*S and S; expect 5*S (N ignored)" },
 	{ "exec", run_exec, exp_2s, 4,
 	  "hold S for T, exec itself, hold 2*S for T; expect 2*S" },
 	{ "vfork-exec", run_vfork_exec, exp_2s, 4,

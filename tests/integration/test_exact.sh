@@ -1,8 +1,8 @@
 # shellcheck shell=sh
-# Exactness (the per-CPU path and its gate) and who held the memory.
+# Exactness (the incremental per-CPU path) and who held the memory at the peak.
 
-TESTS="$TESTS t_sum_equals_vmrss t_gate_near_peak_only t_holders_ladder
- t_holders_threads_one_entry t_holders_shared_per_mm"
+TESTS="$TESTS t_sum_equals_vmrss t_exact_sums_threads t_holders_ladder
+ t_holders_threads_one_entry t_holders_shared_per_mm t_holders_at_peak_instant"
 
 # tree_pids PID: PID and all its descendants.
 tree_pids() {
@@ -57,30 +57,38 @@ t_sum_equals_vmrss() {
 	echo "vmrss $cut $after $d $n" >>"$RESULTS"
 }
 
-# The exact per-CPU path runs while the tree is at its peak and is skipped
-# far below it: phases of 64, 256 and 128 MiB (the last far below 256).
-t_gate_near_peak_only() {
+# exact_path_here NAME: the kernel keeps every counter exact from its
+# per-CPU slots (6.2+ with bpf_loop and bpf_map_lookup_percpu_elem).
+exact_path_here() {
 	path=$("$PEAKBPF" -q --json -- true 2>/dev/null | grep -o '"exact_path":"[^"]*"' | cut -d'"' -f4)
-	if [ "$path" != per-cpu-sum ]; then
-		skip "gate: no per-CPU exact path on this kernel ($path)"
-		return
-	fi
-	if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
-		skip "gate: transparent huge pages are [always] here; the expected counts assume 4 KiB faults"
-		return
-	fi
-	"$PEAKBPF" -q -o "$TMP/gate.json" -- "$WORKLOAD" -s 64MiB -t 200ms phases 2>/dev/null
-	exact=$(json_num "$TMP/gate.json" exact_reads)
-	cheap=$(json_num "$TMP/gate.json" cheap_reads)
-	# Faults that raise the peak: phase 1's 64 MiB, phase 2's 192 MiB above
-	# 64. Far below it: phase 2's first 64 MiB and all of phase 3's 128.
-	near=$((4 * 64 * MIB / 4096))
-	far=$((3 * 64 * MIB / 4096))
-	if [ "$exact" -ge $((near * 9 / 10)) ] && [ "$exact" -le $((near * 11 / 10)) ] &&
-		[ "$cheap" -ge $((far * 9 / 10)) ] && [ "$(json_raw "$TMP/gate.json" exact)" = true ]; then
-		ok "gate: $exact exact reads near the peak (want ~$near), $cheap cheap far below (want >= 90 % of $far)"
+	[ "$path" = per-cpu-sum ] && return 0
+	skip "$1: no per-CPU exact path on this kernel ($path)"
+	return 1
+}
+
+# The incremental exact sum (each event takes its CPU's slot, and .count
+# when a slot folds) equals a full per-CPU sum of every counter once the
+# tree is quiet: 4 threads of one mm fault 32 MiB each on every CPU at
+# once while peakbpf watches, then hold; the run ends while they hold and
+# checks (counters.sum_check).
+t_exact_sums_threads() {
+	exact_path_here "exact sums, threads" || return
+	"$WORKLOAD" -s 32MiB -n 4 -t "$(q 2s 6s)" late-threads 2>/dev/null &
+	wl=$!
+	sleep 0.3
+	"$PEAKBPF" -q -o "$TMP/inc.json" -d "$(q 3s 10s)" -p "$wl" 2>"$TMP/inc.err"
+	kill "$wl" 2>/dev/null
+	wait "$wl" 2>/dev/null
+	off=$(json_num "$TMP/inc.json" counters_off)
+	mms=$(json_num "$TMP/inc.json" mms)
+	takes=$(json_num "$TMP/inc.json" count_takes)
+	growth=$(json_num "$TMP/inc.json" growth_bytes)
+	if [ "${off:-x}" = 0 ] && [ "${mms:-0}" -ge 1 ] && [ "${takes:-0}" -gt 0 ] &&
+		[ "$(abs $((${growth:-0} - 128 * MIB)))" -le $((2 * MIB)) ] &&
+		[ "$(json_raw "$TMP/inc.json" exact)" = true ]; then
+		ok "exact sums, threads: full per-CPU sum = incremental sum ($mms mm, $takes slot folds taken), growth $(mib "$growth")"
 	else
-		fail "gate: exact_reads $exact (want $near +- 10 %), cheap_reads $cheap (want >= 90 % of $far)"
+		fail "exact sums, threads: counters_off $off, mms $mms, count_takes $takes, growth $growth: $(cat "$TMP/inc.err") $(head -c 400 "$TMP/inc.json")"
 	fi
 }
 
@@ -89,20 +97,11 @@ holder_bytes() {
 	head -n 1 "$1" | grep -o '"processes":\[[^]]*\]' | grep -o '"bytes":[0-9]*' | cut -d: -f2
 }
 
-# holders_supported NAME: the kernel can name who held the peak (the
-# snapshot walks the tree's mms with bpf_for_each_map_elem, 5.13+).
-holders_supported() {
-	kernel_at_least 5 13 && return 0
-	skip "$1: who held the peak needs bpf_for_each_map_elem (5.13+; this is $(uname -r))"
-	return 1
-}
-
-# Children of 64, 128 and 256 MiB at once: each is named with its size
-# (the snapshot is within one step, 1/64 of the peak, of the peak).
+# Children of 64, 128 and 256 MiB at once: each is named with its size, and
+# its own binary and stack (under 2 MiB).
 t_holders_ladder() {
-	holders_supported "holders: ladder" || return
 	"$PEAKBPF" -q -o "$TMP/ladder.json" -- "$WORKLOAD" -s 64MiB -n 3 ladder 2>/dev/null
-	step=$(($(json_num "$TMP/ladder.json" peak_bytes) / 64 + MIB))
+	step=$((2 * MIB))
 	set -- $(holder_bytes "$TMP/ladder.json")
 	n=$(head -n 1 "$TMP/ladder.json" | grep -o '"processes":\[[^]]*\]' | grep -o '"pid"' | wc -l)
 	if [ "$n" = 4 ] && [ "$(abs $(($1 - 256 * MIB)))" -le "$step" ] &&
@@ -114,7 +113,6 @@ t_holders_ladder() {
 }
 
 t_holders_threads_one_entry() {
-	holders_supported "holders: threads" || return
 	"$PEAKBPF" -q -o "$TMP/thr.json" -- "$WORKLOAD" -s 32MiB -n 8 threads 2>/dev/null
 	n=$(head -n 1 "$TMP/thr.json" | grep -o '"processes":\[[^]]*\]' | grep -o '"pid"' | wc -l)
 	set -- $(holder_bytes "$TMP/thr.json")
@@ -127,15 +125,31 @@ t_holders_threads_one_entry() {
 
 # Shared pages count once per mm that maps them, and the record says so.
 t_holders_shared_per_mm() {
-	holders_supported "holders: shared" || return
 	"$PEAKBPF" -q -o "$TMP/shr.json" -- "$WORKLOAD" -s 32MiB -n 3 shared 2>/dev/null
-	# Within one step of the peak (1/64 of it, at least 1 MiB) of 32 MiB each.
-	least=$((32 * MIB - $(json_num "$TMP/shr.json" peak_bytes) / 64 - MIB))
+	least=$((32 * MIB))
 	set -- $(holder_bytes "$TMP/shr.json")
 	if [ "$#" = 4 ] && [ "$1" -ge "$least" ] && [ "$2" -ge "$least" ] &&
 		[ "$3" -ge "$least" ] && grep -q 'count once per address space' "$TMP/shr.json"; then
 		ok "holders: each of 3 children maps the shared 32 MiB and is listed with it; the record says so"
 	else
 		fail "holders: shared: bytes $*"
+	fi
+}
+
+# Three children peak at different moments (workload staggered): 4S, S and
+# nothing at the tree's peak, S, 2S and S later. The holders are those of
+# the peak instant, each within its own binary and stack (2 MiB), and
+# together they make the peak.
+t_holders_at_peak_instant() {
+	"$PEAKBPF" -q -o "$TMP/stag.json" -- "$WORKLOAD" -s 32MiB -t "$(q 300ms 2s)" staggered 2>/dev/null
+	set -- $(holder_bytes "$TMP/stag.json")
+	peak=$(json_num "$TMP/stag.json" peak_bytes)
+	held=$(json_num "$TMP/stag.json" holders_snapshot_bytes)
+	if [ "$#" -ge 3 ] && [ "$(abs $(($1 - 128 * MIB)))" -le $((2 * MIB)) ] &&
+		[ "$(abs $(($2 - 32 * MIB)))" -le $((2 * MIB)) ] && [ "$3" -le $((2 * MIB)) ] &&
+		[ "$(abs $((${held:-0} - ${peak:-1})))" -le $((4 * 4096)) ]; then
+		ok "holders at the peak instant: $(mib "$1"), $(mib "$2"), $(mib "$3") (later 32, 64, 32 MiB); they hold $(mib "$held") of the peak $(mib "$peak")"
+	else
+		fail "holders at the peak instant: bytes $*, held $held, peak $peak: $(head -c 600 "$TMP/stag.json")"
 	fi
 }

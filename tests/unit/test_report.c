@@ -359,36 +359,6 @@ static void test_human_exact_and_window(void **state)
 	free(s);
 }
 
-/* The gate, in pages: tree sum 1000, peak 1100, the counter stored as 300. */
-static void test_gate_decision(void **state)
-{
-	(void)state;
-	/* Far below the peak: even with the lag it cannot pass it. */
-	assert_false(cheap_read_could_raise_peak(1000, 0, 1100, 300, 0, 310, 62));
-	/* Within the lag of the peak: read it exactly. */
-	assert_true(cheap_read_could_raise_peak(1000, 0, 1100, 300, 0, 350, 62));
-	/* Other counters' lag counts too... */
-	assert_true(cheap_read_could_raise_peak(1000, 100, 1100, 300, 0, 310, 62));
-	/* ...but not this counter's old lag, which the new read replaces. */
-	assert_false(cheap_read_could_raise_peak(1000, 62, 1100, 300, 62, 310, 62));
-	/* At the peak with no lag anywhere (before 6.2, or exact): never. */
-	assert_false(cheap_read_could_raise_peak(1100, 0, 1100, 300, 0, 300, 0));
-	/* A new peak: always. */
-	assert_true(cheap_read_could_raise_peak(1100, 0, 1100, 300, 0, 301, 0));
-}
-
-/* The bound: the lag when the peak was set, or how far the sum could have
- * passed the peak while the gate was open, whichever is larger. */
-static void test_peak_bound(void **state)
-{
-	(void)state;
-	assert_int_equal(peak_bound_pages(5000, 0, 4000), 0);   /* exact at the peak */
-	assert_int_equal(peak_bound_pages(5000, 62, 4000), 62);
-	assert_int_equal(peak_bound_pages(5000, 0, 5062), 62);  /* could have passed it */
-	assert_int_equal(peak_bound_pages(5000, 100, 5062), 100);
-	assert_int_equal(peak_bound_pages(5000, 0, 5000), 0);
-}
-
 static void test_privileges(void **state)
 {
 	uint64_t bpf = 1ULL << CAPBIT_BPF, perfmon = 1ULL << CAPBIT_PERFMON;
@@ -419,8 +389,6 @@ int main(void)
 		cmocka_unit_test(test_not_measured_is_never_zero),
 		cmocka_unit_test(test_human_summary),
 		cmocka_unit_test(test_human_exact_and_window),
-		cmocka_unit_test(test_gate_decision),
-		cmocka_unit_test(test_peak_bound),
 		cmocka_unit_test(test_privileges),
 	};
 

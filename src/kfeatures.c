@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/* Kernel feature probes (kfeatures.h): one place, one name per feature. */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kfeatures.h"
+
+/* Load the smallest program with an atomic fetch-add:
+ * r1 = 0; *(u64 *)(r10 - 8) = r1; r1 = 1; r1 = fetch_add(*(u64 *)(r10 - 8), r1). */
+static bool probe_fetch_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static bool probe_percpu_sum(void)
+{
+	return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_map_lookup_percpu_elem, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_probe_read_kernel, NULL) == 1;
+}
+
+void features_probe(struct tracker_features *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->has_fetch_atomics = probe_fetch_atomics();
+	/* The per-CPU sums also exchange values: they need both. */
+	f->has_percpu_sum = f->has_fetch_atomics && probe_percpu_sum();
+	f->has_exit_mmap_tp = true;
+	f->possible_cpus = libbpf_num_possible_cpus();
+	if (f->possible_cpus < 1)
+		f->possible_cpus = 1;
+}
+
+int features_lookup(const struct tracker_features *f, const char *name, bool *on)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} table[] = {
+		{ "fetch_atomics", offsetof(struct tracker_features, has_fetch_atomics) },
+		{ "percpu_sum", offsetof(struct tracker_features, has_percpu_sum) },
+		{ "exit_mmap_tp", offsetof(struct tracker_features, has_exit_mmap_tp) },
+		{ "percpu_rss", offsetof(struct tracker_features, has_percpu_rss) },
+	};
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i].name, name) == 0) {
+			*on = *(const bool *)((const char *)f + table[i].offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The holders at the peak (bpf/tracker.h: peak_mark_note and
+ * holder_pages_at_peak), against a model that snapshots every mm each time
+ * the peak rises: random changes, window cuts and departures, in the order
+ * the kernel side and tracker_close_window apply them.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/types.h>
+#include "tracker.h"
+
+#define NMM 6
+
+struct model {
+	__u64 window;
+	__s64 sum, peak;
+	__s64 pages[NMM];
+	bool live[NMM];
+	struct peak_mark mark[NMM][2];
+	__s64 at_peak[NMM];     /* truth: each mm's rss when the peak was set */
+	/* departed this window or after the cut: marks kept as in the ring */
+	struct peak_mark gone_mark[64][2];
+	int gone_mm[64], n_gone;
+};
+
+static void change(struct model *m, int i, __s64 d)
+{
+	peak_mark_note(m->mark[i], m->window, m->peak, m->pages[i]);
+	m->pages[i] += d;
+	m->sum += d;
+	if (m->sum > m->peak) {
+		m->peak = m->sum;
+		memcpy(m->at_peak, m->pages, sizeof(m->at_peak));
+	}
+}
+
+static void leave(struct model *m, int i)
+{
+	change(m, i, -m->pages[i]);
+	memcpy(m->gone_mark[m->n_gone], m->mark[i], sizeof(m->mark[i]));
+	m->gone_mm[m->n_gone++] = i;
+	m->live[i] = false;
+	memset(m->mark[i], 0, sizeof(m->mark[i]));
+}
+
+/* Close window w as tracker_close_window does, with some changes racing
+ * in after the cut, and check every mm against the truth. */
+static void cut_and_check(struct model *m, unsigned *seed)
+{
+	__u64 w = m->window;
+	__s64 peak = m->peak, truth[NMM], got[NMM] = { 0 };
+	int gone_at_cut = m->n_gone;
+
+	memcpy(truth, m->at_peak, sizeof(truth));
+	m->window++;
+	m->peak = m->sum;
+	memcpy(m->at_peak, m->pages, sizeof(m->at_peak));
+	/* The new window runs on before the holders are read: changes, and
+	 * an mm that leaves. */
+	for (int k = 0; k < 4; k++) {
+		int i = rand_r(seed) % NMM;
+
+		if (m->live[i])
+			change(m, i, rand_r(seed) % 50 - 20 > -m->pages[i] ? rand_r(seed) % 50 - 20 : 0);
+	}
+	if (m->live[0] && rand_r(seed) % 2)
+		leave(m, 0);
+	for (int i = 0; i < NMM; i++)
+		if (m->live[i])
+			got[i] += holder_pages_at_peak(m->mark[i], m->pages[i], w, peak);
+	for (int g = 0; g < m->n_gone; g++)
+		got[m->gone_mm[g]] += holder_pages_at_peak(m->gone_mark[g], 0, w, peak);
+	for (int i = 0; i < NMM; i++)
+		assert_int_equal(got[i], truth[i]);
+	/* Departures of the closed window are read; those after the cut
+	 * count for the next one too. */
+	memmove(m->gone_mark, m->gone_mark[gone_at_cut],
+		(size_t)(m->n_gone - gone_at_cut) * sizeof(m->gone_mark[0]));
+	memmove(m->gone_mm, &m->gone_mm[gone_at_cut], (size_t)(m->n_gone - gone_at_cut) * sizeof(int));
+	m->n_gone -= gone_at_cut;
+}
+
+static void run_model(unsigned seed, int steps)
+{
+	struct model m = { .window = 1 };
+
+	for (int i = 0; i < NMM; i++)
+		m.live[i] = true;
+	for (int s = 0; s < steps; s++) {
+		int i = rand_r(&seed) % NMM, r = rand_r(&seed) % 100;
+
+		if (!m.live[i]) {
+			if (r < 20)
+				m.live[i] = true;       /* a new mm enters at 0 */
+			continue;
+		}
+		if (r < 3 && m.n_gone < 60)
+			leave(&m, i);
+		else if (r < 8)
+			cut_and_check(&m, &seed);
+		else
+			change(&m, i, r < 60 ? r % 17 + 1 : -(m.pages[i] > 0 ? rand_r(&seed) % (m.pages[i] + 1) : 0));
+	}
+	cut_and_check(&m, &seed);
+}
+
+static void test_random_histories(void **state)
+{
+	(void)state;
+	for (unsigned seed = 1; seed <= 200; seed++)
+		run_model(seed, 400);
+}
+
+/* The shape of the integration test: 4S + S + 0, then S + 2S + S. */
+static void test_staggered(void **state)
+{
+	struct model m = { .window = 1 };
+	unsigned seed = 7;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		m.live[i] = true;
+	change(&m, 0, 400);
+	change(&m, 1, 100);
+	change(&m, 0, -300);
+	change(&m, 1, 100);
+	change(&m, 2, 100);
+	assert_int_equal(m.peak, 500);
+	m.live[3] = m.live[4] = m.live[5] = false;
+	cut_and_check(&m, &seed);
+}
+
+/* An mm that did not change after the peak held then what it held at the
+ * cut, which its first change in the next window noted. */
+static void test_unchanged_after_peak(void **state)
+{
+	struct peak_mark mark[2] = { { 0 } };
+
+	(void)state;
+	peak_mark_note(mark, 3, 10, 0);          /* enters in window 3 */
+	peak_mark_note(mark, 4, 99, 70);         /* first change after the cut */
+	assert_int_equal(holder_pages_at_peak(mark, 5, 3, 200), 70);
+	/* Changed after peak 200 of window 3: what it held before that change. */
+	peak_mark_note(mark, 3, 200, 42);
+	assert_int_equal(holder_pages_at_peak(mark, 5, 3, 200), 42);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_histories),
+		cmocka_unit_test(test_staggered),
+		cmocka_unit_test(test_unchanged_after_peak),
+	};
+
+	return cmocka_run_group_tests_name("holders", tests, NULL, NULL);
+}
