@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_parse.h"
 #include "sources.h"
 
 #define KiB (UINT64_C(1) << 10)
