@@ -41,7 +41,8 @@ test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c
 test_sampler_model_SRCS := src/sampler_model.c
-test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c
+test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
+	tests/unit/cgroup_fixture.c
 test_report_SRCS := src/report.c src/json.c src/units.c src/host.c
 
 .DELETE_ON_ERROR:

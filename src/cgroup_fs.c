@@ -3,6 +3,17 @@
  * The cgroup source's file system side (see cgroup_fs.h): finding the
  * memory hierarchy and a process's cgroup in it, and the cgroup peakbpf
  * makes for its command.
+ *
+ * The hierarchy under the cgroup root is a mount in /proc/self/mountinfo at
+ * the root or directly below it: cgroup2 whose cgroup.controllers lists
+ * memory (preferred), or cgroup (v1) with the memory option. peakbpf's own
+ * cgroup comes from /proc/self/cgroup, made relative to the mount's root.
+ * A root that is no cgroup file system is an error, not something to make
+ * do with: peakbpf writes into the files below the root and removes
+ * directories there, which is only safe where the kernel owns them.
+ *
+ * What the kernel does beyond file I/O goes through h->ops (see
+ * cgroup_fs_ops.h): cgroupfs's below, a fixture's in unit tests.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,6 +29,7 @@
 #include <unistd.h>
 #include <linux/magic.h>
 #include "cgroup_fs.h"
+#include "cgroup_fs_ops.h"
 #include "cgroup_parse.h"
 #include "fileutil.h"
 #include "sources.h"
@@ -132,98 +144,6 @@ const char *cg_usage_file(const struct cg_hierarchy *h)
 	return h->version == CG_V2 ? "memory.current" : "memory.usage_in_bytes";
 }
 
-/* ---- the fixture's kernel ------------------------------------------------ */
-
-/* Create in a new fixture cgroup the files a kernel would: the parent's
- * names, processes none, controllers as the parent delegates them, each
- * counter "0", each with the parent's file mode. */
-static int fixture_populate(const char *parent, const char *dir)
-{
-	char src[PATH_MAX], dst[PATH_MAX], *delegated = NULL;
-	DIR *d = opendir(parent);
-	struct dirent *de;
-	int ret = 0;
-
-	if (!d)
-		return -errno;
-	if (cg_path_join(src, sizeof(src), parent, "cgroup.subtree_control") == 0)
-		read_text_file(src, &delegated, NULL);
-	while ((de = readdir(d))) {
-		struct stat st;
-		const char *text = "0\n";
-		char controllers[256] = "";
-		int fd;
-
-		if (cg_path_join(src, sizeof(src), parent, de->d_name) ||
-		    cg_path_join(dst, sizeof(dst), dir, de->d_name)) {
-			ret = -ENAMETOOLONG;
-			goto cleanup;
-		}
-		if (stat(src, &st) || !S_ISREG(st.st_mode))
-			continue;
-		if (!strcmp(de->d_name, "cgroup.procs") || !strcmp(de->d_name, "tasks") ||
-		    !strcmp(de->d_name, "cgroup.subtree_control")) {
-			text = "";
-		} else if (!strcmp(de->d_name, "cgroup.controllers")) {
-			/* What the parent enabled: "+memory" lines become "memory". */
-			const char *p = delegated ? delegated : "";
-
-			while (*p) {
-				size_t n;
-
-				p += strspn(p, " \n");
-				n = strcspn(p, " \n");
-				if (n && *p != '-' && strlen(controllers) + n + 2 < sizeof(controllers)) {
-					if (controllers[0])
-						strcat(controllers, " ");
-					strncat(controllers, p + (*p == '+'), n - (*p == '+'));
-				}
-				p += n;
-			}
-			strcat(controllers, "\n");
-			text = controllers;
-		}
-		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
-		if (fd < 0) {
-			ret = -errno;
-			goto cleanup;
-		}
-		if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-			ret = -EIO;
-		close(fd);
-		if (ret)
-			goto cleanup;
-	}
-cleanup:
-	free(delegated);
-	closedir(d);
-	return ret;
-}
-
-/* rmdir, after removing the regular files a fixture cgroup holds. */
-static int fixture_rmdir(const char *dir)
-{
-	char path[PATH_MAX];
-	DIR *d = opendir(dir);
-	struct dirent *de;
-
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		if (cg_path_join(path, sizeof(path), dir, de->d_name) == 0 && cg_is_file(path))
-			unlink(path);
-	}
-	closedir(d);
-	return rmdir(dir) ? -errno : 0;
-}
-
-static int cg_rmdir(const struct cg_hierarchy *h, const char *dir)
-{
-	if (h->fixture)
-		return fixture_rmdir(dir);
-	return rmdir(dir) ? -errno : 0;
-}
-
 /* ---- finding the hierarchy ----------------------------------------------- */
 
 static bool parent_is(const char *path, const char *dir)
@@ -294,90 +214,30 @@ static bool on_cgroupfs(const char *path)
 	       (sf.f_type == CGROUP_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
-static int find_fixture(struct cg_hierarchy *h, const char *root, char *why, size_t whylen)
+static int cgroupfs_find_hierarchy(struct cg_hierarchy *h, const char *root, char *why, size_t whylen)
 {
-	char path[PATH_MAX], *ctl = NULL;
-	int ret = 0;
+	int ret = find_mount(h, root);
 
-	if (cg_path_join(path, sizeof(path), root, "cgroup.controllers"))
-		return -ENAMETOOLONG;
-	if (cg_is_file(path)) {
-		ret = read_text_file(path, &ctl, NULL);
-		if (ret) {
-			set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
-			goto cleanup;
-		}
-		if (!list_has(ctl, " \n", "memory")) {
-			set_why(why, whylen, "no memory controller in the cgroup2 hierarchy at %s", root);
-			ret = -EOPNOTSUPP;
-			goto cleanup;
-		}
-		h->version = CG_V2;
-		snprintf(h->root, sizeof(h->root), "%s", root);
-		goto cleanup;
-	}
-	h->version = CG_V1;
-	if (cg_path_join(path, sizeof(path), root, "memory.max_usage_in_bytes"))
-		return -ENAMETOOLONG;
-	if (cg_is_file(path)) {
-		snprintf(h->root, sizeof(h->root), "%s", root);
-		goto cleanup;
-	}
-	if (cg_path_join(h->root, sizeof(h->root), root, "memory") ||
-	    cg_path_join(path, sizeof(path), h->root, "memory.max_usage_in_bytes"))
-		return -ENAMETOOLONG;
-	if (cg_is_file(path))
-		goto cleanup;
-	set_why(why, whylen, "no memory controller mounted under %s", root);
-	ret = -EOPNOTSUPP;
-cleanup:
-	free(ctl);
-	if (!ret) {
-		h->fixture = true;
-		strcpy(h->mount_root, "/");
-	}
-	return ret;
-}
-
-int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, size_t whylen)
-{
-	char *root = realpath(root_opt, NULL);
-	int ret;
-
-	if (!root) {
-		ret = -errno;
-		set_why(why, whylen, "cgroup root %s: %s", root_opt, strerror(errno));
-		return ret;
-	}
-	ret = find_mount(h, root);
 	if (ret == -EOPNOTSUPP) {
 		set_why(why, whylen, "no memory controller mounted under %s", root);
 	} else if (ret == -ENOENT && on_cgroupfs(root)) {
 		set_why(why, whylen, "%s is inside a cgroup hierarchy, not where hierarchies are mounted", root);
 		ret = -EINVAL;
 	} else if (ret == -ENOENT) {
-		ret = find_fixture(h, root, why, whylen);
+		set_why(why, whylen, "cgroup root %s is not a cgroup filesystem (cgroup2 or cgroup v1 memory): "
+			"none is mounted at it or directly below it", root);
+		ret = -EOPNOTSUPP;
 	} else if (ret) {
 		set_why(why, whylen, "cannot read /proc/self/mountinfo: %s", strerror(-ret));
 	}
-	free(root);
 	return ret;
 }
 
-/* The path of pid's cgroup in the hierarchy, relative to its root. */
-int cg_proc_cgroup_rel(const struct cg_hierarchy *h, pid_t pid, char *rel, size_t len)
+static int cgroupfs_proc_cgroup(const struct cg_hierarchy *h, pid_t pid, char *rel, size_t len)
 {
 	char path[64], *text = NULL, *cg = NULL;
 	int ret;
 
-	/* self_cgroup stands for peakbpf's own cgroup, and in a fixture for
-	 * every process's. */
-	if (h->fixture || (pid == 0 && h->self_rel[0])) {
-		if (strlen(h->self_rel[0] ? h->self_rel : "/") >= len)
-			return -ENAMETOOLONG;
-		strcpy(rel, h->self_rel[0] ? h->self_rel : "/");
-		return 0;
-	}
 	if (pid)
 		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	else
@@ -393,6 +253,60 @@ int cg_proc_cgroup_rel(const struct cg_hierarchy *h, pid_t pid, char *rel, size_
 	free(text);
 	free(cg);
 	return ret;
+}
+
+static int cgroupfs_make_cgroup(const char *parent, const char *dir)
+{
+	(void)parent;   /* the kernel fills dir in itself */
+	return mkdir(dir, 0755) ? -errno : 0;
+}
+
+static int cgroupfs_remove_cgroup(const char *dir)
+{
+	return rmdir(dir) ? -errno : 0;
+}
+
+static const struct cgroup_fs_ops cgroupfs_ops = {
+	.find_hierarchy = cgroupfs_find_hierarchy,
+	.proc_cgroup = cgroupfs_proc_cgroup,
+	.make_cgroup = cgroupfs_make_cgroup,
+	.remove_cgroup = cgroupfs_remove_cgroup,
+	.procs_moved = NULL,    /* the kernel moved them */
+};
+
+static const struct cgroup_fs_ops *fs_ops = &cgroupfs_ops;
+
+void cgroup_fs_set_ops_for_tests(const struct cgroup_fs_ops *ops)
+{
+	fs_ops = ops ? ops : &cgroupfs_ops;
+}
+
+int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, size_t whylen)
+{
+	char *root = realpath(root_opt, NULL);
+	int ret;
+
+	if (!root) {
+		ret = -errno;
+		set_why(why, whylen, "cgroup root %s: %s", root_opt, strerror(errno));
+		return ret;
+	}
+	h->ops = fs_ops;
+	ret = h->ops->find_hierarchy(h, root, why, whylen);
+	free(root);
+	return ret;
+}
+
+int cg_proc_cgroup_rel(const struct cg_hierarchy *h, pid_t pid, char *rel, size_t len)
+{
+	/* self_cgroup stands for peakbpf's own cgroup. */
+	if (pid == 0 && h->self_rel[0]) {
+		if (strlen(h->self_rel) >= len)
+			return -ENAMETOOLONG;
+		strcpy(rel, h->self_rel);
+		return 0;
+	}
+	return h->ops->proc_cgroup(h, pid, rel, len);
 }
 
 /* ---- command mode: a cgroup of our own ----------------------------------- */
@@ -434,8 +348,8 @@ static int v2_enable_memory(const struct cg_hierarchy *h, const char *home, char
 	}
 	if (list_has(text, " \n", "memory") || list_has(text, " \n", "+memory"))
 		goto cleanup;
-	/* A fixture cannot refuse, so check the rule ourselves first.
-	 * Appending keeps a fixture's other entries; the kernel ignores it. */
+	/* Check the rule ourselves first: a test fixture cannot refuse.
+	 * O_APPEND keeps a fixture's other entries; the kernel ignores it. */
 	if (!is_root && has_procs(home))
 		ret = -EBUSY;
 	else
@@ -497,7 +411,7 @@ static void remove_stale(const struct cg_hierarchy *h, const char *home)
 			continue;
 		if (cg_path_join(path, sizeof(path), home, de->d_name) || !cg_is_dir(path) || has_procs(path))
 			continue;
-		cg_rmdir(h, path);
+		h->ops->remove_cgroup(path);
 	}
 	closedir(d);
 }
@@ -517,10 +431,10 @@ int cg_make_own(const struct cg_hierarchy *h, const char *home, char *dir, size_
 	snprintf(name, sizeof(name), CHILD_PREFIX "%d", (int)getpid());
 	if (cg_path_join(dir, len, home, name))
 		return -ENAMETOOLONG;
-	ret = mkdir(dir, 0755) ? -errno : 0;
+	ret = h->ops->make_cgroup(home, dir);
 	/* Left by an earlier process that had our pid: reuse the name if empty. */
-	if (ret == -EEXIST && !has_procs(dir) && cg_rmdir(h, dir) == 0)
-		ret = mkdir(dir, 0755) ? -errno : 0;
+	if (ret == -EEXIST && !has_procs(dir) && h->ops->remove_cgroup(dir) == 0)
+		ret = h->ops->make_cgroup(home, dir);
 	if (ret == -EACCES || ret == -EPERM || ret == -EROFS) {
 		set_why(why, whylen, "cgroup not writable: %s: %s", home, strerror(-ret));
 		return ret;
@@ -529,13 +443,7 @@ int cg_make_own(const struct cg_hierarchy *h, const char *home, char *dir, size_
 		set_why(why, whylen, "cannot create cgroup %s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	if (h->fixture) {
-		ret = fixture_populate(home, dir);
-		if (ret)
-			set_why(why, whylen, "cannot fill fixture cgroup %s: %s", dir, strerror(-ret));
-	}
-	if (!ret)
-		ret = cg_path_join(path, sizeof(path), dir, cg_peak_file(h));
+	ret = cg_path_join(path, sizeof(path), dir, cg_peak_file(h));
 	if (!ret && !cg_is_file(path)) {
 		set_why(why, whylen, h->version == CG_V2 ? "no memory.peak in %s (kernel before 5.19)"
 			: "no memory.max_usage_in_bytes in %s", dir);
@@ -577,8 +485,8 @@ static void evacuate(const struct cg_hierarchy *h, const char *home, const char 
 		}
 		free(pids);
 		free(text);
-		if (h->fixture)         /* the kernel would have emptied it */
-			cg_write_text(procs, "", O_TRUNC);
+		if (h->ops->procs_moved)
+			h->ops->procs_moved(dir);
 		if (!n || !moved)
 			return;
 	}
@@ -591,7 +499,7 @@ void cg_remove_own(const struct cg_hierarchy *h, const char *home, const char *d
 
 	for (int i = 0; i < RMDIR_TRIES; i++) {
 		evacuate(h, home, dir);
-		err = cg_rmdir(h, dir);
+		err = h->ops->remove_cgroup(dir);
 		if (err != -EBUSY)
 			break;
 		nanosleep(&wait, NULL);

@@ -16,19 +16,22 @@
 
 enum cg_version { CG_V1 = 1, CG_V2 = 2 };
 
+struct cgroup_fs_ops;
+
 /* The memory hierarchy a cgroup source measures in. */
 struct cg_hierarchy {
+	const struct cgroup_fs_ops *ops; /* cgroupfs; a fixture in unit tests */
 	enum cg_version version;
-	bool fixture;                   /* a plain directory tree: we play the kernel */
 	char root[PATH_MAX];            /* the hierarchy's root directory */
 	char mount_root[PATH_MAX];      /* the mount's root (mountinfo field 4) */
-	char self_rel[PATH_MAX];        /* opts.self_cgroup, "" if none; in a fixture, every process's */
+	char self_rel[PATH_MAX];        /* opts.self_cgroup, "" if none */
 };
 
 /*
  * Fill h (but self_rel) from the directory root_opt: a cgroup2 mount with
  * the memory controller at it or directly below it, else a cgroup v1 one
- * with the memory option. why says why not.
+ * with the memory option. Anything else is an error ("... is not a cgroup
+ * filesystem ..."), and why says it.
  */
 int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, size_t whylen);
 

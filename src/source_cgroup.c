@@ -18,21 +18,9 @@
  * Attach mode: the figure is that of the cgroup the first root is in,
  * shared with whatever else runs there.
  *
- * Finding the hierarchy under the cgroup root (option, $PEAKBPF_CGROUP_ROOT
- * or /sys/fs/cgroup):
- *  1. a mount in /proc/self/mountinfo at the root or directly below it:
- *     cgroup2 whose cgroup.controllers lists memory (preferred), or cgroup
- *     (v1) with the memory option. peakbpf's own cgroup comes from
- *     /proc/self/cgroup, made relative to the mount's root.
- *  2. only when no cgroup file system is mounted there and the root is not
- *     itself inside one: a fixture tree, a plain directory laid out like a
- *     hierarchy: v2 when the root has cgroup.controllers, v1 when it (or
- *     its memory/ subdirectory) has memory.max_usage_in_bytes. No kernel
- *     fills a fixture, so the source plays the kernel's part there: it
- *     creates a new cgroup's interface files (copied from the parent's
- *     names, "0" in each), empties cgroup.procs after moving processes out,
- *     and removes the files before rmdir. Every process is taken to be in
- *     opts.self_cgroup, "/" by default.
+ * The hierarchy is found under the cgroup root (option, $PEAKBPF_CGROUP_ROOT
+ * or /sys/fs/cgroup), and the command's cgroup made and removed, by
+ * cgroup_fs.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -163,7 +151,8 @@ static int reset_peak(struct cgroup_source *c)
 	int err = 0;
 
 	if (c->h.version == CG_V2 && c->fd_reset) {
-		/* Any non-empty string; the seek is for a fixture's file. */
+		/* Any non-empty string; the seek is for a test fixture's
+		 * plain file, cgroupfs ignores it. */
 		ssize_t n = -1;
 
 		if (lseek(c->peak_fd, 0, SEEK_SET) == 0)

@@ -23,12 +23,12 @@
 #define PROC_SAMPLE_INTERVAL_MIN_NS UINT64_C(1000000)           /* 1 ms */
 
 struct source_opts {
-	/* Where cgroup hierarchies are mounted, or a fixture tree (see
-	 * source_cgroup.c); NULL: $PEAKBPF_CGROUP_ROOT, else /sys/fs/cgroup. */
+	/* Where cgroup hierarchies are mounted (a cgroup file system, see
+	 * cgroup_fs.c); NULL: $PEAKBPF_CGROUP_ROOT, else /sys/fs/cgroup. */
 	const char *cgroup_root;
 	/* peakbpf's own cgroup, as a path inside the memory hierarchy ("/a/b");
-	 * NULL: read from /proc/self/cgroup, or "/" in a fixture tree. Tests
-	 * use it to place peakbpf somewhere inside a fixture. */
+	 * NULL: read from /proc/self/cgroup. Tests use it to place peakbpf
+	 * somewhere inside a fixture tree (tests/unit/cgroup_fixture.c). */
 	const char *self_cgroup;
 	/* true: peakbpf runs the command and can put it in a cgroup of its own */
 	bool command_mode;
