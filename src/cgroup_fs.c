@@ -43,14 +43,16 @@
 
 /* ---- file helpers -------------------------------------------------------- */
 
-/* Write text with one write(): cgroup files act on each write. */
+/* Write text with one write(): cgroup files act on each write. Never
+ * through a symlink: cgroupfs has none, and one planted in a cgroup
+ * directory must not get peakbpf to write to the file it names. */
 int cg_write_text(const char *path, const char *text, int flags)
 {
 	size_t len = strlen(text);
 	int fd, ret = 0;
 	ssize_t n;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | flags);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, text, len);
@@ -104,18 +106,19 @@ int cg_path_join(char *out, size_t len, const char *dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* lstat: a symlink is neither (cgroupfs has none). */
 bool cg_is_dir(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool cg_is_file(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Whether a cgroup has processes; an unreadable cgroup.procs counts as
@@ -281,11 +284,34 @@ void cgroup_fs_set_ops_for_tests(const struct cgroup_fs_ops *ops)
 	fs_ops = ops ? ops : &cgroupfs_ops;
 }
 
+/* Whether path itself, not a directory on the way, is a symlink. */
+static bool is_symlink(const char *path)
+{
+	size_t n = strlen(path);
+	char buf[PATH_MAX];
+	struct stat st;
+
+	/* lstat follows "link/": look at "link". */
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	if (n >= sizeof(buf))
+		return false;   /* realpath will say it is too long */
+	memcpy(buf, path, n);
+	buf[n] = '\0';
+	return lstat(buf, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, size_t whylen)
 {
-	char *root = realpath(root_opt, NULL);
+	char *root;
 	int ret;
 
+	/* Whoever can change a symlink could point peakbpf's writes elsewhere. */
+	if (is_symlink(root_opt)) {
+		set_why(why, whylen, "cgroup root %s is a symbolic link: name the directory itself", root_opt);
+		return -ELOOP;
+	}
+	root = realpath(root_opt, NULL);
 	if (!root) {
 		ret = -errno;
 		set_why(why, whylen, "cgroup root %s: %s", root_opt, strerror(errno));

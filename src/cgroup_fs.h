@@ -31,7 +31,8 @@ struct cg_hierarchy {
  * Fill h (but self_rel) from the directory root_opt: a cgroup2 mount with
  * the memory controller at it or directly below it, else a cgroup v1 one
  * with the memory option. Anything else is an error ("... is not a cgroup
- * filesystem ..."), and why says it.
+ * filesystem ..."), and so is a root_opt that is a symlink (-ELOOP); why
+ * says which.
  */
 int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, size_t whylen);
 
@@ -57,14 +58,16 @@ void cg_remove_own(const struct cg_hierarchy *h, const char *home, const char *d
 /* dir + "/" + name into out[len]; name "/" or "" is dir itself. */
 int cg_path_join(char *out, size_t len, const char *dir, const char *name);
 
-/* Write text with one write() (cgroup files act on each write); flags are
- * added to O_WRONLY: O_APPEND, O_TRUNC. */
+/* Write text with one write() (cgroup files act on each write), never
+ * through a symlink (-ELOOP); flags are added to O_WRONLY: O_APPEND,
+ * O_TRUNC. */
 int cg_write_text(const char *path, const char *text, int flags);
 
 /* A counter file ("123\n"), by path or through an open fd (from its start). */
 int cg_read_u64(const char *path, uint64_t *v);
 int cg_read_u64_fd(int fd, uint64_t *v);
 
+/* Whether path is a directory, a regular file; a symlink is neither. */
 bool cg_is_dir(const char *path);
 bool cg_is_file(const char *path);
 

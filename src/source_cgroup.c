@@ -182,8 +182,9 @@ static int cgroup_start(struct source *s)
 		if (cg_path_join(path, sizeof(path), c->dir, "memory.peak"))
 			return -ENAMETOOLONG;
 		/* Before 6.12 memory.peak has no write handler: opening it for
-		 * writing fails (EACCES, even for root). */
-		c->peak_fd = open(path, O_RDWR | O_CLOEXEC);
+		 * writing fails (EACCES, even for root). No symlink followed,
+		 * as in cg_write_text. */
+		c->peak_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (c->peak_fd >= 0) {
 			c->fd_reset = true;
 			if (reset_peak(c)) {
@@ -193,7 +194,7 @@ static int cgroup_start(struct source *s)
 			}
 		}
 		if (c->peak_fd < 0) {
-			c->peak_fd = open(path, O_RDONLY | O_CLOEXEC);
+			c->peak_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 			if (c->peak_fd < 0)
 				return -errno;
 			read_baseline(c);

@@ -965,6 +965,45 @@ static void test_cgroup_root_from_environment(void **state)
 	rm_tree(root);
 }
 
+/* No symlink is followed: not as the root, and not to a file peakbpf
+ * writes in a cgroup (here one planted as the new cgroup's cgroup.procs). */
+static void test_cgroup_symlinks_not_followed(void **state)
+{
+	struct source_opts o = { .command_mode = true };
+	char *root = make_tmpdir(), link[PATH_MAX], path[PATH_MAX], victim[PATH_MAX];
+	char child[PATH_MAX], name[32], why[256] = "", buf[64];
+	struct source *s = (struct source *)&o;
+
+	(void)state;
+	fixture_v2(root, "memory\n", true);
+	JOIN(link, "%s.link", root);
+	assert_int_equal(symlink(root, link), 0);
+	o.cgroup_root = link;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -ELOOP);
+	assert_null(s);
+	assert_non_null(strstr(why, "is a symbolic link"));
+	JOIN(path, "%s/", link);                    /* lstat would follow "link/" */
+	o.cgroup_root = path;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -ELOOP);
+	assert_int_equal(unlink(link), 0);
+
+	o.cgroup_root = root;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), 0);
+	put(root, "victim", "untouched\n");
+	JOIN(victim, "%s/victim", root);
+	JOIN(child, "%s/%s", root, child_name(name, sizeof(name)));
+	JOIN(path, "%s/cgroup.procs", child);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(s->ops->add_root(s, 4242), -ELOOP);
+	assert_string_equal(get(root, "victim", buf, sizeof(buf)), "untouched\n");
+	assert_int_equal(unlink(path), 0);
+	s->ops->destroy(s);
+	assert_false(exists(root, name));
+	assert_string_equal(get(root, "victim", buf, sizeof(buf)), "untouched\n");
+	rm_tree(root);
+}
+
 /* Without the fixture, a plain directory laid out like a hierarchy is no
  * cgroup file system: refused, by option or environment, and nothing is
  * made in it. */
@@ -1329,6 +1368,7 @@ int main(void)
 		FIXTURE_TEST(test_cgroup_reuses_leftover_with_own_pid),
 		FIXTURE_TEST(test_cgroup_root_errors),
 		FIXTURE_TEST(test_cgroup_root_from_environment),
+		FIXTURE_TEST(test_cgroup_symlinks_not_followed),
 		cmocka_unit_test(test_cgroup_root_not_cgroupfs),
 		cmocka_unit_test(test_cgroup_real_hierarchy_attach_reads),
 		cmocka_unit_test(test_proc_samples_self),
