@@ -137,6 +137,19 @@ static bool has_procs(const char *cg)
 	return err != 0 || n > 0;
 }
 
+int cg_v2_has_memory(const char *dir)
+{
+	char path[PATH_MAX], *text = NULL;
+	int ret = cg_path_join(path, sizeof(path), dir, "cgroup.controllers");
+
+	if (!ret)
+		ret = read_text_file(path, &text, NULL);
+	if (!ret && !list_has(text, " \n", "memory"))
+		ret = -EOPNOTSUPP;
+	free(text);
+	return ret;
+}
+
 const char *cg_peak_file(const struct cg_hierarchy *h)
 {
 	return h->version == CG_V2 ? "memory.peak" : "memory.max_usage_in_bytes";
@@ -165,7 +178,7 @@ static bool parent_is(const char *path, const char *dir)
 static int find_mount(struct cg_hierarchy *h, const char *root)
 {
 	struct mountinfo_entry *e = malloc(sizeof(*e));
-	char *text = NULL, *line, *save = NULL, path[PATH_MAX], *ctl = NULL;
+	char *text = NULL, *line, *save = NULL;
 	bool found_v1 = false;
 	int ret;
 
@@ -183,10 +196,7 @@ static int find_mount(struct cg_hierarchy *h, const char *root)
 		if (ret == -ENOENT && (!strcmp(e->fstype, "cgroup2") || !strcmp(e->fstype, "cgroup")))
 			ret = -EOPNOTSUPP;
 		if (!strcmp(e->fstype, "cgroup2")) {
-			free(ctl);
-			ctl = NULL;
-			if (cg_path_join(path, sizeof(path), e->mount_point, "cgroup.controllers") ||
-			    read_text_file(path, &ctl, NULL) || !list_has(ctl, " \n", "memory"))
+			if (cg_v2_has_memory(e->mount_point))
 				continue;
 			h->version = CG_V2;     /* v2 wins over a v1 memory mount */
 		} else if (!strcmp(e->fstype, "cgroup") && !found_v1 &&
@@ -203,7 +213,6 @@ static int find_mount(struct cg_hierarchy *h, const char *root)
 			break;
 	}
 cleanup:
-	free(ctl);
 	free(text);
 	free(e);
 	return ret;
@@ -351,20 +360,13 @@ static int v2_enable_memory(const struct cg_hierarchy *h, const char *home, char
 	bool is_root = !strcmp(home, h->root);
 	int ret;
 
-	if (cg_path_join(path, sizeof(path), home, "cgroup.controllers"))
-		return -ENAMETOOLONG;
-	ret = read_text_file(path, &text, NULL);
-	if (ret) {
-		set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
-		goto cleanup;
-	}
-	if (!list_has(text, " \n", "memory")) {
+	ret = cg_v2_has_memory(home);
+	if (ret == -EOPNOTSUPP)
 		set_why(why, whylen, "the memory controller is not available in %s", home);
-		ret = -EOPNOTSUPP;
-		goto cleanup;
-	}
-	free(text);
-	text = NULL;
+	else if (ret)
+		set_why(why, whylen, "cannot read %s/cgroup.controllers: %s", home, strerror(-ret));
+	if (ret)
+		return ret;
 	ret = cg_path_join(path, sizeof(path), home, "cgroup.subtree_control");
 	if (!ret)
 		ret = read_text_file(path, &text, NULL);

@@ -39,6 +39,10 @@ int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, s
 /* The path of pid's cgroup (0: peakbpf's) relative to the hierarchy's root. */
 int cg_proc_cgroup_rel(const struct cg_hierarchy *h, pid_t pid, char *rel, size_t len);
 
+/* cgroup v2: 0 when the cgroup dir's cgroup.controllers lists memory,
+ * -EOPNOTSUPP when it does not, or the error reading it. */
+int cg_v2_has_memory(const char *dir);
+
 /* The file that keeps a cgroup's peak, and its current usage. */
 const char *cg_peak_file(const struct cg_hierarchy *h);
 const char *cg_usage_file(const struct cg_hierarchy *h);

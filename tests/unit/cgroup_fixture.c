@@ -21,7 +21,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cgroup_fixture.h"
-#include "cgroup_parse.h"
 #include "fileutil.h"
 
 /* A child's cgroup.controllers: what the parent delegates in its
@@ -126,45 +125,36 @@ static int fixture_make_cgroup(const char *parent, const char *dir)
 
 static int fixture_find_hierarchy(struct cg_hierarchy *h, const char *root, char *why, size_t whylen)
 {
-	char path[PATH_MAX], *ctl = NULL;
-	int ret = 0;
+	char path[PATH_MAX];
+	int ret;
 
+	strcpy(h->mount_root, "/");
 	if (cg_path_join(path, sizeof(path), root, "cgroup.controllers"))
 		return -ENAMETOOLONG;
 	if (cg_is_file(path)) {
-		ret = read_text_file(path, &ctl, NULL);
-		if (ret) {
-			set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
-			goto cleanup;
-		}
-		if (!list_has(ctl, " \n", "memory")) {
-			set_why(why, whylen, "no memory controller in the cgroup2 hierarchy at %s", root);
-			ret = -EOPNOTSUPP;
-			goto cleanup;
-		}
 		h->version = CG_V2;
 		snprintf(h->root, sizeof(h->root), "%s", root);
-		goto cleanup;
+		ret = cg_v2_has_memory(root);
+		if (ret == -EOPNOTSUPP)
+			set_why(why, whylen, "no memory controller in the cgroup2 hierarchy at %s", root);
+		else if (ret)
+			set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
+		return ret;
 	}
 	h->version = CG_V1;
 	if (cg_path_join(path, sizeof(path), root, "memory.max_usage_in_bytes"))
 		return -ENAMETOOLONG;
 	if (cg_is_file(path)) {
 		snprintf(h->root, sizeof(h->root), "%s", root);
-		goto cleanup;
+		return 0;
 	}
 	if (cg_path_join(h->root, sizeof(h->root), root, "memory") ||
 	    cg_path_join(path, sizeof(path), h->root, "memory.max_usage_in_bytes"))
 		return -ENAMETOOLONG;
 	if (cg_is_file(path))
-		goto cleanup;
+		return 0;
 	set_why(why, whylen, "no memory controller mounted under %s", root);
-	ret = -EOPNOTSUPP;
-cleanup:
-	free(ctl);
-	if (!ret)
-		strcpy(h->mount_root, "/");
-	return ret;
+	return -EOPNOTSUPP;
 }
 
 static int fixture_proc_cgroup(const struct cg_hierarchy *h, pid_t pid, char *rel, size_t len)
