@@ -7,7 +7,8 @@
  * cgroup.procs leaves the other, and so on. These are the acts the source
  * relies on. peakbpf always uses cgroupfs's (cgroup_fs.c); the unit tests
  * install a fixture's (tests/unit/cgroup_fixture.c), which plays the kernel
- * in a plain directory tree. Nothing else may include this header.
+ * in a plain directory tree. Only cgroup_fs.c and the unit tests include
+ * this header.
  */
 #ifndef PEAKBPF_CGROUP_FS_OPS_H
 #define PEAKBPF_CGROUP_FS_OPS_H

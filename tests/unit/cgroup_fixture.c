@@ -168,7 +168,7 @@ static int fixture_proc_cgroup(const struct cg_hierarchy *h, pid_t pid, char *re
 	return 0;
 }
 
-/* The kernel takes a moved process off the list; here it stays. */
+/* The kernel takes moved processes off the list; a plain file keeps them. */
 static void fixture_procs_moved(const char *dir)
 {
 	char path[PATH_MAX];
