@@ -27,8 +27,25 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-LIB_SRCS := src/units.c src/json.c src/status.c src/report.c src/tracker.c src/kfeatures.c src/holders.c src/host.c \
-	src/session.c src/source_bpf.c src/sampler_model.c src/fileutil.c src/source_cgroup.c src/source_proc.c src/source_rusage.c
+# One source a line: branches that add sources then merge cleanly.
+LIB_SRCS := \
+	src/units.c \
+	src/json.c \
+	src/status.c \
+	src/report.c \
+	src/tracker.c \
+	src/kfeatures.c \
+	src/holders.c \
+	src/host.c \
+	src/session.c \
+	src/source_bpf.c \
+	src/sampler_model.c \
+	src/fileutil.c \
+	src/cgroup_parse.c \
+	src/cgroup_fs.c \
+	src/source_cgroup.c \
+	src/source_proc.c \
+	src/source_rusage.c
 CLI_SRCS := src/main.c src/cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
@@ -42,7 +59,8 @@ test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c
 test_sampler_model_SRCS := src/sampler_model.c
 test_holders_SRCS :=
-test_sources_SRCS := src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c
+test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
+	tests/unit/cgroup_fixture.c
 test_report_SRCS := src/report.c src/json.c src/units.c src/host.c
 
 .DELETE_ON_ERROR:

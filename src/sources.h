@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sources that need no BPF (source.h has the interface): a cgroup's own
- * memory peak, a /proc sampler and getrusage. Also the parsers they use,
- * declared here so that the unit tests can reach them.
+ * memory peak, a /proc sampler and getrusage. Also the /proc parsers they
+ * use, declared here so that the unit tests can reach them (the cgroup
+ * source's are in cgroup_parse.h).
  */
 #ifndef PEAKBPF_SOURCES_H
 #define PEAKBPF_SOURCES_H
@@ -22,12 +23,12 @@
 #define PROC_SAMPLE_INTERVAL_MIN_NS UINT64_C(1000000)           /* 1 ms */
 
 struct source_opts {
-	/* Where cgroup hierarchies are mounted, or a fixture tree (see
-	 * source_cgroup.c); NULL: $PEAKBPF_CGROUP_ROOT, else /sys/fs/cgroup. */
+	/* Where cgroup hierarchies are mounted (a cgroup file system, see
+	 * cgroup_fs.c); NULL: $PEAKBPF_CGROUP_ROOT, else /sys/fs/cgroup. */
 	const char *cgroup_root;
 	/* peakbpf's own cgroup, as a path inside the memory hierarchy ("/a/b");
-	 * NULL: read from /proc/self/cgroup, or "/" in a fixture tree. Tests
-	 * use it to place peakbpf somewhere inside a fixture. */
+	 * NULL: read from /proc/self/cgroup. Tests use it to place peakbpf
+	 * somewhere inside a fixture tree (tests/unit/cgroup_fixture.c). */
 	const char *self_cgroup;
 	/* true: peakbpf runs the command and can put it in a cgroup of its own */
 	bool command_mode;
@@ -58,50 +59,6 @@ int rusage_source_open(const struct source_opts *o, struct source **out, char *w
 bool cgroup_source_is_exclusive(const struct source *s);
 
 /* ---- parsers (pure: no I/O) ---------------------------------------------- */
-
-/* The fields of one /proc/PID/mountinfo line that the cgroup source needs;
- * octal escapes (\040 for a space) in root and mount_point are decoded. */
-struct mountinfo_entry {
-	char root[PATH_MAX];            /* the mount's root inside its file system */
-	char mount_point[PATH_MAX];
-	char fstype[64];
-	char super_options[1024];       /* cgroup v1: the controllers, "rw,memory" */
-};
-
-/* Returns 0, -EINVAL (malformed) or -ENAMETOOLONG (a field does not fit). */
-int parse_mountinfo_line(const char *line, struct mountinfo_entry *e);
-
-/* One line of /proc/PID/cgroup: "4:memory:/a/b" (v1), "0::/a/b" (v2). */
-struct proc_cgroup_line {
-	unsigned long hierarchy;
-	char controllers[256];          /* "cpu,cpuacct"; empty on the v2 line */
-	char path[PATH_MAX];
-};
-
-/* Returns 0, -EINVAL (malformed) or -ENAMETOOLONG. */
-int parse_proc_cgroup_line(const char *line, struct proc_cgroup_line *out);
-
-/*
- * From the whole text of /proc/PID/cgroup, the path in the memory hierarchy:
- * v2, the "0::" line; v1, the line whose controllers include "memory".
- * Returns 0, -ENOENT (no such line), -EINVAL or -ENAMETOOLONG.
- */
-int cgroup_path_from_proc(const char *text, bool v2, char *path, size_t len);
-
-/*
- * A /proc/PID/cgroup path made relative to a mount whose root (mountinfo's
- * 4th field) is mount_root: "/" + the part below mount_root, "/" for
- * mount_root itself. -ENOENT when the path is not below mount_root (the
- * process is in a cgroup this mount does not show), -ENAMETOOLONG.
- */
-int cgroup_rel_path(const char *mount_root, const char *path, char *out, size_t len);
-
-/* Whether word is one of the items of list, items separated by any of seps
- * ("rw,memory" with ","; "cpu memory\n" with " \n"). */
-bool list_has(const char *list, const char *seps, const char *word);
-
-/* A single-number cgroup file ("123\n"). 0, -EINVAL or -ERANGE. */
-int parse_counter(const char *text, uint64_t *value);
 
 /* /proc/PID/statm: the resident pages (2nd field). 0, -EINVAL or -ERANGE. */
 int parse_statm(const char *text, uint64_t *resident_pages);

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the sources without BPF (src/source_cgroup.c,
- * src/source_proc.c, src/source_rusage.c): their parsers; the cgroup source
- * against fixture trees made in a temporary directory (no kernel cgroup is
- * touched; one test reads, and only reads, this machine's real hierarchy);
+ * Unit tests for the sources without BPF (src/source_cgroup.c and its
+ * cgroup_*.c, src/source_proc.c, src/source_rusage.c): their parsers; the
+ * cgroup source against fixture trees made in a temporary directory, with
+ * the fixture "kernel" of cgroup_fixture.c installed through the test-only
+ * seam of cgroup_fs_ops.h (no kernel cgroup is touched; one test reads,
+ * and only reads, this machine's real hierarchy; others check that
+ * without the fixture a plain directory is refused);
  * the proc sampler and rusage against real processes that touch known
  * amounts of memory. No root needed; all pass as root too.
  */
@@ -29,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup_fixture.h"
+#include "cgroup_parse.h"
 #include "sources.h"
 
 #define KiB (UINT64_C(1) << 10)
@@ -469,6 +474,21 @@ static void test_parse_pid_words(void **state)
 }
 
 /* ---- cgroup source: fixtures --------------------------------------------- */
+
+/* Setup and teardown of the tests that run against a fixture tree. */
+static int use_fixture(void **state)
+{
+	(void)state;
+	cgroup_fs_set_ops_for_tests(&cgroup_fixture_ops);
+	return 0;
+}
+
+static int use_cgroupfs(void **state)
+{
+	(void)state;
+	cgroup_fs_set_ops_for_tests(NULL);
+	return 0;
+}
 
 static void test_cgroup_v2_fixture_command_mode(void **state)
 {
@@ -945,6 +965,76 @@ static void test_cgroup_root_from_environment(void **state)
 	rm_tree(root);
 }
 
+/* No symlink is followed: not as the root, and not to a file peakbpf
+ * writes in a cgroup (here one planted as the new cgroup's cgroup.procs). */
+static void test_cgroup_symlinks_not_followed(void **state)
+{
+	struct source_opts o = { .command_mode = true };
+	char *root = make_tmpdir(), link[PATH_MAX], path[PATH_MAX], victim[PATH_MAX];
+	char child[PATH_MAX], name[32], why[256] = "", buf[64];
+	struct source *s = (struct source *)&o;
+
+	(void)state;
+	fixture_v2(root, "memory\n", true);
+	JOIN(link, "%s.link", root);
+	assert_int_equal(symlink(root, link), 0);
+	o.cgroup_root = link;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -ELOOP);
+	assert_null(s);
+	assert_non_null(strstr(why, "is a symbolic link"));
+	JOIN(path, "%s/", link);                    /* lstat would follow "link/" */
+	o.cgroup_root = path;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -ELOOP);
+	assert_int_equal(unlink(link), 0);
+
+	o.cgroup_root = root;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), 0);
+	put(root, "victim", "untouched\n");
+	JOIN(victim, "%s/victim", root);
+	JOIN(child, "%s/%s", root, child_name(name, sizeof(name)));
+	JOIN(path, "%s/cgroup.procs", child);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(victim, path), 0);
+	assert_int_equal(s->ops->add_root(s, 4242), -ELOOP);
+	assert_string_equal(get(root, "victim", buf, sizeof(buf)), "untouched\n");
+	assert_int_equal(unlink(path), 0);
+	s->ops->destroy(s);
+	assert_false(exists(root, name));
+	assert_string_equal(get(root, "victim", buf, sizeof(buf)), "untouched\n");
+	rm_tree(root);
+}
+
+/* Without the fixture, a plain directory laid out like a hierarchy is no
+ * cgroup file system: refused, by option or environment, and nothing is
+ * made in it. */
+static void test_cgroup_root_not_cgroupfs(void **state)
+{
+	struct source_opts o = { .command_mode = true };
+	char *root = make_tmpdir(), why[256] = "", name[32];
+	struct source *s = (struct source *)&o;
+
+	(void)state;
+	fixture_v2(root, "memory\n", true);
+	o.cgroup_root = root;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -EOPNOTSUPP);
+	assert_null(s);
+	assert_non_null(strstr(why, "is not a cgroup filesystem (cgroup2 or cgroup v1 memory): "));
+	assert_non_null(strstr(why, root));
+	assert_null(strchr(why, '\n'));
+	assert_false(exists(root, child_name(name, sizeof(name))));
+	assert_string_equal(get(root, "cgroup.subtree_control", why, sizeof(why)), "");
+
+	o.cgroup_root = NULL;
+	o.command_mode = false;
+	why[0] = '\0';
+	assert_int_equal(setenv(CGROUP_ROOT_ENV, root, 1), 0);
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -EOPNOTSUPP);
+	unsetenv(CGROUP_ROOT_ENV);
+	assert_null(s);
+	assert_non_null(strstr(why, "is not a cgroup filesystem"));
+	rm_tree(root);
+}
+
 /* The real hierarchy, read only (attach mode creates nothing). */
 static void test_cgroup_real_hierarchy_attach_reads(void **state)
 {
@@ -1246,6 +1336,9 @@ static void test_rusage_without_usage(void **state)
 	s->ops->destroy(s);
 }
 
+/* A cgroup test against a fixture tree. */
+#define FIXTURE_TEST(t) cmocka_unit_test_setup_teardown(t, use_fixture, use_cgroupfs)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1261,20 +1354,22 @@ int main(void)
 		cmocka_unit_test(test_parse_counter),
 		cmocka_unit_test(test_parse_statm),
 		cmocka_unit_test(test_parse_pid_words),
-		cmocka_unit_test(test_cgroup_v2_fixture_command_mode),
-		cmocka_unit_test(test_cgroup_v2_fixture_memory_already_enabled),
-		cmocka_unit_test(test_cgroup_v2_fixture_without_reset),
-		cmocka_unit_test(test_cgroup_v2_fixture_no_internal_process_rule),
-		cmocka_unit_test(test_cgroup_v2_fixture_without_memory_peak),
-		cmocka_unit_test(test_cgroup_v2_fixture_without_memory_controller),
-		cmocka_unit_test(test_cgroup_v2_fixture_attach_mode),
-		cmocka_unit_test(test_cgroup_v2_fixture_attach_root_cgroup),
-		cmocka_unit_test(test_cgroup_v1_fixture_command_mode),
-		cmocka_unit_test(test_cgroup_v1_fixture_attach_mode_does_not_reset),
-		cmocka_unit_test(test_cgroup_removes_stale_children),
-		cmocka_unit_test(test_cgroup_reuses_leftover_with_own_pid),
-		cmocka_unit_test(test_cgroup_root_errors),
-		cmocka_unit_test(test_cgroup_root_from_environment),
+		FIXTURE_TEST(test_cgroup_v2_fixture_command_mode),
+		FIXTURE_TEST(test_cgroup_v2_fixture_memory_already_enabled),
+		FIXTURE_TEST(test_cgroup_v2_fixture_without_reset),
+		FIXTURE_TEST(test_cgroup_v2_fixture_no_internal_process_rule),
+		FIXTURE_TEST(test_cgroup_v2_fixture_without_memory_peak),
+		FIXTURE_TEST(test_cgroup_v2_fixture_without_memory_controller),
+		FIXTURE_TEST(test_cgroup_v2_fixture_attach_mode),
+		FIXTURE_TEST(test_cgroup_v2_fixture_attach_root_cgroup),
+		FIXTURE_TEST(test_cgroup_v1_fixture_command_mode),
+		FIXTURE_TEST(test_cgroup_v1_fixture_attach_mode_does_not_reset),
+		FIXTURE_TEST(test_cgroup_removes_stale_children),
+		FIXTURE_TEST(test_cgroup_reuses_leftover_with_own_pid),
+		FIXTURE_TEST(test_cgroup_root_errors),
+		FIXTURE_TEST(test_cgroup_root_from_environment),
+		FIXTURE_TEST(test_cgroup_symlinks_not_followed),
+		cmocka_unit_test(test_cgroup_root_not_cgroupfs),
 		cmocka_unit_test(test_cgroup_real_hierarchy_attach_reads),
 		cmocka_unit_test(test_proc_samples_self),
 		cmocka_unit_test(test_proc_windows),
