@@ -257,8 +257,7 @@ static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *m
 	}
 	seen = bpf_map_lookup_elem(&mm_cpu_slots, &key);
 	if (seen)
-		d = take_cpu_slot(&seen->slot[slot], mm_slot_counters(mm, slot),
-				  bpf_get_smp_processor_id(), &v);
+		d = take_cpu_slot(&seen->slot[slot], ms->counters[slot], bpf_get_smp_processor_id(), &v);
 	if (v == 0) {
 		__s64 c = take_count(ms, mm, slot);
 
@@ -284,6 +283,9 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	init.vpid = pid_in_ns(task, caller_pidns, caller_pidns_level);
 	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
 	if (exact_path()) {
+		init.counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);
+		init.counters[RSS_ANON] = mm_slot_counters(mm, RSS_ANON);
+		init.counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
 		err = bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST);
 		if (err && err != -EEXIST) {
 			COUNT(&tree.drop_mm_full, 1);

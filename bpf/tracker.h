@@ -44,6 +44,8 @@ struct mm_state {
 	__u32 vpid;                 /* ...in peakbpf's PID namespace, 0 if not visible */
 	__s64 pages[RSS_SLOTS];     /* counter values applied to the tree sum */
 	__s64 count_seen[RSS_SLOTS]; /* 6.2+: the shared part (.count) in pages */
+	__u64 counters[RSS_SLOTS];  /* 6.2+: each counter's per-CPU slots (fixed for
+				       the mm's life), so that events need not read it */
 	__s64 own_peak;             /* this mm's own largest rss, pages */
 	struct peak_mark mark[2];
 	char comm[COMM_LEN];
