@@ -74,42 +74,25 @@ static void drain_trace(struct run *r)
 
 /* --compare-sampler: model each interval over the whole run, and check a
  * real /proc sampler at the first interval against the model. */
-static void compute_sampler_report(struct run *r, const struct figure *bpf, uint64_t end_ns)
+static void compare_sampler(struct run *r, const struct record *rec, uint64_t end_ns)
 {
-	struct sampler_report *s = &r->sampler;
-	uint64_t page = (uint64_t)r->session->host.page_size;
+	struct sampler_report_input in = {
+		.trace = &r->trace,
+		.start_ns = r->t0_ns,
+		.end_ns = end_ns,
+		.page_size = (uint64_t)r->session->host.page_size,
+		.true_peak_bytes = rec->primary.peak_bytes,
+		.record_drops = r->record_drops,
+		.intervals_ns = r->opts->samplers_ns,
+		.n_intervals = r->opts->n_samplers,
+	};
 
-	memset(s, 0, sizeof(*s));
-	s->true_peak_bytes = bpf->peak_bytes;
-	s->resolution_ns = TRACE_RESOLUTION_NS;
-	s->record_drops = r->record_drops;
-	for (size_t i = 0; i < r->opts->n_samplers && i < REPORT_MAX_SAMPLERS; i++) {
-		struct sampler_stats st;
+	sampler_report_compute(&in, &r->sampler);
+	for (size_t i = 0; i < rec->n_others; i++) {
+		const struct figure *f = &rec->others[i];
 
-		if (sampler_distribution(&r->trace, r->t0_ns, end_ns, r->opts->samplers_ns[i],
-					 (int64_t)(bpf->peak_bytes / page), &st))
-			continue;
-		s->at[s->n].interval_ns = st.interval_ns;
-		s->at[s->n].phase_step_ns = st.phase_step_ns;
-		s->at[s->n].phases = st.phases;
-		s->at[s->n].worst_bytes = st.worst > 0 ? (uint64_t)st.worst * page : 0;
-		s->at[s->n].median_bytes = st.median > 0 ? (uint64_t)st.median * page : 0;
-		s->at[s->n].best_bytes = st.best > 0 ? (uint64_t)st.best * page : 0;
-		s->at[s->n].p_within_5pct = st.p_within_5pct;
-		s->n++;
-	}
-	for (size_t i = 0; i < r->session->n_sources; i++) {
-		const struct figure *f = &r->run_figs[i];
-		uint64_t tol = 2 * 1024 * 1024 + bpf->peak_bytes / 50;
-
-		if (strcmp(f->source, "proc") || !f->measured || !s->n)
-			continue;
-		s->real_measured = true;
-		s->real_interval_ns = f->interval_ns;
-		s->real_peak_bytes = f->peak_bytes;
-		s->real_samples = f->samples;
-		s->real_within = f->peak_bytes + tol >= s->at[0].worst_bytes &&
-				 f->peak_bytes <= s->at[0].best_bytes + tol;
+		if (!strcmp(f->source, "proc") && f->measured)
+			sampler_report_check_real(&r->sampler, f->interval_ns, f->peak_bytes, f->samples);
 	}
 }
 
@@ -255,7 +238,7 @@ static void report_run(struct run *r)
 	fill_common(r, &rec, r->window_start_ns);
 	if (recording(r) && !strcmp(rec.primary.source, "bpf")) {
 		drain_trace(r);
-		compute_sampler_report(r, &rec.primary, r->window_start_ns);
+		compare_sampler(r, &rec, r->window_start_ns);
 		rec.sampler = &r->sampler;
 	}
 	rec.start_s = 0;

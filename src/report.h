@@ -9,10 +9,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-/* A record carries figures, bpf counters and host facts; the files that
- * build one get their types (and the judging) from here. */
+/* A record carries figures, bpf counters, host facts and a sampler report;
+ * the files that build one get their types (and the judging) from here. */
 #include "figure.h"
 #include "host.h"
+#include "sampler_model.h"
 #include "source.h"
 
 struct command_facts {
@@ -21,29 +22,6 @@ struct command_facts {
 	int wait_status;                /* raw waitpid status */
 	double user_s, sys_s;
 	int64_t descendants_alive;      /* tree processes alive when it exited, -1 unknown */
-};
-
-#define REPORT_MAX_SAMPLERS 8
-
-/* --compare-sampler: what samplers at each interval would have reported. */
-struct sampler_report {
-	size_t n;
-	struct {
-		uint64_t interval_ns;
-		uint64_t phase_step_ns;
-		size_t phases;
-		uint64_t worst_bytes, median_bytes, best_bytes;
-		double p_within_5pct;
-	} at[REPORT_MAX_SAMPLERS];
-	uint64_t true_peak_bytes;
-	uint64_t resolution_ns;
-	uint64_t record_drops;          /* changes not recorded: the model is then approximate */
-	/* the real /proc sampler at the first interval, as a check */
-	bool real_measured;
-	uint64_t real_interval_ns;
-	uint64_t real_peak_bytes;
-	uint64_t real_samples;
-	bool real_within;               /* inside [worst, best], with a small tolerance */
 };
 
 struct record {
