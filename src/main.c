@@ -42,9 +42,7 @@ struct run {
 	FILE *out;                      /* -o FILE, or NULL */
 	int sigfd;
 	uint64_t t0_ns, window_start_ns, next_window_ns, deadline_ns;
-	unsigned windows;               /* closed so far */
 	bool windowed;                  /* -i given or SIGUSR1 seen: window records */
-	struct figure run_figs[SESSION_MAX_SOURCES];
 	/* command mode */
 	pid_t child;
 	struct command_facts command;
@@ -63,12 +61,12 @@ struct run {
 
 static bool recording(const struct run *r)
 {
-	return r->opts->n_samplers && r->session->bpf;
+	return r->opts->n_samplers && session_has_bpf(r->session);
 }
 
 static void drain_trace(struct run *r)
 {
-	if (recording(r) && bpf_source_drain_trace(r->session->bpf, &r->trace, &r->record_drops))
+	if (recording(r) && session_drain_sums(r->session, &r->trace, &r->record_drops))
 		fprintf(stderr, "peakbpf: reading the record of the sum failed\n");
 }
 
@@ -80,7 +78,7 @@ static void compare_sampler(struct run *r, const struct record *rec, uint64_t en
 		.trace = &r->trace,
 		.start_ns = r->t0_ns,
 		.end_ns = end_ns,
-		.page_size = (uint64_t)r->session->host.page_size,
+		.page_size = (uint64_t)session_host(r->session)->page_size,
 		.true_peak_bytes = rec->primary.peak_bytes,
 		.record_drops = r->record_drops,
 		.intervals_ns = r->opts->samplers_ns,
@@ -183,21 +181,16 @@ static void fill_common(struct run *r, struct record *rec, uint64_t end_ns)
 	}
 }
 
-/* Close the open window; every source's figure also folds into the run's. */
+/* Close the open window (the session folds it into the run's figures). */
 static int close_window(struct run *r)
 {
-	struct session *s = r->session;
 	struct record rec = { .kind = "window" };
 	uint64_t now = monotonic_ns();
 	int err;
 
-	err = session_close_window(s, &rec);
+	err = session_close_window(r->session, &rec);
 	if (err)
 		return err;
-	for (size_t i = 0; i < s->n_sources; i++)
-		figure_merge(&r->run_figs[i], &s->figures[i], r->windows == 0);
-	r->windows++;
-	rec.window = r->windows;
 	fill_common(r, &rec, now);
 	rec.start_s = (double)(r->window_start_ns - r->t0_ns) / 1e9;
 	r->window_start_ns = now;
@@ -213,28 +206,9 @@ static int close_window(struct run *r)
 
 static void report_run(struct run *r)
 {
-	struct session *s = r->session;
 	struct record rec = { .kind = "run" };
-	struct figure others[SESSION_MAX_SOURCES];
-	size_t i, primary = 0, n = 0;
-	bool found = false;
 
-	session_fill_context(s, &rec);
-	for (i = 0; i < s->n_sources; i++) {
-		if (!found && r->run_figs[i].measured) {
-			primary = i;
-			found = true;
-		}
-	}
-	if (s->n_sources) {
-		rec.primary = r->run_figs[primary];
-		for (i = 0; i < s->n_sources; i++)
-			if (i != primary)
-				others[n++] = r->run_figs[i];
-	}
-	rec.others = others;
-	rec.n_others = n;
-	rec.windows = r->windows;
+	session_fill_run(r->session, &rec);
 	fill_common(r, &rec, r->window_start_ns);
 	if (recording(r) && !strcmp(rec.primary.source, "bpf")) {
 		drain_trace(r);
@@ -413,9 +387,9 @@ static int run(const struct options *o)
 	}
 	/* Why a better source was not used matters when peakbpf fell back;
 	 * beside bpf, a missing secondary source is only in not_used. */
-	for (size_t i = 0; i < r.session->n_notes && !o->quiet && !r.session->bpf; i++)
-		fprintf(stderr, "peakbpf: notice: %s\n", r.session->note_ptrs[i]);
-	if (o->n_samplers && !r.session->bpf) {
+	for (size_t i = 0; !o->quiet && !session_has_bpf(r.session) && session_note(r.session, i); i++)
+		fprintf(stderr, "peakbpf: notice: %s\n", session_note(r.session, i));
+	if (o->n_samplers && !session_has_bpf(r.session)) {
 		fprintf(stderr, "peakbpf: --compare-sampler needs the bpf source, which cannot be used here\n");
 		goto cleanup;
 	}
@@ -445,7 +419,7 @@ static int run(const struct options *o)
 		}
 		r.t0_ns = r.window_start_ns = monotonic_ns();
 		if (recording(&r))
-			trace_add(&r.trace, r.t0_ns, bpf_source_window_start_pages(r.session->bpf));
+			trace_add(&r.trace, r.t0_ns, session_window_start_pages(r.session));
 		if (write(gate_fd, "g", 1) != 1) {
 			fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
 			goto cleanup;
@@ -469,7 +443,7 @@ static int run(const struct options *o)
 			goto cleanup;
 		r.t0_ns = r.window_start_ns = monotonic_ns();
 		if (recording(&r))
-			trace_add(&r.trace, r.t0_ns, bpf_source_window_start_pages(r.session->bpf));
+			trace_add(&r.trace, r.t0_ns, session_window_start_pages(r.session));
 		if (o->duration_ns)
 			r.deadline_ns = r.t0_ns + o->duration_ns;
 	}

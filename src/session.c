@@ -9,6 +9,25 @@
 #include "session.h"
 #include "sources.h"
 
+#define SESSION_MAX_SOURCES 4
+#define SESSION_MAX_NOTES 8
+
+struct session {
+	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
+	size_t n_sources;
+	struct source *bpf;             /* also in sources[], when open */
+	char notes[SESSION_MAX_NOTES][192];
+	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
+	size_t n_notes;
+	/* In source order, as sources[]. */
+	struct figure figures[SESSION_MAX_SOURCES];     /* the last window */
+	struct figure run_figures[SESSION_MAX_SOURCES]; /* every window so far, folded */
+	unsigned windows;               /* closed so far */
+	struct figure others[SESSION_MAX_SOURCES];      /* a record's others */
+	struct host_facts host;
+	struct bpf_counters counters;
+};
+
 static void note(struct session *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -177,12 +196,16 @@ static bool cgroup_exclusive(struct source *src)
 static void drop_source(struct session *s, size_t i, const char *what, int err)
 {
 	struct source *src = s->sources[i];
+	size_t tail;
 
 	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
 	if (src == s->bpf)
 		s->bpf = NULL;
 	src->ops->destroy(src);
-	memmove(&s->sources[i], &s->sources[i + 1], (s->n_sources - i - 1) * sizeof(s->sources[0]));
+	tail = s->n_sources - i - 1;
+	memmove(&s->sources[i], &s->sources[i + 1], tail * sizeof(s->sources[0]));
+	memmove(&s->figures[i], &s->figures[i + 1], tail * sizeof(s->figures[0]));
+	memmove(&s->run_figures[i], &s->run_figures[i + 1], tail * sizeof(s->run_figures[0]));
 	s->n_sources--;
 }
 
@@ -220,7 +243,8 @@ int session_start(struct session *s)
 	return 0;
 }
 
-void session_fill_context(struct session *s, struct record *rec)
+/* Counters, host facts and notes. */
+static void fill_context(struct session *s, struct record *rec)
 {
 	if (s->bpf) {
 		bpf_source_counters(s->bpf, &s->counters);
@@ -233,12 +257,34 @@ void session_fill_context(struct session *s, struct record *rec)
 	rec->n_skipped = s->n_notes;
 }
 
-int session_close_window(struct session *s, struct record *rec)
+/*
+ * The primary figure is the best source's that was measured (sources are
+ * best first), else the best source's; the others go beside it in order.
+ * Without any source, rec->primary is left empty.
+ */
+static void choose_primary(struct session *s, const struct figure *figs, struct record *rec)
 {
 	size_t i, primary = 0;
-	bool found = false;
 
 	for (i = 0; i < s->n_sources; i++) {
+		if (figs[i].measured) {
+			primary = i;
+			break;
+		}
+	}
+	memset(&rec->primary, 0, sizeof(rec->primary));
+	if (s->n_sources)
+		rec->primary = figs[primary];
+	rec->n_others = 0;
+	for (i = 0; i < s->n_sources; i++)
+		if (i != primary)
+			s->others[rec->n_others++] = figs[i];
+	rec->others = s->others;
+}
+
+int session_close_window(struct session *s, struct record *rec)
+{
+	for (size_t i = 0; i < s->n_sources; i++) {
 		struct figure *f = &s->figures[i];
 		int err = s->sources[i]->ops->close_window(s->sources[i], f);
 
@@ -247,27 +293,24 @@ int session_close_window(struct session *s, struct record *rec)
 			f->source = s->sources[i]->name;
 			f->inexact_reason = "reading failed";
 		}
-		if (!found && f->measured) {
-			primary = i;
-			found = true;
-		}
+		figure_merge(&s->run_figures[i], f, s->windows == 0);
 	}
-	session_fill_context(s, rec);
-	if (s->n_sources == 0) {
-		memset(&rec->primary, 0, sizeof(rec->primary));
+	s->windows++;
+	rec->window = s->windows;
+	fill_context(s, rec);
+	choose_primary(s, s->figures, rec);
+	if (!s->n_sources) {
 		rec->primary.source = "unavailable";
 		rec->primary.inexact_reason = "no source could be used";
-		rec->others = NULL;
-		rec->n_others = 0;
-		return 0;
 	}
-	rec->primary = s->figures[primary];
-	rec->n_others = 0;
-	for (i = 0; i < s->n_sources; i++)
-		if (i != primary)
-			s->others[rec->n_others++] = s->figures[i];
-	rec->others = s->others;
 	return 0;
+}
+
+void session_fill_run(struct session *s, struct record *rec)
+{
+	fill_context(s, rec);
+	choose_primary(s, s->run_figures, rec);
+	rec->windows = s->windows;
 }
 
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru)
@@ -280,6 +323,31 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 int64_t session_procs_live(struct session *s)
 {
 	return s->bpf ? bpf_source_procs_live(s->bpf) : -1;
+}
+
+bool session_has_bpf(const struct session *s)
+{
+	return s->bpf != NULL;
+}
+
+const char *session_note(const struct session *s, size_t i)
+{
+	return i < s->n_notes ? s->notes[i] : NULL;
+}
+
+const struct host_facts *session_host(const struct session *s)
+{
+	return &s->host;
+}
+
+int session_drain_sums(struct session *s, struct sum_trace *t, uint64_t *drops)
+{
+	return s->bpf ? bpf_source_drain_trace(s->bpf, t, drops) : -EOPNOTSUPP;
+}
+
+int64_t session_window_start_pages(struct session *s)
+{
+	return s->bpf ? bpf_source_window_start_pages(s->bpf) : 0;
 }
 
 void session_close(struct session *s)
