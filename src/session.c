@@ -90,69 +90,65 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 	return 0;
 }
 
-/* A cgroup the tree does not own is only a last resort. */
-static bool cgroup_exclusive(struct source *src);
+typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
+			      char *why, size_t whylen);
 
-int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
+/* A source named by --source: it, or the reason it cannot be used. */
+static int open_named(struct session *s, const struct session_opts *o,
+		      const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
-	struct source_opts so = {
-		.cgroup_root = o->cgroup_root,
-		.command_mode = o->command_mode,
-		.sample_interval_ns = o->sample_interval_ns,
-	};
-	struct session *s;
-	struct source *src, *shared_cgroup = NULL;
-	uint64_t capeff = host_effective_caps();
-	const char *no_bpf;
+	source_open_fn open_fn;
+	struct source *src;
 	char reason[192];
-	int err = 0;
-
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	host_facts_fill(&s->host, capeff);
-	no_bpf = bpf_unusable(&s->host, capeff);
+	int err;
 
 	switch (o->source) {
 	case SOURCE_BPF:
 		if (no_bpf) {
 			snprintf(why, whylen, "%s", no_bpf);
-			err = -EPERM;
-			goto cleanup;
+			return -EPERM;
 		}
 		err = open_bpf(s, o, why, whylen);
-		if (!err && o->with_proc && proc_source_open(&so, &src, reason, sizeof(reason)) == 0)
+		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
-		goto cleanup;
+		return err;
 	case SOURCE_CGROUP:
-		err = cgroup_source_open(&so, &src, why, whylen);
-		if (!err)
-			add_source(s, src);
-		goto cleanup;
-	case SOURCE_PROC:
-		err = proc_source_open(&so, &src, why, whylen);
-		if (!err)
-			add_source(s, src);
-		goto cleanup;
-	case SOURCE_RUSAGE:
-		err = rusage_source_open(&so, &src, why, whylen);
-		if (!err)
-			add_source(s, src);
-		goto cleanup;
-	case SOURCE_AUTO:
+		open_fn = cgroup_source_open;
 		break;
+	case SOURCE_PROC:
+		open_fn = proc_source_open;
+		break;
+	case SOURCE_RUSAGE:
+		open_fn = rusage_source_open;
+		break;
+	default:
+		snprintf(why, whylen, "unknown source %d", (int)o->source);
+		return -EINVAL;
 	}
+	err = open_fn(so, &src, why, whylen);
+	if (!err)
+		add_source(s, src);
+	return err;
+}
 
-	/* auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
-	 * cgroup and rusage figures cost nothing more, so they are read beside
-	 * a better source and recorded as other_sources. */
+/*
+ * auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
+ * cgroup and rusage figures cost nothing more, so they are read beside a
+ * better source and recorded as other_sources. A cgroup the tree does not
+ * own is only a last resort.
+ */
+static void open_auto(struct session *s, const struct session_opts *o,
+		      const struct source_opts *so, const char *no_bpf)
+{
+	struct source *src, *shared_cgroup = NULL;
+	char reason[192];
+
 	if (no_bpf)
 		note(s, "bpf: %s", no_bpf);
 	else if (open_bpf(s, o, reason, sizeof(reason)))
 		note(s, "bpf: %s", reason);
-	if (cgroup_source_open(&so, &src, reason, sizeof(reason)) == 0) {
-		if (cgroup_exclusive(src))
+	if (cgroup_source_open(so, &src, reason, sizeof(reason)) == 0) {
+		if (cgroup_source_is_exclusive(src))
 			add_source(s, src);
 		else
 			shared_cgroup = src;
@@ -160,7 +156,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		note(s, "cgroup: %s", reason);
 	}
 	if (!s->bpf || o->with_proc) {
-		if (proc_source_open(&so, &src, reason, sizeof(reason)) == 0)
+		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else
 			note(s, "proc: %s", reason);
@@ -171,25 +167,41 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		add_source(s, shared_cgroup);
 	}
 	if (o->command_mode) {
-		if (rusage_source_open(&so, &src, reason, sizeof(reason)) == 0)
+		if (rusage_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else
 			note(s, "rusage: %s", reason);
 	}
-	err = 0;
-cleanup:
+}
+
+int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
+{
+	struct source_opts so = {
+		.cgroup_root = o->cgroup_root,
+		.command_mode = o->command_mode,
+		.sample_interval_ns = o->sample_interval_ns,
+	};
+	uint64_t capeff = host_effective_caps();
+	struct session *s;
+	const char *no_bpf;
+	int err = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	host_facts_fill(&s->host, capeff);
+	no_bpf = bpf_unusable(&s->host, capeff);
+	if (o->source == SOURCE_AUTO)
+		open_auto(s, o, &so, no_bpf);
+	else
+		err = open_named(s, o, &so, no_bpf, why, whylen);
 	if (err) {
 		session_close(s);
 		return err;
 	}
 	*out = s;
 	return 0;
-}
-
-static bool cgroup_exclusive(struct source *src)
-{
-	/* Known at open: whether it made a cgroup of its own. */
-	return cgroup_source_is_exclusive(src);
 }
 
 /* Drop source i (a secondary that failed), noting why. */
