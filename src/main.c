@@ -41,7 +41,7 @@ struct run {
 	struct session *session;
 	FILE *out;                      /* -o FILE, or NULL */
 	int sigfd;
-	sigset_t oldmask;               /* the mask before peakbpf's; the command execs with it */
+	sigset_t oldmask;               /* before blocking handled_signals(): the command execs with it */
 	int exit_status;                /* peakbpf's: EXIT_PEAKBPF_FAILED until known */
 	uint64_t t0_ns, window_start_ns, next_window_ns, deadline_ns;
 	bool windowed;                  /* -i given or SIGUSR1 seen: window records */
@@ -318,12 +318,11 @@ static int pidfd_open(pid_t pid)
 static int attach_roots(struct run *r)
 {
 	const struct options *o = r->opts;
-	int err;
+	int err, watch_err;
 
 	for (size_t i = 0; i < o->n_pids; i++) {
 		pid_t pid = o->pids[i];
 
-		r->pidfds[i] = -1;
 		if (pid == getpid()) {
 			fprintf(stderr, "peakbpf: -p %d is peakbpf itself: give the PID of the process to measure\n", pid);
 			return -EINVAL;
@@ -333,8 +332,9 @@ static int attach_roots(struct run *r)
 			return -ESRCH;
 		}
 		r->pidfds[i] = pidfd_open(pid);
+		watch_err = r->pidfds[i] < 0 ? errno : 0;      /* before adding it changes errno */
 		err = session_add_root(r->session, pid);
-		if (err == -ESRCH || (r->pidfds[i] < 0 && errno == ESRCH)) {
+		if (err == -ESRCH || watch_err == ESRCH) {
 			fprintf(stderr, "peakbpf: -p %d: the process exited while peakbpf attached\n", pid);
 			return -ESRCH;
 		}
@@ -342,9 +342,9 @@ static int attach_roots(struct run *r)
 			fprintf(stderr, "peakbpf: -p %d: cannot attach: %s\n", pid, strerror(-err));
 			return err;
 		}
-		if (r->pidfds[i] < 0) {
-			fprintf(stderr, "peakbpf: -p %d: cannot watch it for exit: %s\n", pid, strerror(errno));
-			return -errno;
+		if (watch_err) {
+			fprintf(stderr, "peakbpf: -p %d: cannot watch it for exit: %s\n", pid, strerror(watch_err));
+			return -watch_err;
 		}
 		r->roots_alive++;
 	}

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-/* A record carries figures, bpf counters, host facts and a sampler report;
- * the files that build one get their types (and the judging) from here. */
+/* A record carries figures, bpf counters, host facts and a sampler report:
+ * their headers come with this one. */
 #include "figure.h"
 #include "host.h"
 #include "sampler_model.h"
