@@ -18,6 +18,7 @@
 #include "report.h"
 #include "sampler_model.h"
 #include "session.h"
+#include "spawn.h"
 #include "status.h"
 
 static bool verbose;
@@ -108,57 +109,6 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGQUIT);
 	sigaddset(set, SIGUSR1);
-}
-
-/*
- * Fork the command stopped at a gate: it execs only after every source has
- * entered it, so none of its memory can be missed. Returns the pid, or -1
- * with errno set. *exec_err_fd reports exec failure.
- */
-static pid_t spawn_gated(char **argv, const sigset_t *oldmask, int *gate_fd, int *exec_err_fd)
-{
-	int gate[2], report[2];
-	pid_t pid;
-
-	if (pipe2(gate, O_CLOEXEC))
-		return -1;
-	if (pipe2(report, O_CLOEXEC)) {
-		close(gate[0]);
-		close(gate[1]);
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(gate[0]);
-		close(gate[1]);
-		close(report[0]);
-		close(report[1]);
-		errno = e;
-		return -1;
-	}
-	if (pid == 0) {
-		char go;
-		int e;
-
-		close(gate[1]);
-		close(report[0]);
-		if (read(gate[0], &go, 1) != 1)
-			_exit(EXIT_PEAKBPF_FAILED);     /* peakbpf gave up */
-		signal(SIGPIPE, SIG_DFL);      /* an ignored signal stays ignored across exec */
-		sigprocmask(SIG_SETMASK, oldmask, NULL);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(report[1], &e, sizeof(e)) < 0)
-			_exit(EXIT_PEAKBPF_FAILED);
-		_exit(exit_status_from_exec_errno(e));
-	}
-	close(gate[0]);
-	close(report[1]);
-	*gate_fd = gate[1];
-	*exec_err_fd = report[0];
-	return pid;
 }
 
 static void write_record(struct run *r, const struct record *rec)
