@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Judging figures: whether a bpf figure is exact or how far off it may be,
- * and folding each window's figure into the whole run's.
+ * What a figure means: whether a bpf figure is exact or how far off it may
+ * be, who held the memory at its peak, and each window's figure folded
+ * into the whole run's.
  */
 #ifndef PEAKBPF_FIGURE_H
 #define PEAKBPF_FIGURE_H
