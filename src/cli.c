@@ -154,100 +154,95 @@ static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
 	return 0;
 }
 
-enum cli_action cli_parse(int argc, char **argv, struct options *o,
-			  char *err, size_t errlen)
+/* An option with nothing to check, or getopt's complaint. */
+static enum cli_action parse_flag(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
-	int c, err_code;
-
-	memset(o, 0, sizeof(*o));
-	o->top = 5;
-	optind = 0;             /* full re-initialisation (glibc) */
-	opterr = 0;
-	/* '+': options stop at the command, so "peakbpf ls -l" works. */
-	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			err_code = parse_pid_list(optarg, o->pids, CLI_MAX_PIDS, &o->n_pids);
-			if (err_code) {
-				snprintf(err, errlen, "-p: '%s': %s", optarg,
-					 err_code == -EEXIST ? "a PID is given twice" :
-					 err_code == -E2BIG ? "too many PIDs (at most 64)" :
-					 "PIDs are positive numbers, separated by commas");
-				return CLI_ERROR;
-			}
-			break;
-		case 'i':
-			if (bad_duration("--interval", optarg, &o->interval_ns, err, errlen))
-				return CLI_ERROR;
-			break;
-		case 'd':
-			if (bad_duration("--duration", optarg, &o->duration_ns, err, errlen))
-				return CLI_ERROR;
-			break;
-		case OPT_SAMPLE_INTERVAL:
-			if (bad_duration("--sample-interval", optarg, &o->sample_interval_ns, err, errlen))
-				return CLI_ERROR;
-			break;
-		case 's':
-			if (parse_source(optarg, &o->source)) {
-				snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage",
-					 optarg);
-				return CLI_ERROR;
-			}
-			break;
-		case 't': {
-			uint32_t top;
-
-			if (parse_u32(optarg, 0, 32, &top)) {
-				snprintf(err, errlen, "--top: '%s' is not a number from 0 to 32", optarg);
-				return CLI_ERROR;
-			}
-			o->top = top;
-			break;
-		}
-		case OPT_CGROUP_ROOT:
-			o->cgroup_root = optarg;
-			break;
-		case OPT_COMPARE_SAMPLER:
-			if (parse_duration_list(optarg, o->samplers_ns, CLI_MAX_SAMPLERS, &o->n_samplers)) {
-				snprintf(err, errlen, "--compare-sampler: '%s' is not a list of up to 8 "
-					 "durations (e.g. 100ms,1s)", optarg);
-				return CLI_ERROR;
-			}
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case OPT_MAX_TRACKED:
-			if (parse_u32(optarg, 16, 1U << 22, &o->max_tracked)) {
-				snprintf(err, errlen, "--max-tracked: '%s' is not a number from 16 to 4194304", optarg);
-				return CLI_ERROR;
-			}
-			break;
-		case 'h':
-			return CLI_HELP;
-		case 'V':
-			return CLI_VERSION;
-		case ':':
-			snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-			return CLI_ERROR;
-		default:
-			if (optopt && optopt != '?')
-				snprintf(err, errlen, "unknown option '-%c' (see peakbpf --help)", optopt);
-			else
-				snprintf(err, errlen, "unknown option '%s' (see peakbpf --help)", argv[optind - 1]);
-			return CLI_ERROR;
-		}
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		return CLI_RUN;
+	case OPT_CGROUP_ROOT:
+		o->cgroup_root = optarg;
+		return CLI_RUN;
+	case 'j':
+		o->json = true;
+		return CLI_RUN;
+	case 'q':
+		o->quiet = true;
+		return CLI_RUN;
+	case 'v':
+		o->verbose = true;
+		return CLI_RUN;
+	case 'h':
+		return CLI_HELP;
+	case 'V':
+		return CLI_VERSION;
+	case ':':
+		snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		return CLI_ERROR;
+	default:
+		if (optopt && optopt != '?')
+			snprintf(err, errlen, "unknown option '-%c' (see peakbpf --help)", optopt);
+		else
+			snprintf(err, errlen, "unknown option '%s' (see peakbpf --help)", argv[optind - 1]);
+		return CLI_ERROR;
 	}
+}
+
+/* One option from getopt_long: CLI_RUN lets parsing go on. */
+static enum cli_action parse_option(int c, char **argv, struct options *o, char *err, size_t errlen)
+{
+	uint32_t top;
+	int err_code;
+
+	switch (c) {
+	case 'p':
+		err_code = parse_pid_list(optarg, o->pids, CLI_MAX_PIDS, &o->n_pids);
+		if (!err_code)
+			return CLI_RUN;
+		snprintf(err, errlen, "-p: '%s': %s", optarg,
+			 err_code == -EEXIST ? "a PID is given twice" :
+			 err_code == -E2BIG ? "too many PIDs (at most 64)" :
+			 "PIDs are positive numbers, separated by commas");
+		return CLI_ERROR;
+	case 'i':
+		return bad_duration("--interval", optarg, &o->interval_ns, err, errlen) ? CLI_ERROR : CLI_RUN;
+	case 'd':
+		return bad_duration("--duration", optarg, &o->duration_ns, err, errlen) ? CLI_ERROR : CLI_RUN;
+	case OPT_SAMPLE_INTERVAL:
+		return bad_duration("--sample-interval", optarg, &o->sample_interval_ns, err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
+	case 's':
+		if (!parse_source(optarg, &o->source))
+			return CLI_RUN;
+		snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage", optarg);
+		return CLI_ERROR;
+	case 't':
+		if (parse_u32(optarg, 0, 32, &top)) {
+			snprintf(err, errlen, "--top: '%s' is not a number from 0 to 32", optarg);
+			return CLI_ERROR;
+		}
+		o->top = top;
+		return CLI_RUN;
+	case OPT_COMPARE_SAMPLER:
+		if (!parse_duration_list(optarg, o->samplers_ns, CLI_MAX_SAMPLERS, &o->n_samplers))
+			return CLI_RUN;
+		snprintf(err, errlen, "--compare-sampler: '%s' is not a list of up to 8 "
+			 "durations (e.g. 100ms,1s)", optarg);
+		return CLI_ERROR;
+	case OPT_MAX_TRACKED:
+		if (!parse_u32(optarg, 16, 1U << 22, &o->max_tracked))
+			return CLI_RUN;
+		snprintf(err, errlen, "--max-tracked: '%s' is not a number from 16 to 4194304", optarg);
+		return CLI_ERROR;
+	default:
+		return parse_flag(c, argv, o, err, errlen);
+	}
+}
+
+/* Options that do not go together, and the command after them. */
+static enum cli_action check_options(int argc, char **argv, struct options *o, char *err, size_t errlen)
+{
 	if (o->output && !*o->output) {
 		snprintf(err, errlen, "--output: empty file name");
 		return CLI_ERROR;
@@ -273,4 +268,23 @@ enum cli_action cli_parse(int argc, char **argv, struct options *o,
 	}
 	o->command = &argv[optind];
 	return CLI_RUN;
+}
+
+enum cli_action cli_parse(int argc, char **argv, struct options *o,
+			  char *err, size_t errlen)
+{
+	enum cli_action action;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->top = 5;
+	optind = 0;             /* full re-initialisation (glibc) */
+	opterr = 0;
+	/* '+': options stop at the command, so "peakbpf ls -l" works. */
+	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:", long_options, NULL)) != -1) {
+		action = parse_option(c, argv, o, err, errlen);
+		if (action != CLI_RUN)
+			return action;
+	}
+	return check_options(argc, argv, o, err, errlen);
 }

@@ -5,7 +5,18 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "report.h"
+
+struct host_facts {
+	char kernel[65];        /* uname -r */
+	int cpus;               /* online CPUs */
+	long page_size;
+	bool btf;               /* /sys/kernel/btf/vmlinux present */
+	bool bpf_loaded;        /* the facts below come from a loaded tracker */
+	bool rss_percpu;        /* rss kept in percpu_counters (6.2+) */
+	const char *teardown_hook;
+	const char *privileges; /* "root", "CAP_BPF+CAP_PERFMON", ... */
+	int exact_path_err;     /* 0: per-CPU sums available, else -errno */
+};
 
 #define CAPBIT_SYS_ADMIN 21
 #define CAPBIT_PERFMON   38

@@ -18,6 +18,7 @@
 #include "report.h"
 #include "sampler_model.h"
 #include "session.h"
+#include "spawn.h"
 #include "status.h"
 
 static bool verbose;
@@ -41,13 +42,14 @@ struct run {
 	struct session *session;
 	FILE *out;                      /* -o FILE, or NULL */
 	int sigfd;
+	sigset_t oldmask;               /* before blocking handled_signals(): the command execs with it */
+	int exit_status;                /* peakbpf's: EXIT_PEAKBPF_FAILED until known */
 	uint64_t t0_ns, window_start_ns, next_window_ns, deadline_ns;
-	unsigned windows;               /* closed so far */
 	bool windowed;                  /* -i given or SIGUSR1 seen: window records */
-	struct figure run_figs[SESSION_MAX_SOURCES];
 	/* command mode */
-	pid_t child;
+	pid_t child;                    /* negated once reaped */
 	struct command_facts command;
+	struct rusage ru;               /* the command's, once reaped */
 	/* attach mode */
 	int pidfds[CLI_MAX_PIDS];
 	size_t roots_alive;
@@ -63,53 +65,36 @@ struct run {
 
 static bool recording(const struct run *r)
 {
-	return r->opts->n_samplers && r->session->bpf;
+	return r->opts->n_samplers && session_has_bpf(r->session);
 }
 
 static void drain_trace(struct run *r)
 {
-	if (recording(r) && bpf_source_drain_trace(r->session->bpf, &r->trace, &r->record_drops))
+	if (recording(r) && session_drain_sums(r->session, &r->trace, &r->record_drops))
 		fprintf(stderr, "peakbpf: reading the record of the sum failed\n");
 }
 
 /* --compare-sampler: model each interval over the whole run, and check a
  * real /proc sampler at the first interval against the model. */
-static void compute_sampler_report(struct run *r, const struct figure *bpf, uint64_t end_ns)
+static void compare_sampler(struct run *r, const struct record *rec, uint64_t end_ns)
 {
-	struct sampler_report *s = &r->sampler;
-	uint64_t page = (uint64_t)r->session->host.page_size;
+	struct sampler_report_input in = {
+		.trace = &r->trace,
+		.start_ns = r->t0_ns,
+		.end_ns = end_ns,
+		.page_size = (uint64_t)session_host(r->session)->page_size,
+		.true_peak_bytes = rec->primary.peak_bytes,
+		.record_drops = r->record_drops,
+		.intervals_ns = r->opts->samplers_ns,
+		.n_intervals = r->opts->n_samplers,
+	};
 
-	memset(s, 0, sizeof(*s));
-	s->true_peak_bytes = bpf->peak_bytes;
-	s->resolution_ns = TRACE_RESOLUTION_NS;
-	s->record_drops = r->record_drops;
-	for (size_t i = 0; i < r->opts->n_samplers && i < REPORT_MAX_SAMPLERS; i++) {
-		struct sampler_stats st;
+	sampler_report_compute(&in, &r->sampler);
+	for (size_t i = 0; i < rec->n_others; i++) {
+		const struct figure *f = &rec->others[i];
 
-		if (sampler_distribution(&r->trace, r->t0_ns, end_ns, r->opts->samplers_ns[i],
-					 (int64_t)(bpf->peak_bytes / page), &st))
-			continue;
-		s->at[s->n].interval_ns = st.interval_ns;
-		s->at[s->n].phase_step_ns = st.phase_step_ns;
-		s->at[s->n].phases = st.phases;
-		s->at[s->n].worst_bytes = st.worst > 0 ? (uint64_t)st.worst * page : 0;
-		s->at[s->n].median_bytes = st.median > 0 ? (uint64_t)st.median * page : 0;
-		s->at[s->n].best_bytes = st.best > 0 ? (uint64_t)st.best * page : 0;
-		s->at[s->n].p_within_5pct = st.p_within_5pct;
-		s->n++;
-	}
-	for (size_t i = 0; i < r->session->n_sources; i++) {
-		const struct figure *f = &r->run_figs[i];
-		uint64_t tol = 2 * 1024 * 1024 + bpf->peak_bytes / 50;
-
-		if (strcmp(f->source, "proc") || !f->measured || !s->n)
-			continue;
-		s->real_measured = true;
-		s->real_interval_ns = f->interval_ns;
-		s->real_peak_bytes = f->peak_bytes;
-		s->real_samples = f->samples;
-		s->real_within = f->peak_bytes + tol >= s->at[0].worst_bytes &&
-				 f->peak_bytes <= s->at[0].best_bytes + tol;
+		if (!strcmp(f->source, "proc") && f->measured)
+			sampler_report_check_real(&r->sampler, f->interval_ns, f->peak_bytes, f->samples);
 	}
 }
 
@@ -124,57 +109,6 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGHUP);
 	sigaddset(set, SIGQUIT);
 	sigaddset(set, SIGUSR1);
-}
-
-/*
- * Fork the command stopped at a gate: it execs only after every source has
- * entered it, so none of its memory can be missed. Returns the pid, or -1
- * with errno set. *exec_err_fd reports exec failure.
- */
-static pid_t spawn_gated(char **argv, const sigset_t *oldmask, int *gate_fd, int *exec_err_fd)
-{
-	int gate[2], report[2];
-	pid_t pid;
-
-	if (pipe2(gate, O_CLOEXEC))
-		return -1;
-	if (pipe2(report, O_CLOEXEC)) {
-		close(gate[0]);
-		close(gate[1]);
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(gate[0]);
-		close(gate[1]);
-		close(report[0]);
-		close(report[1]);
-		errno = e;
-		return -1;
-	}
-	if (pid == 0) {
-		char go;
-		int e;
-
-		close(gate[1]);
-		close(report[0]);
-		if (read(gate[0], &go, 1) != 1)
-			_exit(EXIT_PEAKBPF_FAILED);     /* peakbpf gave up */
-		signal(SIGPIPE, SIG_DFL);      /* an ignored signal stays ignored across exec */
-		sigprocmask(SIG_SETMASK, oldmask, NULL);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(report[1], &e, sizeof(e)) < 0)
-			_exit(EXIT_PEAKBPF_FAILED);
-		_exit(exit_status_from_exec_errno(e));
-	}
-	close(gate[0]);
-	close(report[1]);
-	*gate_fd = gate[1];
-	*exec_err_fd = report[0];
-	return pid;
 }
 
 static void write_record(struct run *r, const struct record *rec)
@@ -200,21 +134,16 @@ static void fill_common(struct run *r, struct record *rec, uint64_t end_ns)
 	}
 }
 
-/* Close the open window; every source's figure also folds into the run's. */
+/* Close the open window (the session folds it into the run's figures). */
 static int close_window(struct run *r)
 {
-	struct session *s = r->session;
 	struct record rec = { .kind = "window" };
 	uint64_t now = monotonic_ns();
 	int err;
 
-	err = session_close_window(s, &rec);
+	err = session_close_window(r->session, &rec);
 	if (err)
 		return err;
-	for (size_t i = 0; i < s->n_sources; i++)
-		figure_merge(&r->run_figs[i], &s->figures[i], r->windows == 0);
-	r->windows++;
-	rec.window = r->windows;
 	fill_common(r, &rec, now);
 	rec.start_s = (double)(r->window_start_ns - r->t0_ns) / 1e9;
 	r->window_start_ns = now;
@@ -230,32 +159,13 @@ static int close_window(struct run *r)
 
 static void report_run(struct run *r)
 {
-	struct session *s = r->session;
 	struct record rec = { .kind = "run" };
-	struct figure others[SESSION_MAX_SOURCES];
-	size_t i, primary = 0, n = 0;
-	bool found = false;
 
-	session_fill_context(s, &rec);
-	for (i = 0; i < s->n_sources; i++) {
-		if (!found && r->run_figs[i].measured) {
-			primary = i;
-			found = true;
-		}
-	}
-	if (s->n_sources) {
-		rec.primary = r->run_figs[primary];
-		for (i = 0; i < s->n_sources; i++)
-			if (i != primary)
-				others[n++] = r->run_figs[i];
-	}
-	rec.others = others;
-	rec.n_others = n;
-	rec.windows = r->windows;
+	session_fill_run(r->session, &rec);
 	fill_common(r, &rec, r->window_start_ns);
 	if (recording(r) && !strcmp(rec.primary.source, "bpf")) {
 		drain_trace(r);
-		compute_sampler_report(r, &rec.primary, r->window_start_ns);
+		compare_sampler(r, &rec, r->window_start_ns);
 		rec.sampler = &r->sampler;
 	}
 	rec.start_s = 0;
@@ -265,13 +175,13 @@ static void report_run(struct run *r)
 }
 
 /* What a signal to peakbpf does. Returns true when the run should end. */
-static bool on_signal(struct run *r, const struct signalfd_siginfo *si, int *status, struct rusage *ru)
+static bool on_signal(struct run *r, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
 
 	switch (sig) {
 	case SIGCHLD:
-		if (r->child > 0 && wait4(r->child, status, WNOHANG, ru) == r->child) {
+		if (r->child > 0 && wait4(r->child, &r->command.wait_status, WNOHANG, &r->ru) == r->child) {
 			r->child = -r->child;   /* reaped */
 			return true;
 		}
@@ -295,7 +205,7 @@ static bool on_signal(struct run *r, const struct signalfd_siginfo *si, int *sta
 }
 
 /* Wait for the run's end, closing windows on time and on SIGUSR1. */
-static int event_loop(struct run *r, int *status, struct rusage *ru)
+static int event_loop(struct run *r)
 {
 	for (;;) {
 		struct pollfd fds[1 + CLI_MAX_PIDS];
@@ -334,7 +244,7 @@ static int event_loop(struct run *r, int *status, struct rusage *ru)
 		if (fds[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
-			if (read(r->sigfd, &si, sizeof(si)) == sizeof(si) && on_signal(r, &si, status, ru))
+			if (read(r->sigfd, &si, sizeof(si)) == sizeof(si) && on_signal(r, &si))
 				return 0;
 		}
 		for (i = 1; i < nfds; i++) {
@@ -358,12 +268,11 @@ static int pidfd_open(pid_t pid)
 static int attach_roots(struct run *r)
 {
 	const struct options *o = r->opts;
-	int err;
+	int err, watch_err;
 
 	for (size_t i = 0; i < o->n_pids; i++) {
 		pid_t pid = o->pids[i];
 
-		r->pidfds[i] = -1;
 		if (pid == getpid()) {
 			fprintf(stderr, "peakbpf: -p %d is peakbpf itself: give the PID of the process to measure\n", pid);
 			return -EINVAL;
@@ -373,8 +282,9 @@ static int attach_roots(struct run *r)
 			return -ESRCH;
 		}
 		r->pidfds[i] = pidfd_open(pid);
+		watch_err = r->pidfds[i] < 0 ? errno : 0;      /* before adding it changes errno */
 		err = session_add_root(r->session, pid);
-		if (err == -ESRCH || (r->pidfds[i] < 0 && errno == ESRCH)) {
+		if (err == -ESRCH || watch_err == ESRCH) {
 			fprintf(stderr, "peakbpf: -p %d: the process exited while peakbpf attached\n", pid);
 			return -ESRCH;
 		}
@@ -382,17 +292,22 @@ static int attach_roots(struct run *r)
 			fprintf(stderr, "peakbpf: -p %d: cannot attach: %s\n", pid, strerror(-err));
 			return err;
 		}
-		if (r->pidfds[i] < 0) {
-			fprintf(stderr, "peakbpf: -p %d: cannot watch it for exit: %s\n", pid, strerror(errno));
-			return -errno;
+		if (watch_err) {
+			fprintf(stderr, "peakbpf: -p %d: cannot watch it for exit: %s\n", pid, strerror(watch_err));
+			return -watch_err;
 		}
 		r->roots_alive++;
 	}
 	return 0;
 }
 
-static int run(const struct options *o)
+/*
+ * What both modes need before anything runs: the -o file (so a bad path
+ * fails first), the session's sources, and the signals peakbpf handles.
+ */
+static int run_prepare(struct run *r)
 {
+	const struct options *o = r->opts;
 	struct session_opts so = {
 		.source = o->source,
 		.command_mode = o->command != NULL,
@@ -402,144 +317,204 @@ static int run(const struct options *o)
 		.record_ring_bytes = o->n_samplers ? RECORD_RING_BYTES : 0,
 		.with_proc = o->n_samplers > 0,
 	};
-	struct run r = { .opts = o, .sigfd = -1, .windowed = o->interval_ns != 0 };
-	struct rusage ru = {};
-	sigset_t set, oldmask;
-	int gate_fd = -1, exec_err_fd = -1, status = 0, exec_errno = 0;
-	int err, ret = EXIT_PEAKBPF_FAILED;
 	char why[256] = "";
-	ssize_t n;
+	const char *note;
+	sigset_t set;
+	int err;
+
+	if (o->n_samplers && !o->sample_interval_ns)
+		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
+	if (o->output) {
+		r->out = fopen(o->output, "we");
+		if (!r->out) {
+			err = -errno;
+			fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(-err));
+			return err;
+		}
+	}
+	libbpf_set_print(libbpf_log);
+	err = session_open(&so, &r->session, why, sizeof(why));
+	if (err) {
+		fprintf(stderr, "peakbpf: %s\n", why);
+		return err;
+	}
+	/* Why a better source was not used matters when peakbpf fell back;
+	 * beside bpf, a missing secondary source is only in not_used. */
+	if (!o->quiet && !session_has_bpf(r->session))
+		for (size_t i = 0; (note = session_note(r->session, i)); i++)
+			fprintf(stderr, "peakbpf: notice: %s\n", note);
+	if (o->n_samplers && !session_has_bpf(r->session)) {
+		fprintf(stderr, "peakbpf: --compare-sampler needs the bpf source, which cannot be used here\n");
+		return -EOPNOTSUPP;
+	}
+	handled_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, &r->oldmask);
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (r->sigfd < 0) {
+		err = -errno;
+		fprintf(stderr, "peakbpf: signalfd: %s\n", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Every root is entered and the sources started: the run, and its first
+ * window, begin now. */
+static void begin_run(struct run *r)
+{
+	r->t0_ns = r->window_start_ns = monotonic_ns();
+	if (recording(r))
+		trace_add(&r->trace, r->t0_ns, session_window_start_pages(r->session));
+	if (r->opts->interval_ns)
+		r->next_window_ns = r->t0_ns + r->opts->interval_ns;
+}
+
+/* Command mode: fork COMMAND behind the gate, enter it, open the gate. On
+ * exec failure r->exit_status says why (126, 127). */
+static int start_command(struct run *r)
+{
+	char **argv = r->opts->command;
+	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err;
+
+	r->child = spawn_gated(argv, &r->oldmask, &gate_fd, &exec_err_fd);
+	if (r->child < 0) {
+		err = -errno;
+		fprintf(stderr, "peakbpf: cannot start %s: %s\n", argv[0], strerror(-err));
+		goto cleanup;
+	}
+	r->command.argv = argv;
+	r->command.pid = r->child;
+	err = session_add_root(r->session, r->child);
+	if (!err)
+		err = session_start(r->session);
+	if (err) {
+		fprintf(stderr, "peakbpf: cannot track %s: %s\n", argv[0], strerror(-err));
+		goto cleanup;   /* closing the gate makes the child exit */
+	}
+	begin_run(r);
+	if (write(gate_fd, "g", 1) != 1) {
+		err = -errno;
+		fprintf(stderr, "peakbpf: cannot start %s: %s\n", argv[0], strerror(-err));
+		goto cleanup;
+	}
+	/* EOF once exec succeeded (the pipe is close-on-exec), else its errno. */
+	if (read(exec_err_fd, &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
+		waitpid(r->child, NULL, 0);
+		r->child = 0;
+		r->exit_status = exit_status_from_exec_errno(exec_errno);
+		if (r->exit_status == EXIT_NOT_FOUND)
+			fprintf(stderr, "peakbpf: %s: command not found\n", argv[0]);
+		else
+			fprintf(stderr, "peakbpf: %s: cannot execute: %s\n", argv[0], strerror(exec_errno));
+		err = exec_errno > 0 ? -exec_errno : -ENOEXEC;
+		goto cleanup;
+	}
+	err = 0;
+cleanup:
+	if (gate_fd >= 0)
+		close(gate_fd);
+	if (exec_err_fd >= 0)
+		close(exec_err_fd);
+	return err;
+}
+
+/* Attach mode: enter -p's processes, start, and set the -d deadline. */
+static int start_attached(struct run *r)
+{
+	int err;
+
+	err = attach_roots(r);
+	if (err)
+		return err;
+	err = session_start(r->session);
+	if (err)
+		return err;
+	begin_run(r);
+	if (r->opts->duration_ns)
+		r->deadline_ns = r->t0_ns + r->opts->duration_ns;
+	return 0;
+}
+
+/* The run has ended: the command's facts and exit status, the last
+ * window, the run's record, and a check that -o's file was written. */
+static int collect_exit(struct run *r)
+{
+	const struct options *o = r->opts;
+	int err;
+
+	if (o->command) {
+		r->command.user_s = timeval_s(r->ru.ru_utime);
+		r->command.sys_s = timeval_s(r->ru.ru_stime);
+		r->command.descendants_alive = session_procs_live(r->session);
+		session_command_exited(r->session, -r->child, &r->ru);
+		r->child = 0;
+		r->exit_status = exit_status_from_wait(r->command.wait_status);
+	} else {
+		r->exit_status = 0;
+	}
+	err = close_window(r);
+	if (err) {
+		fprintf(stderr, "peakbpf: reading the last window failed\n");
+		r->exit_status = EXIT_PEAKBPF_FAILED;
+		return err;
+	}
+	report_run(r);
+	if (r->out && (ferror(r->out) || fflush(r->out))) {
+		err = errno ? -errno : -EIO;
+		fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
+		r->exit_status = EXIT_PEAKBPF_FAILED;
+		return err;
+	}
+	return 0;
+}
+
+static void run_cleanup(struct run *r)
+{
+	if (r->child > 0) {
+		/* peakbpf failed while the command is not yet reaped: behind the
+		 * closed gate it exits without exec, else SIGKILL ends it. */
+		kill(r->child, SIGKILL);
+		waitpid(r->child, NULL, 0);
+	}
+	for (size_t i = 0; i < CLI_MAX_PIDS; i++)
+		if (r->pidfds[i] >= 0)
+			close(r->pidfds[i]);
+	if (r->sigfd >= 0)
+		close(r->sigfd);
+	session_close(r->session);
+	trace_free(&r->trace);
+	if (r->out)
+		fclose(r->out);
+}
+
+static int run(const struct options *o)
+{
+	struct run r = {
+		.opts = o,
+		.sigfd = -1,
+		.exit_status = EXIT_PEAKBPF_FAILED,
+		.windowed = o->interval_ns != 0,
+	};
+	int err;
 
 	for (size_t i = 0; i < CLI_MAX_PIDS; i++)
 		r.pidfds[i] = -1;
 	trace_init(&r.trace, TRACE_RESOLUTION_NS);
-	if (o->n_samplers && !o->sample_interval_ns)
-		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
-	if (o->output) {        /* fail before running anything */
-		r.out = fopen(o->output, "we");
-		if (!r.out) {
-			fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
-			return EXIT_PEAKBPF_FAILED;
-		}
-	}
-	libbpf_set_print(libbpf_log);
-	err = session_open(&so, &r.session, why, sizeof(why));
-	if (err) {
-		fprintf(stderr, "peakbpf: %s\n", why);
+	err = run_prepare(&r);
+	if (err)
 		goto cleanup;
-	}
-	/* Why a better source was not used matters when peakbpf fell back;
-	 * beside bpf, a missing secondary source is only in not_used. */
-	for (size_t i = 0; i < r.session->n_notes && !o->quiet && !r.session->bpf; i++)
-		fprintf(stderr, "peakbpf: notice: %s\n", r.session->note_ptrs[i]);
-	if (o->n_samplers && !r.session->bpf) {
-		fprintf(stderr, "peakbpf: --compare-sampler needs the bpf source, which cannot be used here\n");
+	err = o->command ? start_command(&r) : start_attached(&r);
+	if (err)
 		goto cleanup;
-	}
-
-	handled_signals(&set);
-	sigprocmask(SIG_BLOCK, &set, &oldmask);
-	r.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (r.sigfd < 0) {
-		fprintf(stderr, "peakbpf: signalfd: %s\n", strerror(errno));
-		goto cleanup;
-	}
-
-	if (o->command) {
-		r.child = spawn_gated(o->command, &oldmask, &gate_fd, &exec_err_fd);
-		if (r.child < 0) {
-			fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
-			goto cleanup;
-		}
-		r.command.argv = o->command;
-		r.command.pid = r.child;
-		err = session_add_root(r.session, r.child);
-		if (!err)
-			err = session_start(r.session);
-		if (err) {
-			fprintf(stderr, "peakbpf: cannot track %s: %s\n", o->command[0], strerror(-err));
-			goto cleanup;   /* closing the gate makes the child exit */
-		}
-		r.t0_ns = r.window_start_ns = monotonic_ns();
-		if (recording(&r))
-			trace_add(&r.trace, r.t0_ns, bpf_source_window_start_pages(r.session->bpf));
-		if (write(gate_fd, "g", 1) != 1) {
-			fprintf(stderr, "peakbpf: cannot start %s: %s\n", o->command[0], strerror(errno));
-			goto cleanup;
-		}
-		close(gate_fd);
-		gate_fd = -1;
-		n = read(exec_err_fd, &exec_errno, sizeof(exec_errno));
-		if (n == sizeof(exec_errno)) {
-			waitpid(r.child, NULL, 0);
-			r.child = 0;
-			ret = exit_status_from_exec_errno(exec_errno);
-			if (ret == EXIT_NOT_FOUND)
-				fprintf(stderr, "peakbpf: %s: command not found\n", o->command[0]);
-			else
-				fprintf(stderr, "peakbpf: %s: cannot execute: %s\n", o->command[0],
-					strerror(exec_errno));
-			goto cleanup;
-		}
-	} else {
-		if (attach_roots(&r) || session_start(r.session))
-			goto cleanup;
-		r.t0_ns = r.window_start_ns = monotonic_ns();
-		if (recording(&r))
-			trace_add(&r.trace, r.t0_ns, bpf_source_window_start_pages(r.session->bpf));
-		if (o->duration_ns)
-			r.deadline_ns = r.t0_ns + o->duration_ns;
-	}
-	if (o->interval_ns)
-		r.next_window_ns = r.t0_ns + o->interval_ns;
-
-	err = event_loop(&r, &status, &ru);
+	err = event_loop(&r);
 	if (err) {
 		fprintf(stderr, "peakbpf: waiting: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	if (o->command) {
-		r.command.wait_status = status;
-		r.command.user_s = timeval_s(ru.ru_utime);
-		r.command.sys_s = timeval_s(ru.ru_stime);
-		r.command.descendants_alive = session_procs_live(r.session);
-		session_command_exited(r.session, -r.child, &ru);
-		r.child = 0;
-		ret = exit_status_from_wait(status);
-	} else {
-		ret = 0;
-	}
-	if (close_window(&r)) {
-		fprintf(stderr, "peakbpf: reading the last window failed\n");
-		ret = EXIT_PEAKBPF_FAILED;
-		goto cleanup;
-	}
-	report_run(&r);
-	if (r.out && (ferror(r.out) || fflush(r.out))) {
-		fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
-		ret = EXIT_PEAKBPF_FAILED;
-	}
+	collect_exit(&r);       /* sets r.exit_status, on failure too */
 cleanup:
-	if (gate_fd >= 0)
-		close(gate_fd);
-	if (r.child > 0) {
-		/* Failed before the command ran: the gate is closed, so it
-		 * exits without exec; reap it. */
-		kill(r.child, SIGKILL);
-		waitpid(r.child, NULL, 0);
-	}
-	if (exec_err_fd >= 0)
-		close(exec_err_fd);
-	for (size_t i = 0; i < o->n_pids; i++)
-		if (r.pidfds[i] >= 0)
-			close(r.pidfds[i]);
-	if (r.sigfd >= 0)
-		close(r.sigfd);
-	session_close(r.session);
-	trace_free(&r.trace);
-	if (r.out)
-		fclose(r.out);
-	return ret;
+	run_cleanup(&r);
+	return r.exit_status;
 }
 
 int main(int argc, char **argv)

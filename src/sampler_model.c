@@ -124,3 +124,48 @@ int sampler_distribution(const struct sum_trace *t, uint64_t start, uint64_t end
 	free(seen);
 	return 0;
 }
+
+static uint64_t pages_to_bytes(int64_t pages, uint64_t page_size)
+{
+	return pages > 0 ? (uint64_t)pages * page_size : 0;
+}
+
+void sampler_report_compute(const struct sampler_report_input *in, struct sampler_report *s)
+{
+	uint64_t page = in->page_size ? in->page_size : 1;
+
+	memset(s, 0, sizeof(*s));
+	s->true_peak_bytes = in->true_peak_bytes;
+	s->resolution_ns = in->trace->res_ns;
+	s->record_drops = in->record_drops;
+	for (size_t i = 0; i < in->n_intervals && i < SAMPLER_MAX_INTERVALS; i++) {
+		struct sampler_stats st;
+
+		if (sampler_distribution(in->trace, in->start_ns, in->end_ns, in->intervals_ns[i],
+					 (int64_t)(in->true_peak_bytes / page), &st))
+			continue;
+		s->at[s->n].interval_ns = st.interval_ns;
+		s->at[s->n].phase_step_ns = st.phase_step_ns;
+		s->at[s->n].phases = st.phases;
+		s->at[s->n].worst_bytes = pages_to_bytes(st.worst, page);
+		s->at[s->n].median_bytes = pages_to_bytes(st.median, page);
+		s->at[s->n].best_bytes = pages_to_bytes(st.best, page);
+		s->at[s->n].p_within_5pct = st.p_within_5pct;
+		s->n++;
+	}
+}
+
+void sampler_report_check_real(struct sampler_report *s, uint64_t interval_ns,
+			       uint64_t peak_bytes, uint64_t samples)
+{
+	uint64_t tol = 2 * 1024 * 1024 + s->true_peak_bytes / 50;
+
+	if (!s->n)
+		return;
+	s->real_measured = true;
+	s->real_interval_ns = interval_ns;
+	s->real_peak_bytes = peak_bytes;
+	s->real_samples = samples;
+	s->real_within = peak_bytes + tol >= s->at[0].worst_bytes &&
+			 peak_bytes <= s->at[0].best_bytes + tol;
+}

@@ -8,6 +8,7 @@
 #ifndef PEAKBPF_SAMPLER_MODEL_H
 #define PEAKBPF_SAMPLER_MODEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,5 +48,50 @@ struct sampler_stats {
  */
 int sampler_distribution(const struct sum_trace *t, uint64_t start, uint64_t end,
 			 uint64_t interval_ns, int64_t true_peak, struct sampler_stats *out);
+
+#define SAMPLER_MAX_INTERVALS 8
+
+/* --compare-sampler: what samplers at each interval would have reported. */
+struct sampler_report {
+	size_t n;
+	struct {
+		uint64_t interval_ns;
+		uint64_t phase_step_ns;
+		size_t phases;
+		uint64_t worst_bytes, median_bytes, best_bytes;
+		double p_within_5pct;
+	} at[SAMPLER_MAX_INTERVALS];
+	uint64_t true_peak_bytes;
+	uint64_t resolution_ns;
+	uint64_t record_drops;          /* changes not recorded: the model is then approximate */
+	/* the real /proc sampler at the first interval, as a check */
+	bool real_measured;
+	uint64_t real_interval_ns;
+	uint64_t real_peak_bytes;
+	uint64_t real_samples;
+	bool real_within;               /* inside [worst, best], with a small tolerance */
+};
+
+/* What a sampler report is computed from. */
+struct sampler_report_input {
+	const struct sum_trace *trace;  /* the exact tree sum, in pages */
+	uint64_t start_ns, end_ns;      /* the run */
+	uint64_t page_size;
+	uint64_t true_peak_bytes;       /* the exact peak over the run */
+	uint64_t record_drops;          /* changes missing from the trace */
+	const uint64_t *intervals_ns;
+	size_t n_intervals;             /* beyond SAMPLER_MAX_INTERVALS: ignored */
+};
+
+/* Model every interval over the run, in bytes. An interval the model
+ * cannot compute (sampler_distribution fails) is left out. */
+void sampler_report_compute(const struct sampler_report_input *in, struct sampler_report *out);
+/*
+ * Check a real sampler at the first interval against the model: it reads
+ * within [worst, best], give or take 2 MiB + 2 % of the true peak. Does
+ * nothing when no interval was modelled.
+ */
+void sampler_report_check_real(struct sampler_report *s, uint64_t interval_ns,
+			       uint64_t peak_bytes, uint64_t samples);
 
 #endif

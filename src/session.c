@@ -9,6 +9,25 @@
 #include "session.h"
 #include "sources.h"
 
+#define SESSION_MAX_SOURCES 4
+#define SESSION_MAX_NOTES 8
+
+struct session {
+	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
+	size_t n_sources;
+	struct source *bpf;             /* also in sources[], when open */
+	char notes[SESSION_MAX_NOTES][192];
+	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
+	size_t n_notes;
+	/* In source order, as sources[]. */
+	struct figure figures[SESSION_MAX_SOURCES];     /* the last window */
+	struct figure run_figures[SESSION_MAX_SOURCES]; /* every window so far, folded */
+	unsigned windows;               /* closed so far */
+	struct figure others[SESSION_MAX_SOURCES];      /* a record's others */
+	struct host_facts host;
+	struct bpf_counters counters;
+};
+
 static void note(struct session *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -71,69 +90,65 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 	return 0;
 }
 
-/* A cgroup the tree does not own is only a last resort. */
-static bool cgroup_exclusive(struct source *src);
+typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
+			      char *why, size_t whylen);
 
-int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
+/* A source named by --source: it, or the reason it cannot be used. */
+static int open_named(struct session *s, const struct session_opts *o,
+		      const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
-	struct source_opts so = {
-		.cgroup_root = o->cgroup_root,
-		.command_mode = o->command_mode,
-		.sample_interval_ns = o->sample_interval_ns,
-	};
-	struct session *s;
-	struct source *src, *shared_cgroup = NULL;
-	uint64_t capeff = host_effective_caps();
-	const char *no_bpf;
+	source_open_fn open_fn;
+	struct source *src;
 	char reason[192];
-	int err = 0;
-
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	host_facts_fill(&s->host, capeff);
-	no_bpf = bpf_unusable(&s->host, capeff);
+	int err;
 
 	switch (o->source) {
 	case SOURCE_BPF:
 		if (no_bpf) {
 			snprintf(why, whylen, "%s", no_bpf);
-			err = -EPERM;
-			goto cleanup;
+			return -EPERM;
 		}
 		err = open_bpf(s, o, why, whylen);
-		if (!err && o->with_proc && proc_source_open(&so, &src, reason, sizeof(reason)) == 0)
+		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
-		goto cleanup;
+		return err;
 	case SOURCE_CGROUP:
-		err = cgroup_source_open(&so, &src, why, whylen);
-		if (!err)
-			add_source(s, src);
-		goto cleanup;
-	case SOURCE_PROC:
-		err = proc_source_open(&so, &src, why, whylen);
-		if (!err)
-			add_source(s, src);
-		goto cleanup;
-	case SOURCE_RUSAGE:
-		err = rusage_source_open(&so, &src, why, whylen);
-		if (!err)
-			add_source(s, src);
-		goto cleanup;
-	case SOURCE_AUTO:
+		open_fn = cgroup_source_open;
 		break;
+	case SOURCE_PROC:
+		open_fn = proc_source_open;
+		break;
+	case SOURCE_RUSAGE:
+		open_fn = rusage_source_open;
+		break;
+	default:
+		snprintf(why, whylen, "unknown source %d", (int)o->source);
+		return -EINVAL;
 	}
+	err = open_fn(so, &src, why, whylen);
+	if (!err)
+		add_source(s, src);
+	return err;
+}
 
-	/* auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
-	 * cgroup and rusage figures cost nothing more, so they are read beside
-	 * a better source and recorded as other_sources. */
+/*
+ * auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
+ * cgroup and rusage figures cost nothing more, so they are read beside a
+ * better source and recorded as other_sources. A cgroup the tree does not
+ * own is only a last resort.
+ */
+static void open_auto(struct session *s, const struct session_opts *o,
+		      const struct source_opts *so, const char *no_bpf)
+{
+	struct source *src, *shared_cgroup = NULL;
+	char reason[192];
+
 	if (no_bpf)
 		note(s, "bpf: %s", no_bpf);
 	else if (open_bpf(s, o, reason, sizeof(reason)))
 		note(s, "bpf: %s", reason);
-	if (cgroup_source_open(&so, &src, reason, sizeof(reason)) == 0) {
-		if (cgroup_exclusive(src))
+	if (cgroup_source_open(so, &src, reason, sizeof(reason)) == 0) {
+		if (cgroup_source_is_exclusive(src))
 			add_source(s, src);
 		else
 			shared_cgroup = src;
@@ -141,7 +156,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		note(s, "cgroup: %s", reason);
 	}
 	if (!s->bpf || o->with_proc) {
-		if (proc_source_open(&so, &src, reason, sizeof(reason)) == 0)
+		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else
 			note(s, "proc: %s", reason);
@@ -152,13 +167,35 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		add_source(s, shared_cgroup);
 	}
 	if (o->command_mode) {
-		if (rusage_source_open(&so, &src, reason, sizeof(reason)) == 0)
+		if (rusage_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else
 			note(s, "rusage: %s", reason);
 	}
-	err = 0;
-cleanup:
+}
+
+int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
+{
+	struct source_opts so = {
+		.cgroup_root = o->cgroup_root,
+		.command_mode = o->command_mode,
+		.sample_interval_ns = o->sample_interval_ns,
+	};
+	uint64_t capeff = host_effective_caps();
+	struct session *s;
+	const char *no_bpf;
+	int err = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	host_facts_fill(&s->host, capeff);
+	no_bpf = bpf_unusable(&s->host, capeff);
+	if (o->source == SOURCE_AUTO)
+		open_auto(s, o, &so, no_bpf);
+	else
+		err = open_named(s, o, &so, no_bpf, why, whylen);
 	if (err) {
 		session_close(s);
 		return err;
@@ -167,22 +204,20 @@ cleanup:
 	return 0;
 }
 
-static bool cgroup_exclusive(struct source *src)
-{
-	/* Known at open: whether it made a cgroup of its own. */
-	return cgroup_source_is_exclusive(src);
-}
-
 /* Drop source i (a secondary that failed), noting why. */
 static void drop_source(struct session *s, size_t i, const char *what, int err)
 {
 	struct source *src = s->sources[i];
+	size_t tail;
 
 	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
 	if (src == s->bpf)
 		s->bpf = NULL;
 	src->ops->destroy(src);
-	memmove(&s->sources[i], &s->sources[i + 1], (s->n_sources - i - 1) * sizeof(s->sources[0]));
+	tail = s->n_sources - i - 1;
+	memmove(&s->sources[i], &s->sources[i + 1], tail * sizeof(s->sources[0]));
+	memmove(&s->figures[i], &s->figures[i + 1], tail * sizeof(s->figures[0]));
+	memmove(&s->run_figures[i], &s->run_figures[i + 1], tail * sizeof(s->run_figures[0]));
 	s->n_sources--;
 }
 
@@ -220,7 +255,8 @@ int session_start(struct session *s)
 	return 0;
 }
 
-void session_fill_context(struct session *s, struct record *rec)
+/* Counters, host facts and notes. */
+static void fill_context(struct session *s, struct record *rec)
 {
 	if (s->bpf) {
 		bpf_source_counters(s->bpf, &s->counters);
@@ -237,12 +273,34 @@ void session_fill_context(struct session *s, struct record *rec)
 	rec->n_skipped = s->n_notes;
 }
 
-int session_close_window(struct session *s, struct record *rec)
+/*
+ * The primary figure is the best source's that was measured (sources are
+ * best first), else the best source's; the others go beside it in order.
+ * Without any source, rec->primary is left empty.
+ */
+static void choose_primary(struct session *s, const struct figure *figs, struct record *rec)
 {
 	size_t i, primary = 0;
-	bool found = false;
 
 	for (i = 0; i < s->n_sources; i++) {
+		if (figs[i].measured) {
+			primary = i;
+			break;
+		}
+	}
+	memset(&rec->primary, 0, sizeof(rec->primary));
+	if (s->n_sources)
+		rec->primary = figs[primary];
+	rec->n_others = 0;
+	for (i = 0; i < s->n_sources; i++)
+		if (i != primary)
+			s->others[rec->n_others++] = figs[i];
+	rec->others = s->others;
+}
+
+int session_close_window(struct session *s, struct record *rec)
+{
+	for (size_t i = 0; i < s->n_sources; i++) {
 		struct figure *f = &s->figures[i];
 		int err = s->sources[i]->ops->close_window(s->sources[i], f);
 
@@ -251,27 +309,24 @@ int session_close_window(struct session *s, struct record *rec)
 			f->source = s->sources[i]->name;
 			f->inexact_reason = "reading failed";
 		}
-		if (!found && f->measured) {
-			primary = i;
-			found = true;
-		}
+		figure_merge(&s->run_figures[i], f, s->windows == 0);
 	}
-	session_fill_context(s, rec);
-	if (s->n_sources == 0) {
-		memset(&rec->primary, 0, sizeof(rec->primary));
+	s->windows++;
+	rec->window = s->windows;
+	fill_context(s, rec);
+	choose_primary(s, s->figures, rec);
+	if (!s->n_sources) {
 		rec->primary.source = "unavailable";
 		rec->primary.inexact_reason = "no source could be used";
-		rec->others = NULL;
-		rec->n_others = 0;
-		return 0;
 	}
-	rec->primary = s->figures[primary];
-	rec->n_others = 0;
-	for (i = 0; i < s->n_sources; i++)
-		if (i != primary)
-			s->others[rec->n_others++] = s->figures[i];
-	rec->others = s->others;
 	return 0;
+}
+
+void session_fill_run(struct session *s, struct record *rec)
+{
+	fill_context(s, rec);
+	choose_primary(s, s->run_figures, rec);
+	rec->windows = s->windows;
 }
 
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru)
@@ -284,6 +339,31 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 int64_t session_procs_live(struct session *s)
 {
 	return s->bpf ? bpf_source_procs_live(s->bpf) : -1;
+}
+
+bool session_has_bpf(const struct session *s)
+{
+	return s->bpf != NULL;
+}
+
+const char *session_note(const struct session *s, size_t i)
+{
+	return i < s->n_notes ? s->notes[i] : NULL;
+}
+
+const struct host_facts *session_host(const struct session *s)
+{
+	return &s->host;
+}
+
+int session_drain_sums(struct session *s, struct sum_trace *t, uint64_t *drops)
+{
+	return s->bpf ? bpf_source_drain_trace(s->bpf, t, drops) : -EOPNOTSUPP;
+}
+
+int64_t session_window_start_pages(struct session *s)
+{
+	return s->bpf ? bpf_source_window_start_pages(s->bpf) : 0;
 }
 
 void session_close(struct session *s)

@@ -32,21 +32,9 @@ struct session_opts {
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
 };
 
-#define SESSION_MAX_SOURCES 4
-#define SESSION_MAX_NOTES 8
-
-struct session {
-	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
-	size_t n_sources;
-	struct source *bpf;             /* also in sources[], when open */
-	char notes[SESSION_MAX_NOTES][192];
-	const char *note_ptrs[SESSION_MAX_NOTES];       /* why better sources were not used */
-	size_t n_notes;
-	struct figure figures[SESSION_MAX_SOURCES];     /* last window, in source order */
-	struct figure others[SESSION_MAX_SOURCES];
-	struct host_facts host;
-	struct bpf_counters counters;
-};
+/* Opaque: read it through the functions below. */
+struct session;
+struct sum_trace;
 
 /*
  * Open the sources for opts->source. With a named source that cannot be
@@ -57,15 +45,40 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 /* Enter a root into every source. A secondary source that cannot take it
  * is dropped (and noted); the primary's failure is returned. */
 int session_add_root(struct session *s, pid_t pid);
+/* Everything is entered: the first window opens in every source (the same
+ * rule for a source that cannot start). */
 int session_start(struct session *s);
-/* Close the window in every source; rec->primary is the best measured
- * figure, rec->others the rest. rec's pointers stay valid until the next call. */
+/*
+ * Close the window in every source, and fold each source's figure into its
+ * whole-run figure. rec->window is the window's number (from 1),
+ * rec->primary the best measured figure, rec->others the rest, beside the
+ * context (counters, host facts, notes). rec's pointers stay valid until
+ * the next session_close_window or session_fill_run.
+ */
 int session_close_window(struct session *s, struct record *rec);
-/* Counters, host facts and notes, for a record built by the caller. */
-void session_fill_context(struct session *s, struct record *rec);
+/* The same for the whole run so far, from the windows closed until now;
+ * rec->windows is how many. */
+void session_fill_run(struct session *s, struct record *rec);
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru);
 /* Processes of the tree alive now (bpf only), or -1 when unknown. */
 int64_t session_procs_live(struct session *s);
+/* Whether the bpf source is open: the exact figure, and the record of the
+ * sum (--compare-sampler). */
+bool session_has_bpf(const struct session *s);
+/* Note i (from 0): a source not used, dropped, or used only as a last
+ * resort, and why; NULL past the last. */
+const char *session_note(const struct session *s, size_t i);
+/* Facts about this machine; those of the tracker once bpf is open. */
+const struct host_facts *session_host(const struct session *s);
+/*
+ * --compare-sampler: append every change of the tree sum (pages) recorded
+ * since the last call to t, and the changes lost so far to *drops.
+ * -EOPNOTSUPP without the bpf source.
+ */
+int session_drain_sums(struct session *s, struct sum_trace *t, uint64_t *drops);
+/* The tree sum (pages) when the open window began: where a record of the
+ * sum starts. 0 without the bpf source. */
+int64_t session_window_start_pages(struct session *s);
 void session_close(struct session *s);
 
 #endif

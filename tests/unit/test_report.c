@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Records: exactness judgement, error bounds, window merging, JSON and summary. */
+/* Records: JSON and summary; the kernel side's gate and bound; privileges. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,135 +78,6 @@ static char *render(void (*fn)(const struct record *, FILE *), const struct reco
 	fn(r, f);
 	fclose(f);
 	return buf;
-}
-
-/* batch = max(32, 2 * ncpus); 3 counters * ncpus * (batch - 1). */
-static void test_percpu_lag(void **state)
-{
-	(void)state;
-	assert_int_equal(percpu_rss_lag_pages(1), 3 * 1 * 31);
-	assert_int_equal(percpu_rss_lag_pages(2), 3 * 2 * 31);
-	assert_int_equal(percpu_rss_lag_pages(16), 3 * 16 * 31);
-	assert_int_equal(percpu_rss_lag_pages(17), 3 * 17 * 33);
-	assert_int_equal(percpu_rss_lag_pages(256), 3 * 256 * 511);
-	assert_int_equal(percpu_rss_lag_pages(0), 3 * 1 * 31);
-}
-
-/* The kernel side's bound, in pages, becomes bytes; 0 means exact. */
-static void test_judge_bound(void **state)
-{
-	struct host_facts h = test_host();
-	struct bpf_counters c = {};
-	struct figure f = bpf_figure();
-
-	(void)state;
-	figure_judge_bpf(&f, &c, &h, 4 * 186);
-	assert_false(f.exact);
-	assert_true(f.bound_known);
-	assert_int_equal(f.error_bound_bytes, 4ULL * 186 * 4096);
-	assert_non_null(strstr(f.inexact_reason, "lag"));
-
-	h.exact_path_err = -EOPNOTSUPP;
-	figure_judge_bpf(&f, &c, &h, 186);
-	assert_true(f.bound_known);
-	assert_non_null(strstr(f.inexact_reason, "unavailable"));
-}
-
-static void test_judge_exact(void **state)
-{
-	struct host_facts h = test_host();
-	struct bpf_counters c = {};
-	struct figure f = bpf_figure();
-
-	(void)state;
-	figure_judge_bpf(&f, &c, &h, 0);
-	assert_true(f.exact);
-	assert_true(f.bound_known);
-	assert_int_equal(f.error_bound_bytes, 0);
-	assert_null(f.inexact_reason);
-}
-
-static void test_judge_drops_make_bound_unknown(void **state)
-{
-	struct host_facts h = test_host();
-	struct bpf_counters c = { .drop_mm_full = 1 };
-	struct figure f = bpf_figure();
-
-	(void)state;
-	figure_judge_bpf(&f, &c, &h, 0);
-	assert_false(f.exact);
-	assert_false(f.bound_known);
-	assert_non_null(strstr(f.inexact_reason, "map full"));
-
-	c = (struct bpf_counters){ .missed_events = 7 };
-	figure_judge_bpf(&f, &c, &h, 0);
-	assert_false(f.exact);
-	assert_false(f.bound_known);
-}
-
-static void test_judge_old_kernel(void **state)
-{
-	struct host_facts h = test_host();
-	struct bpf_counters c = {};
-	struct figure f = bpf_figure();
-
-	(void)state;
-	h.rss_percpu = false;
-	figure_judge_bpf(&f, &c, &h, 0);
-	assert_false(f.exact);
-	assert_false(f.bound_known);
-	assert_non_null(strstr(f.inexact_reason, "per-thread"));
-}
-
-/* Windows fold into the run: the larger peak with its detail, the first
- * baseline, exact only if all were, the largest bound. */
-static void test_merge_windows(void **state)
-{
-	struct figure run = {}, w1 = bpf_figure(), w2 = bpf_figure(), w3 = bpf_figure();
-
-	(void)state;
-	w1.peak_bytes = 64 * MiB;
-	w1.baseline_bytes = 10 * MiB;
-	w1.exact = true;
-	w1.bound_known = true;
-	w2.peak_bytes = 256 * MiB;
-	w2.baseline_bytes = 64 * MiB;
-	w2.anon_bytes = 250 * MiB;
-	w2.exact = false;
-	w2.bound_known = true;
-	w2.error_bound_bytes = 8192;
-	w2.inexact_reason = "lag";
-	w3.peak_bytes = 128 * MiB;
-	w3.baseline_bytes = 200 * MiB;
-	w3.exact = true;
-	w3.bound_known = true;
-	figure_merge(&run, &w1, true);
-	figure_merge(&run, &w2, false);
-	figure_merge(&run, &w3, false);
-	assert_int_equal(run.peak_bytes, 256 * MiB);
-	assert_int_equal(run.anon_bytes, 250 * MiB);
-	assert_int_equal(run.baseline_bytes, 10 * MiB);
-	assert_false(run.exact);
-	assert_true(run.bound_known);
-	assert_int_equal(run.error_bound_bytes, 8192);
-	assert_string_equal(run.inexact_reason, "lag");
-}
-
-/* A source with a figure only in the last window (rusage): that figure stands. */
-static void test_merge_unmeasured_windows(void **state)
-{
-	struct figure run = {}, w1 = { .source = "rusage" }, w2 = { .source = "rusage" };
-
-	(void)state;
-	w2.measured = true;
-	w2.peak_bytes = 5 * MiB;
-	w2.inexact_reason = "largest single process";
-	figure_merge(&run, &w1, true);
-	assert_false(run.measured);
-	figure_merge(&run, &w2, false);
-	assert_true(run.measured);
-	assert_int_equal(run.peak_bytes, 5 * MiB);
-	assert_string_equal(run.inexact_reason, "largest single process");
 }
 
 static void test_json_record(void **state)
@@ -376,13 +246,6 @@ static void test_privileges(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_percpu_lag),
-		cmocka_unit_test(test_judge_bound),
-		cmocka_unit_test(test_judge_exact),
-		cmocka_unit_test(test_judge_drops_make_bound_unknown),
-		cmocka_unit_test(test_judge_old_kernel),
-		cmocka_unit_test(test_merge_windows),
-		cmocka_unit_test(test_merge_unmeasured_windows),
 		cmocka_unit_test(test_json_record),
 		cmocka_unit_test(test_json_window_and_others),
 		cmocka_unit_test(test_json_signal_and_attach),

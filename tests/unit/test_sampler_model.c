@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The sampler model: a step function of the tree sum, and what a periodic
- * sampler would have reported at every phase. */
+/* The sampler model: a step function of the tree sum, what a periodic
+ * sampler would have reported at every phase, and the report in bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +11,7 @@
 
 #define US 1000ULL
 #define MS 1000000ULL
+#define MiB (1024ULL * 1024)
 
 /* 0 until 500 ms, 100 for 5 ms, then 0 until 1 s. */
 static void spike_trace(struct sum_trace *t)
@@ -148,6 +149,97 @@ static void test_bad_input(void **state)
 	trace_free(&t);
 }
 
+/* The report: each interval in bytes, one the model cannot compute left out. */
+static void test_report_in_bytes(void **state)
+{
+	static const uint64_t intervals[] = { 100 * MS, 0, 1 * MS };
+	struct sum_trace t;
+	struct sampler_report r;
+	struct sampler_report_input in = {
+		.trace = &t, .start_ns = 0, .end_ns = 1000 * MS, .page_size = 4096,
+		.true_peak_bytes = 100 * 4096, .record_drops = 3,
+		.intervals_ns = intervals, .n_intervals = 3,
+	};
+
+	(void)state;
+	spike_trace(&t);
+	sampler_report_compute(&in, &r);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.true_peak_bytes, 100 * 4096);
+	assert_int_equal(r.resolution_ns, 1 * US);
+	assert_int_equal(r.record_drops, 3);
+	assert_int_equal(r.at[0].interval_ns, 100 * MS);
+	assert_int_equal(r.at[0].phases, 1000);
+	assert_int_equal(r.at[0].phase_step_ns, 100 * US);
+	assert_int_equal(r.at[0].worst_bytes, 0);
+	assert_int_equal(r.at[0].median_bytes, 0);
+	assert_int_equal(r.at[0].best_bytes, 100 * 4096);
+	assert_true(r.at[0].p_within_5pct > 0.049 && r.at[0].p_within_5pct < 0.051);
+	assert_int_equal(r.at[1].interval_ns, 1 * MS);
+	assert_int_equal(r.at[1].worst_bytes, 100 * 4096);
+	assert_int_equal(r.at[1].best_bytes, 100 * 4096);
+	assert_false(r.real_measured);
+	trace_free(&t);
+}
+
+/* More intervals than the report holds: the first SAMPLER_MAX_INTERVALS. */
+static void test_report_caps_intervals(void **state)
+{
+	uint64_t intervals[SAMPLER_MAX_INTERVALS + 2];
+	struct sum_trace t;
+	struct sampler_report r;
+	struct sampler_report_input in = {
+		.trace = &t, .end_ns = 1000 * MS, .page_size = 4096, .true_peak_bytes = 100 * 4096,
+		.intervals_ns = intervals, .n_intervals = SAMPLER_MAX_INTERVALS + 2,
+	};
+
+	(void)state;
+	for (size_t i = 0; i < SAMPLER_MAX_INTERVALS + 2; i++)
+		intervals[i] = (i + 1) * MS;
+	spike_trace(&t);
+	sampler_report_compute(&in, &r);
+	assert_int_equal(r.n, SAMPLER_MAX_INTERVALS);
+	assert_int_equal(r.at[SAMPLER_MAX_INTERVALS - 1].interval_ns, SAMPLER_MAX_INTERVALS * MS);
+	trace_free(&t);
+}
+
+/* A real sampler checks the first interval: within [worst, best] give or
+ * take 2 MiB + 2 % of the true peak (100 MiB here: 4 MiB). */
+static void test_real_sampler_check(void **state)
+{
+	static const uint64_t one_ms = 1 * MS, bad = 0;
+	struct sum_trace t;
+	struct sampler_report r;
+	struct sampler_report_input in = {
+		.trace = &t, .end_ns = 1000 * MS, .page_size = MiB, .true_peak_bytes = 100 * MiB,
+		.intervals_ns = &one_ms, .n_intervals = 1,
+	};
+
+	(void)state;
+	spike_trace(&t);
+	sampler_report_compute(&in, &r);
+	assert_int_equal(r.at[0].worst_bytes, 100 * MiB);
+	sampler_report_check_real(&r, 1 * MS, 96 * MiB, 1000);
+	assert_true(r.real_measured);
+	assert_true(r.real_within);
+	assert_int_equal(r.real_interval_ns, 1 * MS);
+	assert_int_equal(r.real_peak_bytes, 96 * MiB);
+	assert_int_equal(r.real_samples, 1000);
+	sampler_report_check_real(&r, 1 * MS, 96 * MiB - 1, 1000);
+	assert_false(r.real_within);
+	sampler_report_check_real(&r, 1 * MS, 104 * MiB, 1000);
+	assert_true(r.real_within);
+	sampler_report_check_real(&r, 1 * MS, 104 * MiB + 1, 1000);
+	assert_false(r.real_within);
+
+	/* Nothing modelled: nothing to check against. */
+	in.intervals_ns = &bad;
+	sampler_report_compute(&in, &r);
+	sampler_report_check_real(&r, 1 * MS, 96 * MiB, 1000);
+	assert_false(r.real_measured);
+	trace_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +251,9 @@ int main(void)
 		cmocka_unit_test(test_within_5pct_threshold),
 		cmocka_unit_test(test_run_shorter_than_interval),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_report_in_bytes),
+		cmocka_unit_test(test_report_caps_intervals),
+		cmocka_unit_test(test_real_sampler_check),
 	};
 
 	return cmocka_run_group_tests_name("sampler_model", tests, NULL, NULL);
