@@ -16,6 +16,10 @@ struct host_facts {
 	const char *teardown_hook;
 	const char *privileges; /* "root", "CAP_BPF+CAP_PERFMON", ... */
 	int exact_path_err;     /* 0: per-CPU sums available, else -errno */
+	/* What loading the BPF programs took, ms: probing the kernel's
+	 * features, open + load (libbpf's parse of the kernel BTF, CO-RE,
+	 * map creation, verification), learning the per-CPU offsets, attach. */
+	double probe_ms, load_ms, learn_ms, attach_ms;
 };
 
 #define CAPBIT_SYS_ADMIN 21

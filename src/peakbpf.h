@@ -91,6 +91,11 @@ int tracker_exact_path(const struct tracker *t);
 struct bpf_object *tracker_object(struct tracker *t);
 const struct departed_mm *tracker_departed(struct tracker *t);
 __u64 tracker_departed_seq(struct tracker *t);
+/* How long each start-up step took, ns. */
+struct tracker_startup {
+	__u64 probe_ns, load_ns, learn_ns, attach_ns;
+};
+void tracker_startup(const struct tracker *t, struct tracker_startup *out);
 /* Detach and unload everything; NULL is fine. */
 void tracker_close(struct tracker *t);
 

@@ -209,6 +209,15 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 			h->rss_percpu ? "percpu" : "atomic+task-cache");
 	json_kv_string(w, "teardown_hook", h->bpf_loaded ? h->teardown_hook : NULL);
 	json_kv_string(w, "exact_path", h->bpf_loaded ? exact_path_name(h->exact_path_err) : NULL);
+	if (h->bpf_loaded) {
+		json_key(w, "bpf_startup_ms");
+		json_begin_object(w);
+		json_kv_double(w, "probe", h->probe_ms, 2);
+		json_kv_double(w, "load", h->load_ms, 2);
+		json_kv_double(w, "learn", h->learn_ms, 2);
+		json_kv_double(w, "attach", h->attach_ms, 2);
+		json_end_object(w);
+	}
 	json_kv_string(w, "privileges", h->privileges);
 	json_end_object(w);
 }

@@ -125,6 +125,7 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 {
 	struct tracker_opts topts = { .max_tracked = o->max_tracked,
 				      .record_ring_bytes = o->record_ring_bytes };
+	struct tracker_startup st;
 	struct bpf_source *b;
 	int err;
 
@@ -144,6 +145,11 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 	host->teardown_hook = tracker_teardown_hook(b->tracker);
 	host->rss_percpu = tracker_has_percpu_rss(b->tracker);
 	host->exact_path_err = tracker_exact_path(b->tracker);
+	tracker_startup(b->tracker, &st);
+	host->probe_ms = st.probe_ns / 1e6;
+	host->load_ms = st.load_ns / 1e6;
+	host->learn_ms = st.learn_ns / 1e6;
+	host->attach_ms = st.attach_ns / 1e6;
 	*out = &b->base;
 	return 0;
 }

@@ -18,6 +18,7 @@ struct tracker {
 	int exact_err;          /* 0: the exact per-CPU path is on */
 	struct bpf_link *settle_links[2];
 	__u64 departed_at_cut;  /* departed_seq when the open window began */
+	struct tracker_startup startup;
 	struct ring_buffer *sums;       /* --compare-sampler's record */
 	tracker_sum_fn sum_fn;
 	void *sum_ctx;
@@ -223,14 +224,19 @@ int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
 int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 {
 	struct tracker *t;
+	__u64 ns;
 	int err;
 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	ns = monotonic_ns();
 	features_probe(&t->features);
+	t->startup.probe_ns = monotonic_ns() - ns;
+	ns += t->startup.probe_ns;
 	err = load(t, opts);
+	t->startup.load_ns = monotonic_ns() - ns;
 	if (err)
 		goto cleanup;
 	if (!t->skel->bss) {    /* kernel without mmapable global data */
@@ -238,8 +244,12 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 		goto cleanup;
 	}
 	/* Before attaching, so that no event runs without the offsets. */
+	ns += t->startup.load_ns;
 	t->exact_err = learn_cpu_offsets(t);
+	t->startup.learn_ns = monotonic_ns() - ns;
+	ns += t->startup.learn_ns;
 	err = attach(t);
+	t->startup.attach_ns = monotonic_ns() - ns;
 	if (err)
 		goto cleanup;
 	if (opts && opts->record_ring_bytes) {
@@ -478,6 +488,11 @@ const struct departed_mm *tracker_departed(struct tracker *t)
 __u64 tracker_departed_seq(struct tracker *t)
 {
 	return LOAD(t->skel->bss->tree.departed_seq);
+}
+
+void tracker_startup(const struct tracker *t, struct tracker_startup *out)
+{
+	*out = t->startup;
 }
 
 void tracker_close(struct tracker *t)
