@@ -212,10 +212,10 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 	if (h->bpf_loaded) {
 		json_key(w, "bpf_startup_ms");
 		json_begin_object(w);
-		json_kv_double(w, "probe", h->probe_ms, 2);
-		json_kv_double(w, "load", h->load_ms, 2);
-		json_kv_double(w, "learn", h->learn_ms, 2);
-		json_kv_double(w, "attach", h->attach_ms, 2);
+		json_kv_double(w, "probe", (double)(int64_t)(h->probe_ms * 100 + 0.5) / 100, 12);
+		json_kv_double(w, "load", (double)(int64_t)(h->load_ms * 100 + 0.5) / 100, 12);
+		json_kv_double(w, "learn", (double)(int64_t)(h->learn_ms * 100 + 0.5) / 100, 12);
+		json_kv_double(w, "attach", (double)(int64_t)(h->attach_ms * 100 + 0.5) / 100, 12);
 		json_end_object(w);
 	}
 	json_kv_string(w, "privileges", h->privileges);
