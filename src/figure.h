@@ -53,7 +53,7 @@ void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
 void figure_merge(struct figure *run, const struct figure *window, bool first);
 
 struct holder;
-/* Keep the largest holders of a snapshot in f, largest first. */
+/* Keep the largest holders in f, largest first. */
 void figure_set_holders(struct figure *f, const struct holder *in, size_t n, long page_size);
 
 #endif

@@ -32,7 +32,8 @@ void json_end_array(struct json_writer *w);
 /* Object member name; the next call writes its value. */
 void json_key(struct json_writer *w, const char *key);
 /* Strings are escaped per RFC 8259 ("\"", "\\", control chars as \n, \t or \u00XX);
- * bytes >= 0x80 are passed through (UTF-8); NULL writes null. */
+ * valid UTF-8 is written as it is, and each byte of an invalid sequence
+ * (overlong forms and surrogates included) becomes \ufffd; NULL writes null. */
 void json_string(struct json_writer *w, const char *s);
 void json_int(struct json_writer *w, int64_t v);
 void json_uint(struct json_writer *w, uint64_t v);

@@ -76,7 +76,7 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 	if (f->has_holders) {
 		size_t n = f->n_holders < top ? f->n_holders : top;
 
-		json_kv_uint(w, "holders_snapshot_bytes", f->holders_at_bytes);
+		json_kv_uint(w, "holders_bytes", f->holders_bytes);
 		json_kv_uint(w, "holders_total", f->holders_total);
 		json_kv_bool(w, "holders_truncated", f->holders_truncated);
 		json_key(w, "processes");
@@ -360,8 +360,8 @@ void report_human(const struct record *r, FILE *out)
 	if (f->measured && f->has_holders && r->top && f->n_holders) {
 		size_t n = f->n_holders < r->top ? f->n_holders : r->top;
 
-		fprintf(out, "  held at the peak (snapshot at %s):\n",
-			format_bytes(f->holders_at_bytes, a, sizeof(a)));
+		fprintf(out, "  held at the peak (%s in all):\n",
+			format_bytes(f->holders_bytes, a, sizeof(a)));
 		for (i = 0; i < n; i++)
 			fprintf(out, "    %8d %-16s %10s  (own peak %s)\n", f->holders[i].pid,
 				f->holders[i].comm, format_bytes(f->holders[i].bytes, fl, sizeof(fl)),

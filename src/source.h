@@ -18,7 +18,7 @@
 struct figure_holder {
 	int32_t pid;                    /* in peakbpf's PID namespace; 0: not visible there */
 	char comm[16];
-	uint64_t bytes;                 /* its rss in the snapshot */
+	uint64_t bytes;                 /* its rss at the peak */
 	uint64_t own_peak_bytes;        /* its own largest rss so far */
 };
 
@@ -57,13 +57,14 @@ struct figure {
 	uint64_t peak_mono_ns;          /* CLOCK_MONOTONIC of the peak */
 	uint64_t anon_bytes, file_bytes, shmem_bytes;
 	int64_t procs_at_peak, mms_at_peak;
-	/* bpf: who held the memory, largest first (a snapshot within one
-	 * step of the peak; see holders_at_bytes) */
+	/* bpf: who held the memory at the peak instant, largest first */
 	bool has_holders;
 	size_t n_holders;               /* listed here, at most FIGURE_MAX_HOLDERS */
-	size_t holders_total;           /* in the snapshot */
-	bool holders_truncated;         /* the snapshot itself was cut short */
-	uint64_t holders_at_bytes;      /* the tree sum when the snapshot was taken */
+	size_t holders_total;           /* address spaces that held memory at the peak */
+	bool holders_truncated;         /* more mms left than the departed ring keeps:
+					   some holders may be missing */
+	uint64_t holders_bytes;         /* what they held together: the peak, but for
+					   updates racing it */
 	struct figure_holder holders[FIGURE_MAX_HOLDERS];
 };
 

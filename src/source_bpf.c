@@ -96,7 +96,7 @@ static int bpf_close_window(struct source *s, struct figure *f)
 		figure_set_holders(f, b->last.holders, b->last.holders_info.count, page);
 		f->holders_total = b->last.holders_info.total;
 		f->holders_truncated = b->last.holders_info.truncated;
-		f->holders_at_bytes = pages_to_bytes(b->last.holders_info.sum_pages, page);
+		f->holders_bytes = pages_to_bytes(b->last.holders_info.sum_pages, page);
 	}
 	b->window_start_sum = b->last.window_end_sum;
 	bpf_source_counters(s, &c);

@@ -118,7 +118,7 @@ int parse_pid_words(const char *text, pid_t *pids, size_t max, size_t *count)
 /* ---- one sample ---------------------------------------------------------- */
 
 /* statm's resident field is file + anon + shmem pages: the rss of an mm as
- * the design defines it (swap not included). */
+ * docs/design.md defines it (swap not included). */
 static int resident_bytes(const struct proc_source *p, pid_t pid, uint64_t *bytes)
 {
 	char path[64], *text = NULL;

@@ -144,7 +144,7 @@ t_holders_at_peak_instant() {
 	"$PEAKBPF" -q -o "$TMP/stag.json" -- "$WORKLOAD" -s 32MiB -t "$(q 300ms 2s)" staggered 2>/dev/null
 	set -- $(holder_bytes "$TMP/stag.json")
 	peak=$(json_num "$TMP/stag.json" peak_bytes)
-	held=$(json_num "$TMP/stag.json" holders_snapshot_bytes)
+	held=$(json_num "$TMP/stag.json" holders_bytes)
 	if [ "$#" -ge 3 ] && [ "$(abs $(($1 - 128 * MIB)))" -le $((2 * MIB)) ] &&
 		[ "$(abs $(($2 - 32 * MIB)))" -le $((2 * MIB)) ] && [ "$3" -le $((2 * MIB)) ] &&
 		[ "$(abs $((${held:-0} - ${peak:-1})))" -le $((4 * 4096)) ]; then
