@@ -126,6 +126,15 @@ static __always_inline int rss_slot_of_member(int member)
  */
 extern const volatile bool has_fetch_atomics;
 
+/*
+ * Loops. Until 6.7, check_cfg() accepted a loop's back-edge only where it
+ * is a jump; commit 10e14e9652bf ("bpf: fix control-flow graph checking in
+ * privileged mode") accepts any. clang may lay a loop out so that its latch
+ * falls through into its header, which 5.10 and 6.1 then reject
+ * ("back-edge from insn N to N+1"). Short loops are unrolled instead.
+ */
+#define CFG_SAFE_LOOP _Pragma("unroll")
+
 #define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 

@@ -35,6 +35,7 @@ static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm,
 {
 	if (!exact_path())
 		return;
+	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++) {
 		struct cpu_loop c = { .key = key, .counters = mm_slot_counters(mm, slot), .slot = slot };
 
@@ -108,6 +109,7 @@ static long verify_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, voi
 
 	if (!exact_path())
 		return 1;
+	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++) {
 		struct cpu_loop c = { .counters = mm_slot_counters(mm, slot) };
 		__s64 off;
