@@ -77,6 +77,15 @@ struct {
 	__type(value, struct mm_state);
 } mm_states SEC(".maps");
 
+/* Events applied, per CPU: a shared counter would be one more locked
+ * operation on the tree's cache line per event. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_events SEC(".maps");
+
 /* 6.2+: each CPU's slots as last taken. Allocated per tracked mm only:
  * preallocated, it would pin max_tracked x 16 B on every CPU. */
 struct {
@@ -110,6 +119,15 @@ static __always_inline __u32 mm_filter_slot(const void *mm)
 	return (((low >> 6) * 2654435761U) >> 20) & (MM_FILTER_SLOTS - 1);
 }
 
+static __always_inline void count_event(void)
+{
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&cpu_events, &zero);
+
+	if (n)
+		*n += 1;        /* this CPU's own: the program is not reentered */
+}
+
 /* The exact per-CPU path: 6.2+ counters, offsets learned. */
 static __always_inline bool exact_path(void)
 {
@@ -141,8 +159,7 @@ static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, uns
  */
 static __always_inline void note_change(struct mm_state *ms)
 {
-	peak_mark_note(ms->mark, READ_ONCE(tree.window), READ_ONCE(tree.peak_pages),
-		       mm_total_pages(ms->pages));
+	peak_mark_note(ms->mark, READ_ONCE(tree.window), READ_ONCE(tree.peak_pages), ms->pages);
 }
 
 /* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
@@ -155,12 +172,9 @@ static __always_inline void raise_peak(__s64 sum)
 			return;
 		if (!atomic_cas(&tree.peak_pages, seen, sum))
 			continue;
-		/* Context for the report; racing writers may interleave here,
-		 * which only blurs the breakdown, never the peak. */
+		/* Context for the report (the breakdown comes from the
+		 * marks); racing writers may blur it, never the peak. */
 		tree.peak_ns = bpf_ktime_get_ns();
-		tree.peak_breakdown[RSS_FILE] = READ_ONCE(tree.pages[RSS_FILE]);
-		tree.peak_breakdown[RSS_ANON] = READ_ONCE(tree.pages[RSS_ANON]);
-		tree.peak_breakdown[RSS_SHMEM] = READ_ONCE(tree.pages[RSS_SHMEM]);
 		tree.peak_mms = READ_ONCE(tree.mms_live);
 		tree.peak_procs = READ_ONCE(tree.procs_live);
 		return;
@@ -195,7 +209,6 @@ static __always_inline void apply_delta(struct mm_state *ms, int slot, __s64 d)
 	mine = mm_total_pages(ms->pages);
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
-	atomic_add(&tree.pages[slot], d);
 	sum = atomic_add_return(&tree.sum_pages, d);
 	if (record_sums)
 		record_sum(sum);
@@ -306,9 +319,9 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		return;
 	COUNT(&tree.mms_entered, 1);
 	COUNT(&tree.mms_live, 1);
-	apply_delta(ms, RSS_FILE, take_count(ms, mm, RSS_FILE));
-	apply_delta(ms, RSS_ANON, take_count(ms, mm, RSS_ANON));
-	apply_delta(ms, RSS_SHMEM, take_count(ms, mm, RSS_SHMEM));
+	CFG_SAFE_LOOP
+	for (int slot = 0; slot < RSS_SLOTS; slot++)
+		apply_delta(ms, slot, take_count(ms, mm, slot));
 }
 
 SEC("tp_btf/rss_stat")
@@ -322,7 +335,7 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return 0;
-	COUNT(&tree.events, 1);
+	count_event();
 	apply_event(ms, mm, key, rss_slot_of_member(member));
 	return 0;
 }
@@ -399,9 +412,9 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 
 	if (!ms)
 		return;
-	apply_delta(ms, RSS_FILE, -READ_ONCE(ms->pages[RSS_FILE]));
-	apply_delta(ms, RSS_ANON, -READ_ONCE(ms->pages[RSS_ANON]));
-	apply_delta(ms, RSS_SHMEM, -READ_ONCE(ms->pages[RSS_SHMEM]));
+	CFG_SAFE_LOOP
+	for (int slot = 0; slot < RSS_SLOTS; slot++)
+		apply_delta(ms, slot, -READ_ONCE(ms->pages[slot]));
 	note_departure(ms);
 	bpf_map_delete_elem(&mm_cpu_slots, &key);
 	if (bpf_map_delete_elem(&mm_states, &key) == 0) {

@@ -23,19 +23,20 @@ enum rss_slot {
 };
 
 /*
- * What an mm held at the peak, kept lazily: on its first change in a window
- * it notes its rss before the change (first_pages: its rss at the window's
- * cut), and on its first change after each new peak its rss before that
- * change (gen_pages: its rss at that peak; gen names the peak by its value,
- * which only grows within a window). Two, by window parity, so that the
- * closed window's mark survives while userspace reads it after the cut.
- * holder_pages_at_peak() reads them.
+ * What an mm held at the peak, kept lazily, by counter: on its first change
+ * in a window it notes its pages before the change (first_pages: at the
+ * window's cut), and on its first change after each new peak its pages
+ * before that change (gen_pages: at that peak; gen names the peak by its
+ * value, which only grows within a window). Two, by window parity, so that
+ * the closed window's mark survives while userspace reads it after the cut.
+ * holder_pages_at_peak() reads them; summed over the holders they also give
+ * the tree's breakdown at the peak.
  */
 struct peak_mark {
 	__u64 window;
-	__s64 first_pages;
 	__s64 gen;
-	__s64 gen_pages;
+	__s64 first_pages[RSS_SLOTS];
+	__s64 gen_pages[RSS_SLOTS];
 };
 
 /* One address space in the tree, keyed by its struct mm_struct pointer. */
@@ -90,15 +91,12 @@ struct tree_state {
 	__s64 peak_pages;                   /* running maximum of sum this window */
 	__u64 window;                       /* window number, advanced at each cut */
 	__u64 peak_ns;                      /* CLOCK_MONOTONIC when peak was set */
-	__s64 pages[RSS_SLOTS];             /* tree sum by counter, now */
-	__s64 peak_breakdown[RSS_SLOTS];    /* ...when the peak was set */
 	__s64 peak_mms;                     /* mms in the tree at the peak */
 	__s64 peak_procs;                   /* processes in the tree at the peak */
 	__s64 mms_live;
 	__s64 procs_live;
 	__u64 mms_entered;
 	__u64 procs_entered;
-	__u64 events;                       /* rss_stat events applied */
 	__u64 drop_mm_full;                 /* an mm could not be entered: map full */
 	__u64 drop_task_full;               /* a process could not be entered */
 	__u64 peak_races;                   /* peak CAS retries exhausted */
@@ -127,39 +125,48 @@ static inline __s64 mm_total_pages(const __s64 pages[RSS_SLOTS])
 	return pages[RSS_FILE] + pages[RSS_ANON] + pages[RSS_SHMEM];
 }
 
-/* Before an mm's rss (total pages) changes in window w, whose peak is now
- * gen: note it (struct peak_mark). Pure: the BPF side and the unit tests
- * share it. */
-static inline void peak_mark_note(struct peak_mark mark[2], __u64 w, __s64 gen, __s64 total)
+/* Before an mm's pages change in window w, whose peak is now gen: note
+ * them (struct peak_mark). Pure: the BPF side and the unit tests share it. */
+static inline void peak_mark_note(struct peak_mark mark[2], __u64 w, __s64 gen,
+				  const __s64 pages[RSS_SLOTS])
 {
 	struct peak_mark *m = &mark[w & 1];
 
 	if (m->window == w && m->gen == gen)
 		return;
-	if (m->window != w)
-		m->first_pages = total;
-	m->gen_pages = total;
+	if (m->window != w) {
+		m->first_pages[RSS_FILE] = pages[RSS_FILE];
+		m->first_pages[RSS_ANON] = pages[RSS_ANON];
+		m->first_pages[RSS_SHMEM] = pages[RSS_SHMEM];
+	}
+	m->gen_pages[RSS_FILE] = pages[RSS_FILE];
+	m->gen_pages[RSS_ANON] = pages[RSS_ANON];
+	m->gen_pages[RSS_SHMEM] = pages[RSS_SHMEM];
 	m->gen = gen;
 	m->window = w;
 }
 
 /*
- * The rss an mm held at the latest peak of window w (peak peak_pages),
- * from its marks and its rss now (0 for an mm that has left). Pure, so
- * userspace and the unit tests share it.
+ * The pages an mm held, by counter, at the latest peak of window w (peak
+ * peak_pages), from its marks and its pages now (NULL for an mm that has
+ * left: none). Returns their total. Pure, so userspace and the unit tests
+ * share it.
  */
-static inline __s64 holder_pages_at_peak(const struct peak_mark mark[2], __s64 now_pages,
-					 __u64 w, __s64 peak_pages)
+static inline __s64 holder_pages_at_peak(const struct peak_mark mark[2], const __s64 *now,
+					 __u64 w, __s64 peak_pages, __s64 out[RSS_SLOTS])
 {
 	const struct peak_mark *m = &mark[w & 1], *next = &mark[(w + 1) & 1];
+	const __s64 *src = now;
 
 	if (m->window == w && m->gen == peak_pages)
-		return m->gen_pages;            /* it changed after the peak */
-	/* No change after the peak in w: it held at the peak what it held
-	 * at the cut, which its first change in w + 1 noted, if any. */
-	if (next->window == w + 1)
-		return next->first_pages;
-	return now_pages;
+		src = m->gen_pages;             /* it changed after the peak */
+	else if (next->window == w + 1)
+		/* No change after the peak in w: it held at the peak what it
+		 * held at the cut, which its first change in w + 1 noted. */
+		src = next->first_pages;
+	for (int i = 0; i < RSS_SLOTS; i++)
+		out[i] = src ? src[i] : 0;
+	return out[RSS_FILE] + out[RSS_ANON] + out[RSS_SHMEM];
 }
 
 #endif

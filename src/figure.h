@@ -37,10 +37,10 @@ uint64_t percpu_rss_lag_pages(int ncpus);
 
 /*
  * Judge a bpf figure: exact, bound, reason. bound_pages is how far the
- * kernel side says the peak may be off (the lag left in cheap counter reads
- * while the peak could move). Drops or missed events make the bound
- * unknown; so does a kernel before 6.2, whose per-thread rss caches BPF
- * cannot see.
+ * peak may be off: 0 when every counter is kept exact from its per-CPU
+ * slots, else what the counters read without them may lag. Drops or
+ * missed events make the bound unknown; so does a kernel before 6.2, whose
+ * per-thread rss caches BPF cannot see.
  */
 void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
 		      const struct host_facts *h, int64_t bound_pages);

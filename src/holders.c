@@ -15,10 +15,13 @@ struct holder_list {
 	struct holder *v;
 	size_t n, cap;
 	__s64 sum_pages;
+	__s64 breakdown[RSS_SLOTS];
 };
 
-static int list_add(struct holder_list *l, const struct holder *h)
+static int list_add(struct holder_list *l, const struct holder *h, const __s64 by_slot[RSS_SLOTS])
 {
+	for (int i = 0; i < RSS_SLOTS; i++)
+		l->breakdown[i] += by_slot[i];
 	if (h->pages <= 0)
 		return 0;
 	if (l->n == l->cap) {
@@ -56,14 +59,15 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 	while (!err && bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
 		struct mm_state ms;
 		struct holder h;
+		__s64 by_slot[RSS_SLOTS];
 
 		key = next;
 		prev = &key;
 		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0))
 			continue;       /* left meanwhile: it is in the departed ring */
 		holder_from(&h, ms.tgid, ms.vpid, ms.own_peak, ms.comm,
-			    holder_pages_at_peak(ms.mark, mm_total_pages(ms.pages), w, peak));
-		err = list_add(l, &h);
+			    holder_pages_at_peak(ms.mark, ms.pages, w, peak, by_slot));
+		err = list_add(l, &h, by_slot);
 	}
 	return err;
 }
@@ -79,6 +83,7 @@ static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, str
 		__u64 seq = __atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE);
 		struct departed_mm e;
 		struct holder h;
+		__s64 by_slot[RSS_SLOTS];
 
 		if (seq <= since)
 			continue;       /* empty, or left before the window */
@@ -87,8 +92,8 @@ static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, str
 		if (__atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE) != seq)
 			continue;
 		holder_from(&h, e.tgid, e.vpid, e.own_peak, e.comm,
-			    holder_pages_at_peak(e.mark, 0, w, peak));
-		err = list_add(l, &h);
+			    holder_pages_at_peak(e.mark, NULL, w, peak, by_slot));
+		err = list_add(l, &h, by_slot);
 	}
 	return err;
 }
@@ -118,6 +123,7 @@ int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 depart
 	memcpy(out, l.v, info->count * sizeof(*out));
 	info->total = l.n;
 	info->sum_pages = l.sum_pages;
+	memcpy(info->breakdown_pages, l.breakdown, sizeof(info->breakdown_pages));
 	/* More departures than the ring holds: some holders may be lost. */
 	info->truncated = departed_now - departed_since > MAX_DEPARTED;
 cleanup:

@@ -33,12 +33,14 @@ struct holders_info {
 	bool truncated;         /* more mms left than the departed ring holds */
 	__s64 sum_pages;        /* what they held together: the peak, within a
 				   page per mm for updates racing the peak */
+	__s64 breakdown_pages[RSS_SLOTS];       /* ...by counter */
 };
 
 /* A copy of the tree's kernel state, plus facts about the programs that
  * fed it. */
 struct tree_reading {
 	struct tree_state tree;
+	__u64 events;           /* rss_stat events applied, every CPU */
 	__u64 missed_events;    /* program runs the kernel skipped (recursion) */
 	__u64 mm_entries;       /* entries now in the mm map */
 	__u64 task_entries;     /* entries now in the process map */

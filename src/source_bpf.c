@@ -62,15 +62,18 @@ static int64_t peak_bound_pages(const struct bpf_source *b, const struct tree_st
 	return t->peak_mms * (int64_t)percpu_rss_lag_pages(b->host->cpus);
 }
 
-static void set_detail(struct figure *f, const struct tree_state *t, long page)
+/* When, and what, at the peak: the breakdown is what the holders held. */
+static void set_detail(struct figure *f, const struct tree_reading *r, long page)
 {
+	const __s64 *by_slot = r->holders_info.breakdown_pages;
+
 	f->has_detail = true;
-	f->peak_mono_ns = t->peak_ns;
-	f->file_bytes = pages_to_bytes(t->peak_breakdown[RSS_FILE], page);
-	f->anon_bytes = pages_to_bytes(t->peak_breakdown[RSS_ANON], page);
-	f->shmem_bytes = pages_to_bytes(t->peak_breakdown[RSS_SHMEM], page);
-	f->procs_at_peak = t->peak_procs;
-	f->mms_at_peak = t->peak_mms;
+	f->peak_mono_ns = r->tree.peak_ns;
+	f->file_bytes = pages_to_bytes(by_slot[RSS_FILE], page);
+	f->anon_bytes = pages_to_bytes(by_slot[RSS_ANON], page);
+	f->shmem_bytes = pages_to_bytes(by_slot[RSS_SHMEM], page);
+	f->procs_at_peak = r->tree.peak_procs;
+	f->mms_at_peak = r->tree.peak_mms;
 }
 
 static int bpf_close_window(struct source *s, struct figure *f)
@@ -91,8 +94,8 @@ static int bpf_close_window(struct source *s, struct figure *f)
 	f->peak_bytes = pages_to_bytes(t->peak_pages, page);
 	f->baseline_known = true;
 	f->baseline_bytes = pages_to_bytes(b->window_start_sum, page);
-	set_detail(f, t, page);
 	if (b->last.holders_err == 0) {
+		set_detail(f, &b->last, page);
 		figure_set_holders(f, b->last.holders, b->last.holders_info.count, page);
 		f->holders_total = b->last.holders_info.total;
 		f->holders_truncated = b->last.holders_info.truncated;
@@ -163,7 +166,7 @@ void bpf_source_counters(struct source *s, struct bpf_counters *c)
 	memset(c, 0, sizeof(*c));
 	if (tracker_read(b->tracker, &now))
 		return;
-	c->events = t->events;
+	c->events = now.events;
 	c->missed_events = now.missed_events;
 	c->drop_mm_full = t->drop_mm_full;
 	c->drop_task_full = t->drop_task_full;

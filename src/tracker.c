@@ -371,6 +371,21 @@ static __u64 missed_runs(struct bpf_object *obj)
 	return n;
 }
 
+/* The per-CPU event counts, added up. */
+static __u64 cpu_events(struct tracker *t)
+{
+	int ncpus = t->features.possible_cpus;
+	__u64 *per_cpu = calloc((size_t)ncpus, sizeof(*per_cpu)), n = 0;
+	__u32 zero = 0;
+
+	if (per_cpu && bpf_map__lookup_elem(t->skel->maps.cpu_events, &zero, sizeof(zero), per_cpu,
+					    (size_t)ncpus * sizeof(*per_cpu), 0) == 0)
+		for (int i = 0; i < ncpus; i++)
+			n += per_cpu[i];
+	free(per_cpu);
+	return n;
+}
+
 __u64 monotonic_ns(void)
 {
 	struct timespec ts;
@@ -391,6 +406,7 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
 {
 	memset(out, 0, sizeof(*out));
 	tracker_read_tree(t, &out->tree);
+	out->events = cpu_events(t);
 	out->missed_events = missed_runs(t->skel->obj);
 	out->mm_entries = count_entries(t->skel->maps.mm_states, sizeof(__u64));
 	out->task_entries = count_entries(t->skel->maps.task_states, sizeof(__u32));
@@ -429,16 +445,12 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	closed->tree.peak_ns = LOAD(tree->peak_ns);
 	closed->tree.peak_mms = LOAD(tree->peak_mms);
 	closed->tree.peak_procs = LOAD(tree->peak_procs);
-	for (int i = 0; i < RSS_SLOTS; i++)
-		closed->tree.peak_breakdown[i] = LOAD(tree->peak_breakdown[i]);
 	closed->window_end_sum = sum;
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
 	raise_to(&tree->peak_pages, LOAD(tree->sum_pages));
 	t->departed_at_cut = LOAD(tree->departed_seq);
 	STORE(tree->peak_ns, monotonic_ns());
-	for (int i = 0; i < RSS_SLOTS; i++)
-		STORE(tree->peak_breakdown[i], LOAD(tree->pages[i]));
 	STORE(tree->peak_mms, LOAD(tree->mms_live));
 	STORE(tree->peak_procs, LOAD(tree->procs_live));
 	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,

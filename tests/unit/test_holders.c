@@ -21,19 +21,24 @@
 struct model {
 	__u64 window;
 	__s64 sum, peak;
-	__s64 pages[NMM];
+	__s64 pages[NMM][RSS_SLOTS];
 	bool live[NMM];
 	struct peak_mark mark[NMM][2];
-	__s64 at_peak[NMM];     /* truth: each mm's rss when the peak was set */
+	__s64 at_peak[NMM][RSS_SLOTS];  /* truth: each mm's pages when the peak was set */
 	/* departed this window or after the cut: marks kept as in the ring */
 	struct peak_mark gone_mark[64][2];
 	int gone_mm[64], n_gone;
 };
 
-static void change(struct model *m, int i, __s64 d)
+static __s64 total(const __s64 pages[RSS_SLOTS])
+{
+	return pages[RSS_FILE] + pages[RSS_ANON] + pages[RSS_SHMEM];
+}
+
+static void change(struct model *m, int i, int slot, __s64 d)
 {
 	peak_mark_note(m->mark[i], m->window, m->peak, m->pages[i]);
-	m->pages[i] += d;
+	m->pages[i][slot] += d;
 	m->sum += d;
 	if (m->sum > m->peak) {
 		m->peak = m->sum;
@@ -43,7 +48,9 @@ static void change(struct model *m, int i, __s64 d)
 
 static void leave(struct model *m, int i)
 {
-	change(m, i, -m->pages[i]);
+	for (int slot = 0; slot < RSS_SLOTS; slot++)
+		if (m->pages[i][slot])
+			change(m, i, slot, -m->pages[i][slot]);
 	memcpy(m->gone_mark[m->n_gone], m->mark[i], sizeof(m->mark[i]));
 	m->gone_mm[m->n_gone++] = i;
 	m->live[i] = false;
@@ -55,7 +62,7 @@ static void leave(struct model *m, int i)
 static void cut_and_check(struct model *m, unsigned *seed)
 {
 	__u64 w = m->window;
-	__s64 peak = m->peak, truth[NMM], got[NMM] = { 0 };
+	__s64 peak = m->peak, truth[NMM][RSS_SLOTS], got[NMM][RSS_SLOTS] = { { 0 } }, by_slot[RSS_SLOTS];
 	int gone_at_cut = m->n_gone;
 
 	memcpy(truth, m->at_peak, sizeof(truth));
@@ -67,18 +74,31 @@ static void cut_and_check(struct model *m, unsigned *seed)
 	for (int k = 0; k < 4; k++) {
 		int i = rand_r(seed) % NMM;
 
-		if (m->live[i])
-			change(m, i, rand_r(seed) % 50 - 20 > -m->pages[i] ? rand_r(seed) % 50 - 20 : 0);
+		int slot = rand_r(seed) % RSS_SLOTS;
+		__s64 d = rand_r(seed) % 50 - 20;
+
+		if (m->live[i] && d > -m->pages[i][slot])
+			change(m, i, slot, d);
 	}
 	if (m->live[0] && rand_r(seed) % 2)
 		leave(m, 0);
+	for (int i = 0; i < NMM; i++) {
+		if (!m->live[i])
+			continue;
+		__s64 sum = holder_pages_at_peak(m->mark[i], m->pages[i], w, peak, by_slot);
+
+		assert_int_equal(sum, total(by_slot));
+		for (int s = 0; s < RSS_SLOTS; s++)
+			got[i][s] += by_slot[s];
+	}
+	for (int g = 0; g < m->n_gone; g++) {
+		holder_pages_at_peak(m->gone_mark[g], NULL, w, peak, by_slot);
+		for (int s = 0; s < RSS_SLOTS; s++)
+			got[m->gone_mm[g]][s] += by_slot[s];
+	}
 	for (int i = 0; i < NMM; i++)
-		if (m->live[i])
-			got[i] += holder_pages_at_peak(m->mark[i], m->pages[i], w, peak);
-	for (int g = 0; g < m->n_gone; g++)
-		got[m->gone_mm[g]] += holder_pages_at_peak(m->gone_mark[g], 0, w, peak);
-	for (int i = 0; i < NMM; i++)
-		assert_int_equal(got[i], truth[i]);
+		for (int s = 0; s < RSS_SLOTS; s++)
+			assert_int_equal(got[i][s], truth[i][s]);
 	/* Departures of the closed window are read; those after the cut
 	 * count for the next one too. */
 	memmove(m->gone_mark, m->gone_mark[gone_at_cut],
@@ -105,8 +125,12 @@ static void run_model(unsigned seed, int steps)
 			leave(&m, i);
 		else if (r < 8)
 			cut_and_check(&m, &seed);
-		else
-			change(&m, i, r < 60 ? r % 17 + 1 : -(m.pages[i] > 0 ? rand_r(&seed) % (m.pages[i] + 1) : 0));
+		else {
+			int slot = rand_r(&seed) % RSS_SLOTS;
+			__s64 have = m.pages[i][slot];
+
+			change(&m, i, slot, r < 60 ? r % 17 + 1 : -(have > 0 ? rand_r(&seed) % (have + 1) : 0));
+		}
 	}
 	cut_and_check(&m, &seed);
 }
@@ -127,11 +151,11 @@ static void test_staggered(void **state)
 	(void)state;
 	for (int i = 0; i < 3; i++)
 		m.live[i] = true;
-	change(&m, 0, 400);
-	change(&m, 1, 100);
-	change(&m, 0, -300);
-	change(&m, 1, 100);
-	change(&m, 2, 100);
+	change(&m, 0, RSS_ANON, 400);
+	change(&m, 1, RSS_FILE, 100);
+	change(&m, 0, RSS_ANON, -300);
+	change(&m, 1, RSS_ANON, 100);
+	change(&m, 2, RSS_SHMEM, 100);
 	assert_int_equal(m.peak, 500);
 	m.live[3] = m.live[4] = m.live[5] = false;
 	cut_and_check(&m, &seed);
@@ -142,14 +166,18 @@ static void test_staggered(void **state)
 static void test_unchanged_after_peak(void **state)
 {
 	struct peak_mark mark[2] = { { 0 } };
+	__s64 zero[RSS_SLOTS] = { 0 }, at_cut[RSS_SLOTS] = { 10, 60, 0 };
+	__s64 now[RSS_SLOTS] = { 5, 0, 0 }, before[RSS_SLOTS] = { 2, 40, 0 }, out[RSS_SLOTS];
 
 	(void)state;
-	peak_mark_note(mark, 3, 10, 0);          /* enters in window 3 */
-	peak_mark_note(mark, 4, 99, 70);         /* first change after the cut */
-	assert_int_equal(holder_pages_at_peak(mark, 5, 3, 200), 70);
+	peak_mark_note(mark, 3, 10, zero);       /* enters in window 3 */
+	peak_mark_note(mark, 4, 99, at_cut);     /* first change after the cut */
+	assert_int_equal(holder_pages_at_peak(mark, now, 3, 200, out), 70);
+	assert_int_equal(out[RSS_ANON], 60);
 	/* Changed after peak 200 of window 3: what it held before that change. */
-	peak_mark_note(mark, 3, 200, 42);
-	assert_int_equal(holder_pages_at_peak(mark, 5, 3, 200), 42);
+	peak_mark_note(mark, 3, 200, before);
+	assert_int_equal(holder_pages_at_peak(mark, now, 3, 200, out), 42);
+	assert_int_equal(out[RSS_FILE], 2);
 }
 
 int main(void)

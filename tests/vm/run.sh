@@ -46,7 +46,8 @@ export PATH="$bin:$PATH"
 
 # Transparent huge pages as on the hosts the suite is tuned on (madvise):
 # Debian's kernels default to "always", where a 2 MiB fault changes rss by
-# 512 pages at once, and the exact-path gate test counts 4 KiB faults.
+# 512 pages at once, and the tests' expected sizes and fold counts assume
+# 4 KiB faults.
 thp=/sys/kernel/mm/transparent_hugepage/enabled
 [ -w "$thp" ] && echo madvise >"$thp"
 
