@@ -62,18 +62,28 @@ static __always_inline bool has_percpu_rss(void)
 		__r;                                                           \
 	})
 
+/* A counter that could not be read: no real counter has this value. */
+#define COUNTER_UNREADABLE (-0x7fffffffffffffffL - 1)
+
+/* bpf_core_read, or COUNTER_UNREADABLE: BPF_CORE_READ would give 0. */
+#define CORE_READ_OR_UNREADABLE(src)                                          \
+	({                                                                     \
+		long __v = 0;                                                  \
+		bpf_core_read(&__v, sizeof(__v), &(src)) ? COUNTER_UNREADABLE : __v; \
+	})
+
 static __noinline long pre62_counter(struct mm_struct *mm, int slot)
 {
 	struct mm_struct___pre62 *o = (void *)mm;
 
-#define __PRE62(idx) BPF_CORE_READ(o, rss_stat.count[idx].counter)
+#define __PRE62(idx) CORE_READ_OR_UNREADABLE(o->rss_stat.count[idx].counter)
 	return SLOT_READ(slot, __PRE62);
 #undef __PRE62
 }
 
 static __noinline long percpu_counter_count(struct mm_struct *mm, int slot)
 {
-#define __COUNT(idx) BPF_CORE_READ(mm, rss_stat[idx].count)
+#define __COUNT(idx) CORE_READ_OR_UNREADABLE(mm->rss_stat[idx].count)
 	return SLOT_READ(slot, __COUNT);
 #undef __COUNT
 }
@@ -87,7 +97,7 @@ static __noinline long percpu_counter_slots(struct mm_struct *mm, int slot)
 }
 
 /* The shared value of one counter: before 6.2 the whole atomic, from 6.2
- * .count (lagging the per-CPU slots). */
+ * .count (lagging the per-CPU slots); COUNTER_UNREADABLE if the read failed. */
 static __always_inline long mm_slot_count(struct mm_struct *mm, int slot)
 {
 	return has_percpu_rss() ? percpu_counter_count(mm, slot) : pre62_counter(mm, slot);

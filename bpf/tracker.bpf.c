@@ -228,6 +228,10 @@ static __always_inline __s64 take_count(struct mm_state *ms, struct mm_struct *m
 	if (slot < 0 || slot >= RSS_SLOTS)
 		return 0;
 	now = mm_slot_count(mm, slot);
+	if (now == COUNTER_UNREADABLE) {
+		COUNT(&tree.read_errors, 1);
+		return 0;
+	}
 	if (now == READ_ONCE(ms->count_seen[slot]))
 		return 0;
 	return now - atomic_xchg(&ms->count_seen[slot], now);
@@ -240,7 +244,10 @@ static __always_inline __s64 take_cpu_slot(__s32 *seen, __u64 counters, __u32 cp
 
 	if (cpu >= MAX_CPUS)
 		return 0;
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)(counters + cpu_offset[cpu]));
+	if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(counters + cpu_offset[cpu]))) {
+		COUNT(&tree.read_errors, 1);
+		return 0;
+	}
 	*value = v;
 	if (v == READ_ONCE(*seen))
 		return 0;
@@ -252,9 +259,9 @@ static __always_inline __s64 take_cpu_slot(__s32 *seen, __u64 counters, __u32 cp
  * path the event runs on the CPU whose slot changed (the counter is
  * updated under a page-table lock, so the task cannot migrate before the
  * tracepoint): the delta is that slot against its copy, plus .count when
- * this CPU just folded its slot in (the slot reads 0). Three loads and a
- * per-CPU map lookup, whatever the CPU count; docs/design.md bounds what a
- * fold in flight on another CPU can do for an instant.
+ * this CPU just folded its slot in (the slot reads 0). One probe read and
+ * a per-CPU map lookup, whatever the CPU count; docs/design.md bounds what
+ * a fold in flight on another CPU can do for an instant.
  */
 static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *mm, __u64 key, int slot)
 {

@@ -102,6 +102,7 @@ struct tree_state {
 	__u64 peak_races;                   /* peak CAS retries exhausted */
 	__u64 record_drops;                 /* sum changes the ring buffer had no room for */
 	__u64 count_takes;                  /* 6.2+: flushes of a CPU's slot into .count taken */
+	__u64 read_errors;                  /* counter reads that failed: the sum is not exact */
 	__u64 settles;                      /* 6.2+: mms whose every CPU slot was taken at entry */
 	__u64 departed_seq;                 /* mms that left, for the departed ring */
 };

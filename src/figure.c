@@ -27,6 +27,8 @@ void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
 		f->inexact_reason = "tracking map full: some memory was not counted (raise --max-tracked)";
 	} else if (c->missed_events || c->peak_races) {
 		f->inexact_reason = "the kernel skipped some BPF program runs";
+	} else if (c->read_errors) {
+		f->inexact_reason = "some reads of a counter failed in the kernel";
 	} else if (!h->rss_percpu) {
 		f->inexact_reason = "kernel batches rss updates in per-thread caches (before 6.2): "
 				    "up to 64 faults per thread lag";

@@ -20,6 +20,7 @@ struct bpf_counters {
 	uint64_t mms_entered, procs_entered;
 	uint64_t mms_left, procs_left;  /* kernel map entries at the end */
 	uint64_t count_takes, settles;  /* 6.2+ exact path: slot folds taken, mms settled */
+	uint64_t read_errors;           /* counter reads that failed */
 	/* run record, exact path: every live mm's counters summed over every
 	 * CPU against the tree's values (tracker_verify_sums) */
 	bool sums_checked;

@@ -185,6 +185,7 @@ static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 	json_kv_uint(w, "processes_left", c->procs_left);
 	json_kv_uint(w, "count_takes", c->count_takes);
 	json_kv_uint(w, "settles", c->settles);
+	json_kv_uint(w, "read_errors", c->read_errors);
 	if (c->sums_checked) {
 		json_key(w, "sum_check");
 		json_begin_object(w);

@@ -177,6 +177,7 @@ void bpf_source_counters(struct source *s, struct bpf_counters *c)
 	c->procs_left = now.task_entries;
 	c->count_takes = t->count_takes;
 	c->settles = t->settles;
+	c->read_errors = t->read_errors;
 }
 
 int64_t bpf_source_procs_live(struct source *s)

@@ -85,6 +85,13 @@ static void test_judge_drops_make_bound_unknown(void **state)
 	figure_judge_bpf(&f, &c, &h, 0);
 	assert_false(f.exact);
 	assert_false(f.bound_known);
+
+	/* A counter the kernel side could not read: never exact. */
+	c = (struct bpf_counters){ .read_errors = 1 };
+	figure_judge_bpf(&f, &c, &h, 0);
+	assert_false(f.exact);
+	assert_false(f.bound_known);
+	assert_non_null(strstr(f.inexact_reason, "failed"));
 }
 
 static void test_judge_old_kernel(void **state)
