@@ -42,7 +42,7 @@ static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm,
 		bpf_loop(nr_cpus, settle_cpu, &c, 0);
 		apply_delta(ms, slot, c.sum + take_count(ms, mm, slot));
 	}
-	COUNT(&tree.settles, 1);
+	COUNT(&hot.tree.settles, 1);
 }
 
 /* Runs after handle_fork on the same tracepoint (attach order). */
@@ -98,7 +98,7 @@ static long sum_cpu(__u32 cpu, struct cpu_loop *c)
 
 	if (cpu >= MAX_CPUS)
 		return 1;
-	bpf_probe_read_kernel(&v, sizeof(v), (void *)(c->counters + cpu_offset[cpu]));
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)(c->counters + hot.cpu_offset[cpu]));
 	c->sum += v;
 	return 0;
 }
@@ -148,7 +148,7 @@ static long learn_cpu(__u32 cpu, __u64 *base)
 	if (!slot || cpu >= MAX_CPUS)
 		return 1;
 	addr_scratch = (__u64)slot;
-	cpu_offset[cpu] = addr_scratch - *base;
+	hot.cpu_offset[cpu] = addr_scratch - *base;
 	return 0;
 }
 
@@ -171,7 +171,7 @@ int learn_cpu_offsets__percpu_sum(void *ctx)
 		return 1;
 	if (nr_cpus > MAX_CPUS || bpf_loop(nr_cpus, learn_cpu, &base, 0) != nr_cpus)
 		return 2;
-	cpu_offsets_ready = percpu_rss_kernel;
+	hot.cpu_offsets_ready = percpu_rss_kernel;
 	return 0;
 }
 

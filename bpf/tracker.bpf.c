@@ -29,7 +29,7 @@ const volatile bool has_fetch_atomics = true;   /* BPF_FETCH atomics (5.12+) */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
 const volatile bool record_sums = false;        /* --compare-sampler */
 
-struct tree_state tree;
+struct hot_state hot;
 /*
  * How many tracked mms hash to each slot. rss_stat fires on every fault on
  * the machine; a load from this small array (no helper call) rejects
@@ -38,8 +38,6 @@ struct tree_state tree;
 #define MM_FILTER_SLOTS 4096
 __u32 mm_filter[MM_FILTER_SLOTS];
 struct departed_mm departed[MAX_DEPARTED];
-__u64 cpu_offset[MAX_CPUS];     /* __per_cpu_offset[cpu], from learn_cpu_offsets */
-__u32 cpu_offsets_ready;        /* the exact per-CPU path is on */
 __u32 percpu_rss_kernel;        /* has_percpu_rss, for userspace */
 struct sum_check check;         /* verify_sums' result */
 /* Pointers pass through here to become plain numbers (needs CAP_PERFMON). */
@@ -77,15 +75,6 @@ struct {
 	__type(value, struct mm_state);
 } mm_states SEC(".maps");
 
-/* Events applied, per CPU: a shared counter would be one more locked
- * operation on the tree's cache line per event. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} cpu_events SEC(".maps");
-
 /* 6.2+: each CPU's slots as last taken. Allocated per tracked mm only:
  * preallocated, it would pin max_tracked x 16 B on every CPU. */
 struct {
@@ -119,19 +108,10 @@ static __always_inline __u32 mm_filter_slot(const void *mm)
 	return (((low >> 6) * 2654435761U) >> 20) & (MM_FILTER_SLOTS - 1);
 }
 
-static __always_inline void count_event(void)
-{
-	__u32 zero = 0;
-	__u64 *n = bpf_map_lookup_elem(&cpu_events, &zero);
-
-	if (n)
-		*n += 1;        /* this CPU's own: the program is not reentered */
-}
-
 /* The exact per-CPU path: 6.2+ counters, offsets learned. */
 static __always_inline bool exact_path(void)
 {
-	return has_percpu_rss() && READ_ONCE(cpu_offsets_ready);
+	return has_percpu_rss() && READ_ONCE(hot.cpu_offsets_ready);
 }
 
 /* A process's PID as seen in namespace ns at level, or 0 if it is not
@@ -159,27 +139,27 @@ static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, uns
  */
 static __always_inline void note_change(struct mm_state *ms)
 {
-	peak_mark_note(ms->mark, READ_ONCE(tree.window), READ_ONCE(tree.peak_pages), ms->pages);
+	peak_mark_note(ms->mark, READ_ONCE(hot.tree.window), READ_ONCE(hot.tree.peak_pages), ms->pages);
 }
 
 /* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
 static __always_inline void raise_peak(__s64 sum)
 {
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
-		__s64 seen = READ_ONCE(tree.peak_pages);
+		__s64 seen = READ_ONCE(hot.tree.peak_pages);
 
 		if (sum <= seen)
 			return;
-		if (!atomic_cas(&tree.peak_pages, seen, sum))
+		if (!atomic_cas(&hot.tree.peak_pages, seen, sum))
 			continue;
 		/* Context for the report (the breakdown comes from the
 		 * marks); racing writers may blur it, never the peak. */
-		tree.peak_ns = bpf_ktime_get_ns();
-		tree.peak_mms = READ_ONCE(tree.mms_live);
-		tree.peak_procs = READ_ONCE(tree.procs_live);
+		hot.tree.peak_ns = bpf_ktime_get_ns();
+		hot.tree.peak_mms = READ_ONCE(hot.tree.mms_live);
+		hot.tree.peak_procs = READ_ONCE(hot.tree.procs_live);
 		return;
 	}
-	COUNT(&tree.peak_races, 1);
+	COUNT(&hot.tree.peak_races, 1);
 }
 
 /* Userspace drains the ring on a timer: no wakeup per event. */
@@ -188,7 +168,7 @@ static __always_inline void record_sum(__s64 sum)
 	struct sum_event *e = bpf_ringbuf_reserve(&sum_events, sizeof(*e), 0);
 
 	if (!e) {
-		COUNT(&tree.record_drops, 1);
+		COUNT(&hot.tree.record_drops, 1);
 		return;
 	}
 	e->ns = bpf_ktime_get_ns();
@@ -209,7 +189,7 @@ static __always_inline void apply_delta(struct mm_state *ms, int slot, __s64 d)
 	mine = mm_total_pages(ms->pages);
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
-	sum = atomic_add_return(&tree.sum_pages, d);
+	sum = atomic_add_return(&hot.tree.sum_pages, d);
 	if (record_sums)
 		record_sum(sum);
 	raise_peak(sum);
@@ -229,7 +209,7 @@ static __always_inline __s64 take_count(struct mm_state *ms, struct mm_struct *m
 		return 0;
 	now = mm_slot_count(mm, slot);
 	if (now == COUNTER_UNREADABLE) {
-		COUNT(&tree.read_errors, 1);
+		COUNT(&hot.tree.read_errors, 1);
 		return 0;
 	}
 	if (now == READ_ONCE(ms->count_seen[slot]))
@@ -244,8 +224,8 @@ static __always_inline __s64 take_cpu_slot(__s32 *seen, __u64 counters, __u32 cp
 
 	if (cpu >= MAX_CPUS)
 		return 0;
-	if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(counters + cpu_offset[cpu]))) {
-		COUNT(&tree.read_errors, 1);
+	if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(counters + hot.cpu_offset[cpu]))) {
+		COUNT(&hot.tree.read_errors, 1);
 		return 0;
 	}
 	*value = v;
@@ -282,7 +262,7 @@ static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *m
 		__s64 c = take_count(ms, mm, slot);
 
 		if (c)
-			COUNT(&tree.count_takes, 1);
+			COUNT(&hot.tree.count_takes, 1);
 		d += c;
 	}
 	apply_delta(ms, slot, d);
@@ -308,7 +288,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		init.counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
 		err = bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST);
 		if (err && err != -EEXIST) {
-			COUNT(&tree.drop_mm_full, 1);
+			COUNT(&hot.tree.drop_mm_full, 1);
 			return;
 		}
 	}
@@ -317,15 +297,15 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		return;
 	if (err) {
 		bpf_map_delete_elem(&mm_cpu_slots, &key);
-		COUNT(&tree.drop_mm_full, 1);
+		COUNT(&hot.tree.drop_mm_full, 1);
 		return;
 	}
 	COUNT(&mm_filter[mm_filter_slot(mm)], 1);
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return;
-	COUNT(&tree.mms_entered, 1);
-	COUNT(&tree.mms_live, 1);
+	COUNT(&hot.tree.mms_entered, 1);
+	COUNT(&hot.tree.mms_live, 1);
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		apply_delta(ms, slot, take_count(ms, mm, slot));
@@ -342,7 +322,9 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return 0;
-	count_event();
+	/* On the mm's own cache line, which the event writes anyway: a tree
+	 * counter would be one more line shared by every faulting CPU. */
+	COUNT(&ms->events, 1);
 	apply_event(ms, mm, key, rss_slot_of_member(member));
 	return 0;
 }
@@ -358,11 +340,11 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	if (!bpf_map_lookup_elem(&task_states, &ptgid))
 		return 0;
 	if (bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST)) {
-		COUNT(&tree.drop_task_full, 1);
+		COUNT(&hot.tree.drop_task_full, 1);
 		return 0;
 	}
-	COUNT(&tree.procs_entered, 1);
-	COUNT(&tree.procs_live, 1);
+	COUNT(&hot.tree.procs_entered, 1);
+	COUNT(&hot.tree.procs_live, 1);
 	/* The child's copied pages were counted (from the parent's context)
 	 * before this event: enter_mm takes them now. A vfork or CLONE_VM
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
@@ -393,14 +375,14 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	if (bpf_map_delete_elem(&task_states, &tgid) == 0)
-		COUNT(&tree.procs_live, -1);
+		COUNT(&hot.tree.procs_live, -1);
 	return 0;
 }
 
 /* Keep what a leaving mm held, for the holders of this window's peak. */
 static __always_inline void note_departure(struct mm_state *ms)
 {
-	__u64 seq = (__u64)atomic_add_return((__s64 *)&tree.departed_seq, 1);
+	__u64 seq = (__u64)atomic_add_return((__s64 *)&hot.tree.departed_seq, 1);
 	struct departed_mm *e = &departed[(seq - 1) & (MAX_DEPARTED - 1)];
 
 	WRITE_ONCE(e->seq, 0);          /* userspace skips it while written */
@@ -422,11 +404,12 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		apply_delta(ms, slot, -READ_ONCE(ms->pages[slot]));
+	COUNT(&hot.tree.departed_events, READ_ONCE(ms->events));
 	note_departure(ms);
 	bpf_map_delete_elem(&mm_cpu_slots, &key);
 	if (bpf_map_delete_elem(&mm_states, &key) == 0) {
 		COUNT(&mm_filter[mm_filter_slot(mm)], -1);
-		COUNT(&tree.mms_live, -1);
+		COUNT(&hot.tree.mms_live, -1);
 	}
 }
 
@@ -484,7 +467,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 		req->found = 1;
 		req->tgid = tgid;
 	} else {
-		/* A child of a process already in the tree. The walk goes by
+		/* A child of a process already in the hot.tree. The walk goes by
 		 * PID, and a child usually has a larger PID than its parent,
 		 * so one pass takes most trees whole; userspace repeats the
 		 * pass while it still finds processes (PIDs wrap). */
@@ -493,11 +476,11 @@ int enter_existing(struct bpf_iter__task *ctx)
 			return 0;
 	}
 	if (bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST) == 0) {
-		COUNT(&tree.procs_entered, 1);
-		COUNT(&tree.procs_live, 1);
+		COUNT(&hot.tree.procs_entered, 1);
+		COUNT(&hot.tree.procs_live, 1);
 		COUNT(&iter_entered, 1);
 	} else if (!bpf_map_lookup_elem(&task_states, &tgid)) {
-		COUNT(&tree.drop_task_full, 1);
+		COUNT(&hot.tree.drop_task_full, 1);
 		return 0;
 	}
 	if (!req || req->enter_mm)

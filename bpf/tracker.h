@@ -48,6 +48,7 @@ struct mm_state {
 	__u64 counters[RSS_SLOTS];  /* 6.2+: each counter's per-CPU slots (fixed for
 				       the mm's life), so that events need not read it */
 	__s64 own_peak;             /* this mm's own largest rss, pages */
+	__u64 events;               /* rss_stat events applied to it */
 	struct peak_mark mark[2];
 	char comm[COMM_LEN];
 };
@@ -105,6 +106,20 @@ struct tree_state {
 	__u64 read_errors;                  /* counter reads that failed: the sum is not exact */
 	__u64 settles;                      /* 6.2+: mms whose every CPU slot was taken at entry */
 	__u64 departed_seq;                 /* mms that left, for the departed ring */
+	__u64 departed_events;              /* events applied to mms that left */
+};
+
+/*
+ * What every tracked event touches, in one place: in this VM each distinct
+ * page of map memory an event touches costs tens of ns (the first touch
+ * after the fault that raised the event), so the tree and the per-CPU
+ * offsets share the first page (for up to ~480 CPUs).
+ */
+struct hot_state {
+	struct tree_state tree;
+	__u32 cpu_offsets_ready;            /* the exact per-CPU path is on */
+	__u32 pad;
+	__u64 cpu_offset[MAX_CPUS];         /* __per_cpu_offset[cpu], from learn_cpu_offsets */
 };
 
 /* One change of the tree sum, recorded for --compare-sampler. */

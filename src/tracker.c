@@ -180,7 +180,7 @@ static int learn_cpu_offsets(struct tracker *t)
 		return -E2BIG;          /* more CPUs than MAX_CPUS */
 	if (run.retval)
 		return -EFAULT;
-	return s->bss->cpu_offsets_ready ? 0 : -EOPNOTSUPP;
+	return s->bss->hot.cpu_offsets_ready ? 0 : -EOPNOTSUPP;
 }
 
 static int attach(struct tracker *t)
@@ -355,6 +355,26 @@ static __u64 count_entries(struct bpf_map *map, size_t key_size)
 	return n;
 }
 
+/* The mms in the map now, and the events they have applied. */
+static __u64 live_mms(struct tracker *t, __u64 *events)
+{
+	struct bpf_map *map = t->skel->maps.mm_states;
+	__u64 key = 0, next = 0, n = 0;
+	void *prev = NULL;
+
+	*events = 0;
+	while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
+		struct mm_state ms;
+
+		n++;
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0) == 0)
+			*events += ms.events;
+	}
+	return n;
+}
+
 static __u64 missed_runs(struct bpf_object *obj)
 {
 	struct bpf_program *prog;
@@ -371,21 +391,6 @@ static __u64 missed_runs(struct bpf_object *obj)
 	return n;
 }
 
-/* The per-CPU event counts, added up. */
-static __u64 cpu_events(struct tracker *t)
-{
-	int ncpus = t->features.possible_cpus;
-	__u64 *per_cpu = calloc((size_t)ncpus, sizeof(*per_cpu)), n = 0;
-	__u32 zero = 0;
-
-	if (per_cpu && bpf_map__lookup_elem(t->skel->maps.cpu_events, &zero, sizeof(zero), per_cpu,
-					    (size_t)ncpus * sizeof(*per_cpu), 0) == 0)
-		for (int i = 0; i < ncpus; i++)
-			n += per_cpu[i];
-	free(per_cpu);
-	return n;
-}
-
 __u64 monotonic_ns(void)
 {
 	struct timespec ts;
@@ -399,16 +404,16 @@ void tracker_read_tree(struct tracker *t, struct tree_state *out)
 	/* A copy of memory the kernel updates concurrently: each field is
 	 * current, the fields together only nearly consistent. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	*out = t->skel->bss->tree;
+	*out = t->skel->bss->hot.tree;
 }
 
 int tracker_read(struct tracker *t, struct tree_reading *out)
 {
 	memset(out, 0, sizeof(*out));
 	tracker_read_tree(t, &out->tree);
-	out->events = cpu_events(t);
 	out->missed_events = missed_runs(t->skel->obj);
-	out->mm_entries = count_entries(t->skel->maps.mm_states, sizeof(__u64));
+	out->mm_entries = live_mms(t, &out->events);
+	out->events += out->tree.departed_events;
 	out->task_entries = count_entries(t->skel->maps.task_states, sizeof(__u32));
 	return 0;
 }
@@ -431,7 +436,7 @@ static void raise_to(__s64 *peak, __s64 v)
  */
 int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 {
-	struct tree_state *tree = &t->skel->bss->tree;
+	struct tree_state *tree = &t->skel->bss->hot.tree;
 	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
 	__s64 sum;
 	int err;
@@ -499,7 +504,7 @@ const struct departed_mm *tracker_departed(struct tracker *t)
 
 __u64 tracker_departed_seq(struct tracker *t)
 {
-	return LOAD(t->skel->bss->tree.departed_seq);
+	return LOAD(t->skel->bss->hot.tree.departed_seq);
 }
 
 void tracker_startup(const struct tracker *t, struct tracker_startup *out)
