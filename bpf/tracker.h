@@ -39,17 +39,20 @@ struct peak_mark {
 	__s64 gen_pages[RSS_SLOTS];
 };
 
-/* One address space in the tree, keyed by its struct mm_struct pointer. */
+/* One address space in the tree, keyed by its struct mm_struct pointer.
+ * What every event touches comes first, together (64 bytes), then the
+ * marks (one per window parity, of which an event touches one), then what
+ * only entry, folds and reports read. */
 struct mm_state {
-	__u32 tgid;                 /* a process using this mm (global PID) */
-	__u32 vpid;                 /* ...in peakbpf's PID namespace, 0 if not visible */
 	__s64 pages[RSS_SLOTS];     /* counter values applied to the tree sum */
-	__s64 count_seen[RSS_SLOTS]; /* 6.2+: the shared part (.count) in pages */
 	__u64 counters[RSS_SLOTS];  /* 6.2+: each counter's per-CPU slots (fixed for
 				       the mm's life), so that events need not read it */
 	__s64 own_peak;             /* this mm's own largest rss, pages */
 	__u64 events;               /* rss_stat events applied to it */
 	struct peak_mark mark[2];
+	__s64 count_seen[RSS_SLOTS]; /* 6.2+: the shared part (.count) in pages */
+	__u32 tgid;                 /* a process using this mm (global PID) */
+	__u32 vpid;                 /* ...in peakbpf's PID namespace, 0 if not visible */
 	char comm[COMM_LEN];
 };
 
