@@ -71,12 +71,19 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u64);             /* struct mm_struct * */
 	__type(value, struct mm_state);
 } mm_states SEC(".maps");
 
-/* 6.2+: each CPU's slots as last taken. Allocated per tracked mm only:
- * preallocated, it would pin max_tracked x 16 B on every CPU. */
+/*
+ * The maps of mms and processes are allocated per entry (BPF_F_NO_PREALLOC),
+ * so that loading costs the same whatever --max-tracked says (preallocated,
+ * 262144 entries took 400 ms to load) and only what is tracked is pinned.
+ * Entries are added at fork, exec and attach, never on the rss_stat path.
+ * 6.2+: each CPU's slots as last taken, also per tracked mm: preallocated,
+ * it would pin max_tracked x 16 B on every CPU.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, DEFAULT_MAX_TRACKED);
@@ -88,6 +95,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);             /* tgid */
 	__type(value, struct task_state);
 } task_states SEC(".maps");
