@@ -441,6 +441,40 @@ int BPF_PROG(handle_exit_mmap__exit_mmap_tp, struct mm_struct *mm)
 	return 0;
 }
 
+#define PF_EXITING 0x00000004       /* include/linux/sched.h, since 2.6 */
+
+/*
+ * Enter a live task's mm, named after its process (leader). An exiting
+ * task is skipped: its mm may be torn down already, and an entry made after
+ * the teardown would stay, pointing at freed memory. exit_mm() clears
+ * task->mm before the mm's teardown, so if task->mm is still this mm after
+ * the entry, the teardown comes later and removes it; if not, it may have
+ * run already, and the entry goes now.
+ */
+static __always_inline void enter_live_mm(struct task_struct *task, struct task_struct *leader,
+					  __u32 tgid)
+{
+	struct mm_struct *mm = task->mm;
+
+	if (!mm || (task->flags & PF_EXITING))
+		return;
+	enter_mm(leader, mm, tgid);
+	if (task->mm != mm)
+		leave_mm(mm);
+}
+
+/* A thread of a tracked process: its mm is the process's, entered already
+ * through the leader, unless the leader has exited (pthread_exit), which
+ * leaves the leader without an mm while the threads run on. */
+static __always_inline int enter_thread_mm(struct task_struct *task)
+{
+	__u32 tgid = task->tgid;
+
+	if (bpf_map_lookup_elem(&task_states, &tgid))
+		enter_live_mm(task, BPF_CORE_READ(task, group_leader), tgid);
+	return 0;
+}
+
 /*
  * Run by userspace (read through an iterator fd) after it filled roots:
  * enter every process that is a root, or descends from one by fork
@@ -461,8 +495,10 @@ int enter_existing(struct bpf_iter__task *ctx)
 	__u32 tgid, vpid, ptgid;
 	__u64 ns = 0;
 
-	if (!task || task->pid != task->tgid)
-		return 0;       /* one visit per process: its leader */
+	if (!task)
+		return 0;
+	if (task->pid != task->tgid)
+		return enter_thread_mm(task);
 	bpf_probe_read_kernel(&ns, sizeof(ns),
 			      (void *)mypid + bpf_core_field_offset(struct pid, numbers) +
 			      (__u64)level * sizeof(struct upid) + offsetof(struct upid, ns));
@@ -475,7 +511,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 		req->found = 1;
 		req->tgid = tgid;
 	} else {
-		/* A child of a process already in the hot.tree. The walk goes by
+		/* A child of a process already in the tree. The walk goes by
 		 * PID, and a child usually has a larger PID than its parent,
 		 * so one pass takes most trees whole; userspace repeats the
 		 * pass while it still finds processes (PIDs wrap). */
@@ -492,7 +528,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 		return 0;
 	}
 	if (!req || req->enter_mm)
-		enter_mm(task, task->mm, tgid);
+		enter_live_mm(task, task, tgid);
 	return 0;
 }
 

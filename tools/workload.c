@@ -591,6 +591,37 @@ static int run_late_threads(const struct opts *o)
 	return run_threads(o);
 }
 
+static void *late_worker(void *arg)
+{
+	const struct opts *o = arg;
+	char *b;
+
+	hold(o->hold_ns);
+	b = alloc_block(o->size);
+	if (b) {
+		hold(o->hold_ns);
+		free_block(b, o->size);
+	}
+	return NULL;
+}
+
+/* The main thread leaves at once (pthread_exit): the leader has no mm while
+ * a worker idles T, then holds S for T (for attaching to such a process). */
+static int run_leader_exit(const struct opts *o)
+{
+	static struct opts copy;
+	pthread_t t;
+	int e;
+
+	copy = *o;
+	e = pthread_create(&t, NULL, late_worker, &copy);
+	if (e) {
+		errno = e;
+		return fail("pthread_create");
+	}
+	pthread_exit(NULL);
+}
+
 static int run_exec(const struct opts *o)
 {
 	if (!alloc_block(o->size))
@@ -1112,6 +1143,8 @@ static const struct shape shapes[] = {
 	  "N threads of one process hold S at once for T; expect N*S" },
 	{ "late-threads", run_late_threads, exp_ns, 4,
 	  "idle T, then N threads of one process hold S at once for T; expect N*S" },
+	{ "leader-exit", run_leader_exit, exp_s, 1,
+	  "the main thread exits at once (pthread_exit); a thread idles T, then holds S for T; expect S" },
 	{ "staggered", run_staggered, exp_5s, 3,
 	  "3 children: 4*S, S and 0, then (after T) S, 2*S and S; expect 5*S (N ignored)" },
 	{ "exec", run_exec, exp_2s, 4,

@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # Attach mode (-p) and windows (-i, SIGUSR1).
 
-TESTS="$TESTS t_attach_later_spike t_attach_existing_children t_attach_phases
+TESTS="$TESTS t_attach_later_spike t_attach_existing_children t_attach_leader_exited t_attach_phases
  t_interval_steady t_attach_pidns t_sigkill_keeps_windows t_command_windows
  t_attach_bad_pids"
 
@@ -57,6 +57,22 @@ t_attach_existing_children() {
 
 # Three phases (64, 256, 128 MiB) marked by SIGUSR1 to peakbpf in the gap
 # between phases: each window reports its own phase's peak.
+# A process whose main thread called pthread_exit: its leader has no mm,
+# the worker's is the process's. It was once measured as 0 B, exact.
+t_attach_leader_exited() {
+	"$WORKLOAD" -s 64MiB -t "$(q 1s 4s)" leader-exit 2>/dev/null &
+	target=$!
+	sleep 0.3
+	"$PEAKBPF" -q -o "$TMP/lexit.json" -p "$target" 2>"$TMP/lexit.err"
+	rc=$?
+	wait "$target"
+	if [ "$rc" = 0 ]; then
+		check_growth "attach: leader exited" "$TMP/lexit.json" $((64 * MIB))
+	else
+		fail "attach: leader exited: peakbpf exited $rc: $(cat "$TMP/lexit.err")"
+	fi
+}
+
 t_attach_phases() {
 	"$WORKLOAD" -s 64MiB -t 30s phases 2>"$TMP/phases.log" &
 	wl=$!
