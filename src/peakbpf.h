@@ -89,6 +89,8 @@ bool tracker_has_percpu_rss(const struct tracker *t);
  * not: -EOPNOTSUPP (kernel before 6.2 or without the helpers), -E2BIG
  * (more CPUs than covered), or the error of learning the per-CPU offsets. */
 int tracker_exact_path(const struct tracker *t);
+/* CPUs that can exist (each has a slot in every percpu_counter). */
+int tracker_possible_cpus(const struct tracker *t);
 /* The loaded object, the departed ring and its count (holders.c). */
 struct bpf_object *tracker_object(struct tracker *t);
 const struct departed_mm *tracker_departed(struct tracker *t);

@@ -59,7 +59,9 @@ static int64_t peak_bound_pages(const struct bpf_source *b, const struct tree_st
 		return 0;
 	if (!b->host->rss_percpu)
 		return -1;
-	return t->peak_mms * (int64_t)percpu_rss_lag_pages(b->host->cpus);
+	/* Every possible CPU can hold a slot: online CPUs (hotplug, LXCFS)
+	 * could understate the bound. */
+	return t->peak_mms * (int64_t)percpu_rss_lag_pages(tracker_possible_cpus(b->tracker));
 }
 
 /* When, and what, at the peak: the breakdown is what the holders held. */

@@ -492,6 +492,11 @@ int tracker_verify_sums(struct tracker *t, struct sum_check *out)
 	return 0;
 }
 
+int tracker_possible_cpus(const struct tracker *t)
+{
+	return t->features.possible_cpus;
+}
+
 struct bpf_object *tracker_object(struct tracker *t)
 {
 	return t->skel->obj;
