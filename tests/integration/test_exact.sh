@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # Exactness (the incremental per-CPU path) and who held the memory at the peak.
 
-TESTS="$TESTS t_sum_equals_vmrss t_exact_sums_threads t_holders_ladder
+TESTS="$TESTS t_sum_equals_vmrss t_exact_sums_threads t_exact_sums_migrating t_holders_ladder
  t_holders_threads_one_entry t_holders_shared_per_mm t_holders_at_peak_instant"
 
 # tree_pids PID: PID and all its descendants.
@@ -89,6 +89,38 @@ t_exact_sums_threads() {
 		ok "exact sums, threads: full per-CPU sum = incremental sum ($mms mm, $takes slot folds taken), growth $(mib "$growth")"
 	else
 		fail "exact sums, threads: counters_off $off, mms $mms, count_takes $takes, growth $growth: $(cat "$TMP/inc.err") $(head -c 400 "$TMP/inc.json")"
+	fi
+}
+
+# The same while the threads are moved between CPUs all along (taskset):
+# an event must run on the CPU whose slot changed, or a slot's change
+# would wait for that CPU's next event and the check would see it.
+t_exact_sums_migrating() {
+	exact_path_here "exact sums, migrating" || return
+	need taskset "exact sums, migrating" || return
+	[ "$(nproc)" -ge 2 ] || { skip "exact sums, migrating: one CPU"; return; }
+	"$WORKLOAD" -s 32MiB -n 4 -t "$(q 2s 6s)" late-threads 2>/dev/null &
+	wl=$!
+	(
+		end=$(($(date +%s) + $(q 5 14)))
+		while [ "$(date +%s)" -lt "$end" ] && kill -0 "$wl" 2>/dev/null; do
+			for t in /proc/"$wl"/task/*; do
+				taskset -p -c $(($(od -An -N1 -tu1 /dev/urandom) % 2)) "${t##*/}" >/dev/null 2>&1
+			done
+			sleep 0.01
+		done
+	) &
+	mover=$!
+	sleep 0.3
+	"$PEAKBPF" -q -o "$TMP/mig.json" -d "$(q 3500ms 10s)" -p "$wl" 2>"$TMP/mig.err"
+	kill "$mover" "$wl" 2>/dev/null
+	wait "$mover" "$wl" 2>/dev/null
+	off=$(json_num "$TMP/mig.json" counters_off)
+	growth=$(json_num "$TMP/mig.json" growth_bytes)
+	if [ "${off:-x}" = 0 ] && [ "$(abs $((${growth:-0} - 128 * MIB)))" -le $((2 * MIB)) ]; then
+		ok "exact sums, migrating: threads moved between CPUs while faulting; full per-CPU sum = incremental sum, growth $(mib "$growth")"
+	else
+		fail "exact sums, migrating: counters_off $off, growth $growth: $(cat "$TMP/mig.err")"
 	fi
 }
 
