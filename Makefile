@@ -67,7 +67,7 @@ test_figure_SRCS := src/figure.c
 test_spawn_SRCS := src/spawn.c src/status.c
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan integration demo bench vmtest clean install
+.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 
@@ -113,6 +113,36 @@ $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/t
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
+# libFuzzer targets (tests/fuzz): the parsers of sizes, durations, PIDs,
+# the command line, JSON escaping, /proc and cgroupfs text. make fuzz runs
+# each for FUZZ_SECONDS from the committed seeds (tests/fuzz/corpus/NAME);
+# what it finds new stays in $(OUTPUT)/fuzz/corpus-NAME.
+FUZZ_TARGETS := units cli json procfs
+FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
+FUZZ_SECONDS ?= 6
+fuzz_units_SRCS := src/units.c
+fuzz_cli_SRCS := src/cli.c src/units.c
+fuzz_json_SRCS := src/json.c
+fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
+
+$(OUTPUT)/fuzz:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(fuzz_$$*_SRCS) | $(OUTPUT)/fuzz
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(CLANG) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -Isrc -Ibpf $< $(fuzz_$*_SRCS) -o $@
+
+fuzz: $(FUZZ_BINS)
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(OUTPUT)/fuzz/corpus-$$t; \
+		printf '  %-8s %s\n' FUZZ "$$t ($(FUZZ_SECONDS) s)"; \
+		$(OUTPUT)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=3 -print_final_stats=0 \
+			$(OUTPUT)/fuzz/corpus-$$t tests/fuzz/corpus/$$t >$(OUTPUT)/fuzz/$$t.log 2>&1 || \
+			{ tail -n 40 $(OUTPUT)/fuzz/$$t.log; exit 1; }; \
+		grep -h '^Done' $(OUTPUT)/fuzz/$$t.log | sed 's/^/           /'; \
+	done
+
 unit: $(UNIT_BINS)
 	$(Q)for t in $^; do $$t || exit 1; done
 
@@ -127,7 +157,7 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan integration bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan fuzz integration bench-short vmtest
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -3,7 +3,7 @@
 # Idempotent: prints nothing and installs nothing when all is there.
 set -eu
 
-pkgs="clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
+pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
       pkg-config make gcc libc6-dev"
 
 missing=""

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+/* libFuzzer: what peakbpf parses from /proc and cgroupfs: statm, PID
+ * lists, mountinfo and /proc/PID/cgroup lines, cgroup paths and counters
+ * (src/source_proc.c, src/cgroup_parse.c). */
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
+#include "fuzz.h"
+#include "cgroup_parse.h"
+#include "sources.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_string(data, size), path[PATH_MAX], rel[PATH_MAX];
+	struct mountinfo_entry me;
+	struct proc_cgroup_line pl;
+	uint64_t v;
+	pid_t pids[16];
+	size_t n;
+
+	if (!s)
+		return 0;
+	parse_statm(s, &v);
+	if (parse_pid_words(s, pids, 16, &n) == 0 && n > 16)
+		abort();
+	parse_mountinfo_line(s, &me);
+	parse_proc_cgroup_line(s, &pl);
+	if (cgroup_path_from_proc(s, size & 1, path, sizeof(path)) == 0 && !memchr(path, 0, sizeof(path)))
+		abort();
+	cgroup_rel_path(s, "/sys/fs/cgroup/x", rel, sizeof(rel));
+	cgroup_rel_path("/sys/fs/cgroup", s, rel, sizeof(rel));
+	list_has(s, " ,", "memory");
+	parse_counter(s, &v);
+	free(s);
+	return 0;
+}
