@@ -102,6 +102,25 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 	}
 }
 
+/* s for a terminal: a command name is whatever its binary was called, and
+ * a name holding ESC [2J would clear the screen. Control and non-ASCII
+ * bytes become \xNN. */
+const char *printable(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= 0x20 && c < 0x7f)
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, len - o, "\\x%02x", c);
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static void json_command(struct json_writer *w, const struct command_facts *c)
 {
 	int st = c->wait_status;
@@ -363,10 +382,14 @@ void report_human(const struct record *r, FILE *out)
 
 		fprintf(out, "  held at the peak (%s in all):\n",
 			format_bytes(f->holders_bytes, a, sizeof(a)));
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			char comm[4 * sizeof(f->holders[i].comm)];
+
 			fprintf(out, "    %8d %-16s %10s  (own peak %s)\n", f->holders[i].pid,
-				f->holders[i].comm, format_bytes(f->holders[i].bytes, fl, sizeof(fl)),
+				printable(f->holders[i].comm, comm, sizeof(comm)),
+				format_bytes(f->holders[i].bytes, fl, sizeof(fl)),
 				format_bytes(f->holders[i].own_peak_bytes, s, sizeof(s)));
+		}
 		if (f->holders_total > n)
 			fprintf(out, "    ... %zu more (-t N lists more)\n", f->holders_total - n);
 	}

@@ -45,6 +45,9 @@ struct record {
 };
 
 void report_json(const struct record *r, FILE *out);
+/* s with control and non-ASCII bytes as \xNN, for a terminal; out holds
+ * up to len - 1 characters (4 per byte of s is always enough). */
+const char *printable(const char *s, char *out, size_t len);
 /* The run's summary: several lines. */
 void report_human(const struct record *r, FILE *out);
 /* One line for a closed window. */

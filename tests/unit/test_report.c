@@ -176,6 +176,19 @@ static void test_not_measured_is_never_zero(void **state)
 	free(s);
 }
 
+/* A command name reaches the terminal with its control bytes escaped. */
+static void test_printable(void **state)
+{
+	char out[64];
+
+	(void)state;
+	assert_string_equal(printable("workload", out, sizeof(out)), "workload");
+	assert_string_equal(printable("a\x1b[2Jb", out, sizeof(out)), "a\\x1b[2Jb");
+	assert_string_equal(printable("t\tab\x7f\xc3\xa9", out, sizeof(out)), "t\\x09ab\\x7f\\xc3\\xa9");
+	/* Never past the buffer, and always terminated. */
+	assert_string_equal(printable("\x01\x02\x03", out, 9), "\\x01");
+}
+
 static void test_human_summary(void **state)
 {
 	struct fixture x;
@@ -250,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_json_window_and_others),
 		cmocka_unit_test(test_json_signal_and_attach),
 		cmocka_unit_test(test_not_measured_is_never_zero),
+		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_human_summary),
 		cmocka_unit_test(test_human_exact_and_window),
 		cmocka_unit_test(test_privileges),
