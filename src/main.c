@@ -41,6 +41,7 @@ struct run {
 	const struct options *opts;
 	struct session *session;
 	FILE *out;                      /* -o FILE, or NULL */
+	int out_errno, stdout_errno;    /* why a record could not be written, first */
 	int sigfd;
 	sigset_t oldmask;               /* before blocking handled_signals(): the command execs with it */
 	int exit_status;                /* peakbpf's: EXIT_PEAKBPF_FAILED until known */
@@ -111,12 +112,22 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGUSR1);
 }
 
+/* Each record is flushed as it is written (a killed run keeps it); the
+ * first failure's errno is kept for the message at the end. */
+static void write_to(FILE *f, const struct record *rec, int *first_errno)
+{
+	errno = 0;
+	report_json(rec, f);
+	if ((fflush(f) || ferror(f)) && !*first_errno)
+		*first_errno = errno ? errno : EIO;
+}
+
 static void write_record(struct run *r, const struct record *rec)
 {
 	if (r->opts->json)
-		report_json(rec, stdout);
+		write_to(stdout, rec, &r->stdout_errno);
 	if (r->out)
-		report_json(rec, r->out);       /* flushed: a killed run keeps it */
+		write_to(r->out, rec, &r->out_errno);
 }
 
 static void fill_common(struct run *r, struct record *rec, uint64_t end_ns)
@@ -437,6 +448,17 @@ static int start_attached(struct run *r)
 
 /* The run has ended: the command's facts and exit status, the last
  * window, the run's record, and a check that -o's file was written. */
+/* A record that could not be written is a failure of peakbpf's, not a
+ * silent success: say so, with the command's own status, which is lost. */
+static int check_written(int write_errno, const char *what, int command_status)
+{
+	if (!write_errno)
+		return 0;
+	fprintf(stderr, "peakbpf: cannot write %s: %s (the command's own exit status was %d)\n",
+		what, strerror(write_errno), command_status);
+	return -write_errno;
+}
+
 static int collect_exit(struct run *r)
 {
 	const struct options *o = r->opts;
@@ -459,13 +481,12 @@ static int collect_exit(struct run *r)
 		return err;
 	}
 	report_run(r);
-	if (r->out && (ferror(r->out) || fflush(r->out))) {
-		err = errno ? -errno : -EIO;
-		fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(errno));
+	err = check_written(r->out_errno, o->output, r->exit_status);
+	if (!err)
+		err = check_written(r->stdout_errno, "the JSON record to stdout", r->exit_status);
+	if (err)
 		r->exit_status = EXIT_PEAKBPF_FAILED;
-		return err;
-	}
-	return 0;
+	return err;
 }
 
 static void run_cleanup(struct run *r)

@@ -3,7 +3,7 @@
 
 TESTS="$TESTS t_spike t_sequential t_concurrent t_chain t_threads t_exec
  t_vfork_exec t_daemon t_storm t_shared t_file t_exit_status t_killed
- t_not_found t_not_executable t_bad_option t_forward_sigterm t_map_full
+ t_not_found t_not_executable t_bad_option t_forward_sigterm t_map_full t_output_errors
  t_no_privileges t_nothing_left_loaded"
 
 t_spike() { run_shape spike -s 64MiB -t 5ms spike; }
@@ -140,5 +140,24 @@ t_nothing_left_loaded() {
 		ok "no peakbpf BPF program left loaded"
 	else
 		fail "$left peakbpf BPF programs still loaded"
+	fi
+}
+
+# A record that cannot be written fails the run (125), naming the
+# command's own status, on stdout as with -o.
+t_output_errors() {
+	if [ ! -w /dev/full ]; then
+		skip "output errors: no /dev/full here"
+		return
+	fi
+	"$PEAKBPF" -q --json -- sh -c 'exit 3' >/dev/full 2>"$TMP/full1.err"
+	rc1=$?
+	"$PEAKBPF" -q -o /dev/full -- sh -c 'exit 3' 2>"$TMP/full2.err"
+	rc2=$?
+	if [ "$rc1" = 125 ] && [ "$rc2" = 125 ] && grep -q "cannot write.*exit status was 3" "$TMP/full1.err" &&
+		grep -q "cannot write /dev/full" "$TMP/full2.err"; then
+		ok "output errors: stdout and -o on a full device exit 125: $(cat "$TMP/full1.err")"
+	else
+		fail "output errors: exit $rc1 / $rc2: $(cat "$TMP/full1.err" "$TMP/full2.err")"
 	fi
 }
