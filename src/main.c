@@ -112,11 +112,37 @@ static void handled_signals(sigset_t *set)
 	sigaddset(set, SIGUSR1);
 }
 
+/*
+ * -o FILE holds the command line: created 0600, never through a symbolic
+ * link, and handed to the user who ran sudo, if peakbpf is root by sudo.
+ * It is opened now, so that a path that cannot be written fails before the
+ * command runs, but emptied only when the first record is written.
+ */
+static FILE *open_output(const char *path)
+{
+	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	/* Best effort: if it fails, the file stays root's. */
+	if (geteuid() == 0 && uid && gid && fchown(fd, (uid_t)strtoul(uid, NULL, 10),
+						   (gid_t)strtoul(gid, NULL, 10)))
+		errno = 0;
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 /* Each record is flushed as it is written (a killed run keeps it); the
  * first failure's errno is kept for the message at the end. */
 static void write_to(FILE *f, const struct record *rec, int *first_errno)
 {
 	errno = 0;
+	if (f != stdout && ftell(f) == 0 && ftruncate(fileno(f), 0) && !*first_errno)
+		*first_errno = errno;   /* the first record: what was there goes now */
 	report_json(rec, f);
 	if ((fflush(f) || ferror(f)) && !*first_errno)
 		*first_errno = errno ? errno : EIO;
@@ -336,10 +362,11 @@ static int run_prepare(struct run *r)
 	if (o->n_samplers && !o->sample_interval_ns)
 		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
 	if (o->output) {
-		r->out = fopen(o->output, "we");
+		r->out = open_output(o->output);
 		if (!r->out) {
 			err = -errno;
-			fprintf(stderr, "peakbpf: cannot write %s: %s\n", o->output, strerror(-err));
+			fprintf(stderr, "peakbpf: cannot write %s: %s%s\n", o->output, strerror(-err),
+				err == -ELOOP ? " (it is a symbolic link: name the file itself)" : "");
 			return err;
 		}
 	}

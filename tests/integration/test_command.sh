@@ -3,7 +3,7 @@
 
 TESTS="$TESTS t_spike t_sequential t_concurrent t_chain t_threads t_exec
  t_vfork_exec t_daemon t_storm t_shared t_file t_exit_status t_killed
- t_not_found t_not_executable t_bad_option t_forward_sigterm t_map_full t_output_errors
+ t_not_found t_not_executable t_bad_option t_forward_sigterm t_map_full t_output_errors t_output_file
  t_no_privileges t_nothing_left_loaded"
 
 t_spike() { run_shape spike -s 64MiB -t 5ms spike; }
@@ -159,5 +159,24 @@ t_output_errors() {
 		ok "output errors: stdout and -o on a full device exit 125: $(cat "$TMP/full1.err")"
 	else
 		fail "output errors: exit $rc1 / $rc2: $(cat "$TMP/full1.err" "$TMP/full2.err")"
+	fi
+}
+
+# -o: created 0600 (it holds the command line), refused through a
+# symbolic link, and what was there is kept until a record is written.
+t_output_file() {
+	printf 'before\n' >"$TMP/keep.json"
+	"$PEAKBPF" -q -o "$TMP/keep.json" -p 999999999 2>/dev/null
+	kept=$(cat "$TMP/keep.json")
+	ln -s "$TMP/keep.json" "$TMP/link.json"
+	"$PEAKBPF" -q -o "$TMP/link.json" -- true 2>"$TMP/link.err"
+	rc=$?
+	"$PEAKBPF" -q -o "$TMP/new.json" -- true 2>/dev/null
+	mode=$(stat -c %a "$TMP/new.json" 2>/dev/null)
+	if [ "$kept" = before ] && [ "$rc" = 125 ] && grep -q "symbolic link" "$TMP/link.err" &&
+		[ "$mode" = 600 ] && grep -q '"record":"run"' "$TMP/new.json"; then
+		ok "-o: mode 600, symbolic link refused, old content kept when nothing was measured"
+	else
+		fail "-o: kept '$kept', link exit $rc ($(cat "$TMP/link.err")), mode $mode"
 	fi
 }
