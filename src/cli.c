@@ -46,20 +46,21 @@ void cli_usage(FILE *out)
 "Options:\n"
 "  -p, --pid PID[,PID]   attach to running processes and their descendants;\n"
 "                        ends when all have exited, at -d, or on SIGINT/SIGTERM\n"
-"  -i, --interval DUR    close a window every DUR (e.g. 500ms, 2s, 1m); each\n"
-"                        window reports its own peak; SIGUSR1 closes one now\n"
-"  -d, --duration DUR    stop after DUR (attach mode)\n"
+"  -i, --interval DUR    close a window every DUR (10ms to 168h, e.g. 500ms, 2s,\n"
+"                        1m, 1h); each window reports its own peak; SIGUSR1\n"
+"                        closes one now\n"
+"  -d, --duration DUR    stop after DUR (1ms to 8760h; attach mode)\n"
 "  -t, --top N           list the N processes holding most at the peak (default\n"
 "                        5, at most 32; 0: none)\n"
 "  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
-"      --sample-interval DUR  period of the proc sampler (default 100ms)\n"
+"      --sample-interval DUR  period of the proc sampler (default 100ms; 1ms to 1h)\n"
 "      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
 "                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
 "      --compare-sampler DUR[,DUR...]  how much a periodic RSS sampler at each\n"
 "                        interval would miss: from an exact record of the tree\n"
 "                        sum, over every phase (worst, median, best, chance of\n"
 "                        being within 5 %), checked against a real /proc\n"
-"                        sampler at the first interval\n"
+"                        sampler at the first interval (each 100us to 10m)\n"
 "  -j, --json            write the JSON record(s) to stdout\n"
 "  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
 "                        line per window as it closes, then one for the run\n"
@@ -109,12 +110,33 @@ static int parse_source(const char *s, enum source_choice *out)
 	return -EINVAL;
 }
 
-static bool bad_duration(const char *opt, const char *arg, uint64_t *ns, char *err, size_t errlen)
+/* The range each duration option takes: shorter would be work without
+ * meaning (a window must outlast its own reading), longer overflows
+ * nothing but is a typo. */
+#define MSEC 1000000ULL
+#define HOUR (3600ULL * 1000 * MSEC)
+struct duration_range {
+	uint64_t min, max;
+	const char *text;
+};
+static const struct duration_range interval_range = { 10 * MSEC, 168 * HOUR, "from 10ms to 168h" };
+static const struct duration_range duration_range = { MSEC, 8760 * HOUR, "from 1ms to 8760h" };
+static const struct duration_range sample_range = { MSEC, HOUR, "from 1ms to 1h" };
+static const struct duration_range sampler_range = { 100000ULL, 10 * 60 * 1000 * MSEC,
+						     "from 100us to 10m" };
+
+static bool bad_duration(const char *opt, const char *arg, const struct duration_range *range,
+			 uint64_t *ns, char *err, size_t errlen)
 {
-	if (parse_duration(arg, ns) == 0)
-		return false;
-	snprintf(err, errlen, "%s: '%s' is not a duration (e.g. 250ms, 2s, 1m)", opt, arg);
-	return true;
+	if (parse_duration(arg, ns)) {
+		snprintf(err, errlen, "%s: '%s' is not a duration (e.g. 250ms, 2s, 1m, 1h)", opt, arg);
+		return true;
+	}
+	if (*ns < range->min || *ns > range->max) {
+		snprintf(err, errlen, "%s: '%s' is out of range: %s", opt, arg, range->text);
+		return true;
+	}
+	return false;
 }
 
 /* "100ms,1s": up to CLI_MAX_SAMPLERS positive durations. */
@@ -130,7 +152,8 @@ static int parse_duration_list(const char *s, uint64_t *out, size_t max, size_t 
 	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		if (*n >= max)
 			return -E2BIG;
-		if (parse_duration(item, &out[*n]))
+		if (parse_duration(item, &out[*n]) || out[*n] < sampler_range.min ||
+		    out[*n] > sampler_range.max)
 			return -EINVAL;
 		(*n)++;
 	}
@@ -206,11 +229,14 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 			 "PIDs are positive numbers, separated by commas");
 		return CLI_ERROR;
 	case 'i':
-		return bad_duration("--interval", optarg, &o->interval_ns, err, errlen) ? CLI_ERROR : CLI_RUN;
+		return bad_duration("--interval", optarg, &interval_range, &o->interval_ns, err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
 	case 'd':
-		return bad_duration("--duration", optarg, &o->duration_ns, err, errlen) ? CLI_ERROR : CLI_RUN;
+		return bad_duration("--duration", optarg, &duration_range, &o->duration_ns, err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
 	case OPT_SAMPLE_INTERVAL:
-		return bad_duration("--sample-interval", optarg, &o->sample_interval_ns, err, errlen) ?
+		return bad_duration("--sample-interval", optarg, &sample_range, &o->sample_interval_ns,
+				    err, errlen) ?
 		       CLI_ERROR : CLI_RUN;
 	case 's':
 		if (!parse_source(optarg, &o->source))
@@ -228,7 +254,7 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		if (!parse_duration_list(optarg, o->samplers_ns, CLI_MAX_SAMPLERS, &o->n_samplers))
 			return CLI_RUN;
 		snprintf(err, errlen, "--compare-sampler: '%s' is not a list of up to 8 "
-			 "durations (e.g. 100ms,1s)", optarg);
+			 "durations, each %s (e.g. 100ms,1s)", optarg, sampler_range.text);
 		return CLI_ERROR;
 	case OPT_MAX_TRACKED:
 		if (!parse_u32(optarg, 16, 1U << 22, &o->max_tracked))

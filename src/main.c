@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* peakbpf: report the exact peak of a process tree's summed RSS. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -259,8 +260,12 @@ static int event_loop(struct run *r)
 			if (now + RECORD_DRAIN_MS * 1000000ULL < wake)
 				wake = now + RECORD_DRAIN_MS * 1000000ULL;
 		}
-		if (wake != UINT64_MAX)
-			timeout = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+		if (wake != UINT64_MAX) {
+			uint64_t ms = wake > now ? (wake - now + 999999) / 1000000 : 0;
+
+			/* poll() takes an int: a far wake-up is a wake-up to look again */
+			timeout = ms > INT_MAX ? INT_MAX : (int)ms;
+		}
 		fds[nfds++] = (struct pollfd){ .fd = r->sigfd, .events = POLLIN };
 		for (i = 0; i < r->opts->n_pids; i++)
 			fds[nfds++] = (struct pollfd){ .fd = r->pidfds[i], .events = POLLIN };

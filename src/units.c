@@ -156,6 +156,8 @@ static uint64_t duration_unit_ns(const char *u)
 		return NSEC_PER_USEC;
 	if (strcmp(u, "m") == 0)
 		return 60 * NSEC_PER_SEC;
+	if (strcmp(u, "h") == 0)
+		return 3600 * NSEC_PER_SEC;
 	return 0;
 }
 

@@ -211,6 +211,15 @@ static void test_durations_and_sources(void **state)
 	assert_non_null(strstr(err, "--interval"));
 	assert_int_equal(PARSE(&o, err, "-i", "5 parsecs", "true"), CLI_ERROR);
 	assert_int_equal(PARSE(&o, err, "--sample-interval", "-1s", "true"), CLI_ERROR);
+	/* Ranges: -i 1us is a window shorter than its own reading; -d of
+	 * 35792m once gave poll() a negative timeout. */
+	assert_int_equal(PARSE(&o, err, "-i", "1us", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "out of range: from 10ms to 168h"));
+	assert_int_equal(PARSE(&o, err, "-d", "35792m", "-p", "1"), CLI_RUN);
+	assert_int_equal(o.duration_ns, 35792ULL * 60 * 1000000000ULL);
+	assert_int_equal(PARSE(&o, err, "-d", "8761h", "-p", "1"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "--compare-sampler", "18428315758s", "true"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "--compare-sampler", "10us", "true"), CLI_ERROR);
 }
 
 static void test_compare_sampler_and_top(void **state)

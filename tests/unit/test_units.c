@@ -237,6 +237,7 @@ static void test_parse_duration_units(void **state)
 	DURATION_OK("1s", NS_S);
 	DURATION_OK("2m", 120 * NS_S);
 	DURATION_OK("850us", 850 * NS_US);
+	DURATION_OK("2h", 7200 * NS_S);
 }
 
 static void test_parse_duration_bare_number_is_seconds(void **state)
@@ -308,8 +309,8 @@ static void test_parse_duration_rejects_unknown_units(void **state)
 {
 	(void)state;
 	DURATION_ERR("1ns", -EINVAL);
-	DURATION_ERR("1h", -EINVAL);
 	DURATION_ERR("1d", -EINVAL);
+	DURATION_ERR("1H", -EINVAL);
 	DURATION_ERR("1S", -EINVAL);
 	DURATION_ERR("1MS", -EINVAL);
 	DURATION_ERR("1Ms", -EINVAL);
