@@ -101,16 +101,17 @@ static void compare_sampler(struct run *r, const struct record *rec, uint64_t en
 }
 
 /* Signals handled synchronously through a signalfd: the command's end,
- * the ones passed on to the command, and SIGUSR1 (close a window). */
+ * SIGUSR1 (close a window), and every other signal whose default would end
+ * peakbpf without a report: passed on to the command, or, attached, the
+ * end of the run. */
 static void handled_signals(sigset_t *set)
 {
+	static const int sigs[] = { SIGCHLD, SIGUSR1, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR2,
+				    SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGPWR };
+
 	sigemptyset(set);
-	sigaddset(set, SIGCHLD);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGHUP);
-	sigaddset(set, SIGQUIT);
-	sigaddset(set, SIGUSR1);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(set, sigs[i]);
 }
 
 /*
@@ -364,6 +365,16 @@ static int run_prepare(struct run *r)
 	sigset_t set;
 	int err;
 
+	/* Before anything is created (a cgroup, a file, BPF programs): a
+	 * signal from now on waits for the event loop, which cleans up. */
+	handled_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, &r->oldmask);
+	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (r->sigfd < 0) {
+		err = -errno;
+		fprintf(stderr, "peakbpf: signalfd: %s\n", strerror(-err));
+		return err;
+	}
 	if (o->n_samplers && !o->sample_interval_ns)
 		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
 	if (o->output) {
@@ -389,14 +400,6 @@ static int run_prepare(struct run *r)
 	if (o->n_samplers && !session_has_bpf(r->session)) {
 		fprintf(stderr, "peakbpf: --compare-sampler needs the bpf source, which cannot be used here\n");
 		return -EOPNOTSUPP;
-	}
-	handled_signals(&set);
-	sigprocmask(SIG_BLOCK, &set, &r->oldmask);
-	r->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (r->sigfd < 0) {
-		err = -errno;
-		fprintf(stderr, "peakbpf: signalfd: %s\n", strerror(-err));
-		return err;
 	}
 	return 0;
 }
