@@ -65,3 +65,41 @@ void host_facts_fill(struct host_facts *h, uint64_t capeff)
 	if (!h->privileges)
 		h->privileges = "none";
 }
+
+/* The real, effective and saved uids of pid (the Uid: line of its status). */
+static int process_uids(pid_t pid, unsigned long uids[3])
+{
+	char path[64], line[256];
+	int err = -ESRCH;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Uid:", 4))
+			continue;
+		err = sscanf(line + 4, "%lu %lu %lu", &uids[0], &uids[1], &uids[2]) == 3 ? 0 : -EINVAL;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+int host_may_measure(pid_t pid, uint64_t capeff)
+{
+	unsigned long uids[3];
+	uid_t me = getuid();
+	int err;
+
+	if (me == 0 || (capeff & CAP(CAPBIT_SYS_PTRACE)))
+		return 0;
+	err = process_uids(pid, uids);
+	if (err)
+		return err;
+	for (int i = 0; i < 3; i++)
+		if (uids[i] != (unsigned long)me)
+			return -EPERM;
+	return 0;
+}

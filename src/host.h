@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct host_facts {
 	char kernel[65];        /* uname -r */
@@ -22,9 +23,21 @@ struct host_facts {
 	double probe_ms, load_ms, learn_ms, attach_ms;
 };
 
+#define CAPBIT_SYS_PTRACE 19
 #define CAPBIT_SYS_ADMIN 21
 #define CAPBIT_PERFMON   38
 #define CAPBIT_BPF       39
+
+/*
+ * May the caller measure process pid? A caller that is not root (a user
+ * running a binary given CAP_BPF+CAP_PERFMON) may measure what it could
+ * ptrace: processes whose real, effective and saved uids are all its own,
+ * unless it also has CAP_SYS_PTRACE. 0, -EPERM, or -errno reading /proc.
+ */
+int host_may_measure(pid_t pid, uint64_t capeff);
+/* The most processes and address spaces such a caller may track: the
+ * kernel memory its maps may take is bounded. */
+#define UNPRIVILEGED_MAX_TRACKED 65536
 
 /* Effective capabilities (CapEff of /proc/self/status); 0 when unreadable. */
 uint64_t host_effective_caps(void);

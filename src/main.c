@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "host.h"
 #include "peakbpf.h"
 #include "report.h"
 #include "sampler_model.h"
@@ -122,7 +123,7 @@ static void handled_signals(sigset_t *set)
  */
 static FILE *open_output(const char *path)
 {
-	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
+	const char *uid = secure_getenv("SUDO_UID"), *gid = secure_getenv("SUDO_GID");
 	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	FILE *f;
 
@@ -324,6 +325,11 @@ static int attach_roots(struct run *r)
 			fprintf(stderr, "peakbpf: -p %d: no such process (check the PID, in this PID namespace)\n", pid);
 			return -ESRCH;
 		}
+		if (host_may_measure(pid, host_effective_caps()) == -EPERM) {
+			fprintf(stderr, "peakbpf: -p %d: not your process: without root, peakbpf measures "
+				"only processes you could trace (your own; or grant CAP_SYS_PTRACE)\n", pid);
+			return -EPERM;
+		}
 		r->pidfds[i] = pidfd_open(pid);
 		watch_err = r->pidfds[i] < 0 ? errno : 0;      /* before adding it changes errno */
 		err = session_add_root(r->session, pid);
@@ -374,6 +380,11 @@ static int run_prepare(struct run *r)
 		err = -errno;
 		fprintf(stderr, "peakbpf: signalfd: %s\n", strerror(-err));
 		return err;
+	}
+	if (getuid() != 0 && o->max_tracked > UNPRIVILEGED_MAX_TRACKED) {
+		fprintf(stderr, "peakbpf: --max-tracked: at most %d without root (the kernel memory "
+			"of its maps is bounded for other users)\n", UNPRIVILEGED_MAX_TRACKED);
+		return -EPERM;
 	}
 	if (o->n_samplers && !o->sample_interval_ns)
 		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */

@@ -316,7 +316,9 @@ int cgroup_source_open(const struct source_opts *o, struct source **out, char *w
 		strcpy(c->h.self_rel, o->self_cgroup);
 	}
 	if (!root)
-		root = getenv(CGROUP_ROOT_ENV);
+		/* NULL in glibc's secure mode (a binary given capabilities):
+		 * the environment is then the caller's, not to be trusted. */
+		root = secure_getenv(CGROUP_ROOT_ENV);
 	if (!root || !*root)
 		root = CGROUP_ROOT_DEFAULT;
 	ret = cg_find_hierarchy(&c->h, root, why, whylen);

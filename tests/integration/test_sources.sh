@@ -2,7 +2,7 @@
 # Sources and provenance: CAP_BPF + CAP_PERFMON only, no capabilities at all,
 # each fallback's own figure, the cgroup source for real, other_sources.
 
-TESTS="$TESTS t_caps_bpf_perfmon_only t_no_caps_fallback t_each_fallback
+TESTS="$TESTS t_caps_bpf_perfmon_only t_unprivileged_user_limits t_no_caps_fallback t_each_fallback
  t_proc_misses_spike t_cgroup_v1_real t_cgroup_removed_when_killed t_other_sources_diverge"
 
 BPF_CAPS="--inh-caps=-all,+bpf,+perfmon --ambient-caps=-all,+bpf,+perfmon --bounding-set=-all,+bpf,+perfmon"
@@ -32,6 +32,38 @@ t_caps_bpf_perfmon_only() {
 		fi
 		check_growth "CAP_BPF+CAP_PERFMON only: $shape" "$TMP/caps-$shape.json" "$expected"
 	done
+}
+
+# A user (not root) running peakbpf with CAP_BPF+CAP_PERFMON, as a setcap
+# binary would: it measures its own processes, not another user's, and
+# cannot size the kernel maps without bound.
+t_unprivileged_user_limits() {
+	need setpriv "unprivileged user" || return
+	as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups $BPF_CAPS"
+	sleep 30 &
+	roots=$!
+	# shellcheck disable=SC2086 # as_nobody is words
+	sh -c "ulimit -l unlimited 2>/dev/null; exec $as_nobody \"\$@\"" sh \
+		"$PEAKBPF" -q -d 100ms -p "$roots" 2>"$TMP/nobody1.err"
+	rc1=$?
+	# shellcheck disable=SC2086
+	sh -c "ulimit -l unlimited 2>/dev/null; exec $as_nobody \"\$@\"" sh \
+		sh -c "\"\$0\" -s 8MiB -t 300ms spike & exec \"\$1\" -q --json -p \$! -d 200ms" \
+		"$WORKLOAD" "$PEAKBPF" >"$TMP/nobody2.json" 2>"$TMP/nobody2.err"
+	rc2=$?
+	# shellcheck disable=SC2086
+	sh -c "ulimit -l unlimited 2>/dev/null; exec $as_nobody \"\$@\"" sh \
+		"$PEAKBPF" -q --max-tracked 100000 -- true 2>"$TMP/nobody3.err"
+	rc3=$?
+	kill "$roots" 2>/dev/null
+	wait "$roots" 2>/dev/null
+	src=$(json_raw "$TMP/nobody2.json" source)
+	if [ "$rc1" = 125 ] && grep -q "not your process" "$TMP/nobody1.err" && [ "$rc2" = 0 ] &&
+		[ "$src" = '"bpf"' ] && [ "$rc3" = 125 ] && grep -q "at most 65536" "$TMP/nobody3.err"; then
+		ok "unprivileged user: root's process refused, own process measured (bpf), --max-tracked capped"
+	else
+		fail "unprivileged user: exits $rc1/$rc2/$rc3, source $src: $(cat "$TMP/nobody1.err" "$TMP/nobody2.err" "$TMP/nobody3.err")"
+	fi
 }
 
 # No capabilities: auto falls back, says why, and labels the figure.
