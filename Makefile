@@ -47,10 +47,10 @@ LIB_SRCS := \
 	src/source_cgroup.c \
 	src/source_proc.c \
 	src/source_rusage.c
-CLI_SRCS := src/main.c src/cli.c src/spawn.c
+CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
-UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders
+UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -64,7 +64,8 @@ test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/
 	tests/unit/cgroup_fixture.c
 test_report_SRCS := src/report.c src/figure.c src/json.c src/units.c src/host.c
 test_figure_SRCS := src/figure.c
-test_spawn_SRCS := src/spawn.c src/status.c
+test_spawn_SRCS := src/spawn.c src/status.c src/identity.c
+test_identity_SRCS := src/identity.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install

@@ -27,6 +27,7 @@ static const struct option long_options[] = {
 	{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
 	{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 	{ "compare-sampler", required_argument, NULL, OPT_COMPARE_SAMPLER },
+	{ "user", required_argument, NULL, 'u' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -50,6 +51,8 @@ void cli_usage(FILE *out)
 "                        1m, 1h); each window reports its own peak; SIGUSR1\n"
 "                        closes one now\n"
 "  -d, --duration DUR    stop after DUR (1ms to 8760h; attach mode)\n"
+"  -u, --user USER[:GROUP]  run COMMAND as USER (a name or uid), in GROUP or\n"
+"                        USER's own, with USER's groups; peakbpf stays root\n"
 "  -t, --top N           list the N processes holding most at the peak (default\n"
 "                        5, at most 32; 0: none)\n"
 "  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
@@ -185,6 +188,9 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 	case 'o':
 		o->output = optarg;
 		return CLI_RUN;
+	case 'u':
+		o->user = optarg;
+		return CLI_RUN;
 	case OPT_CGROUP_ROOT:
 		o->cgroup_root = optarg;
 		return CLI_RUN;
@@ -279,6 +285,10 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		return CLI_ERROR;
 	}
 	if (o->n_pids) {
+		if (o->user) {
+			snprintf(err, errlen, "--user is for a command peakbpf runs, not for -p");
+			return CLI_ERROR;
+		}
 		if (optind < argc) {
 			snprintf(err, errlen, "-p and a command do not go together: attach (-p) or run a command");
 			return CLI_ERROR;
@@ -308,7 +318,7 @@ enum cli_action cli_parse(int argc, char **argv, struct options *o,
 	optind = 0;             /* full re-initialisation (glibc) */
 	opterr = 0;
 	/* '+': options stop at the command, so "peakbpf ls -l" works. */
-	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:u:", long_options, NULL)) != -1) {
 		action = parse_option(c, argv, o, err, errlen);
 		if (action != CLI_RUN)
 			return action;

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "host.h"
+#include "identity.h"
 #include "peakbpf.h"
 #include "report.h"
 #include "sampler_model.h"
@@ -428,12 +429,59 @@ static void begin_run(struct run *r)
 
 /* Command mode: fork COMMAND behind the gate, enter it, open the gate. On
  * exec failure r->exit_status says why (126, 127). */
+/* --user, or the notice that the command runs as root by sudo. */
+static int command_identity(const struct options *o, struct identity *id, bool *set)
+{
+	const char *sudo_user = secure_getenv("SUDO_USER");
+	char why[256];
+	int err;
+
+	*set = false;
+	if (!o->user) {
+		if (sudo_user && geteuid() == 0 && !o->quiet)
+			fprintf(stderr, "peakbpf: notice: the command runs as root; --user %s runs it as "
+				"you (peakbpf keeps its privileges)\n", sudo_user);
+		return 0;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "peakbpf: --user needs root: only root can run the command as "
+			"another user\n");
+		return -EPERM;
+	}
+	err = identity_resolve(o->user, id, why, sizeof(why));
+	if (err)
+		fprintf(stderr, "peakbpf: %s\n", why);
+	*set = err == 0;
+	return err;
+}
+
+/* What the gated child reports instead of exec: exit status and message. */
+static void report_exec_failure(struct run *r, char **argv, int code)
+{
+	if (code & SPAWN_IDENTITY_FAILED) {
+		r->exit_status = EXIT_PEAKBPF_FAILED;
+		fprintf(stderr, "peakbpf: cannot run %s as %s: %s\n", argv[0], r->opts->user,
+			strerror(code & ~SPAWN_IDENTITY_FAILED));
+		return;
+	}
+	r->exit_status = exit_status_from_exec_errno(code);
+	if (r->exit_status == EXIT_NOT_FOUND)
+		fprintf(stderr, "peakbpf: %s: command not found\n", argv[0]);
+	else
+		fprintf(stderr, "peakbpf: %s: cannot execute: %s\n", argv[0], strerror(code));
+}
+
 static int start_command(struct run *r)
 {
 	char **argv = r->opts->command;
 	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err;
+	struct identity id;
+	bool as_user;
 
-	r->child = spawn_gated(argv, &r->oldmask, &gate_fd, &exec_err_fd);
+	err = command_identity(r->opts, &id, &as_user);
+	if (err)
+		return err;
+	r->child = spawn_gated(argv, &r->oldmask, as_user ? &id : NULL, &gate_fd, &exec_err_fd);
 	if (r->child < 0) {
 		err = -errno;
 		fprintf(stderr, "peakbpf: cannot start %s: %s\n", argv[0], strerror(-err));
@@ -458,12 +506,8 @@ static int start_command(struct run *r)
 	if (read(exec_err_fd, &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
 		waitpid(r->child, NULL, 0);
 		r->child = 0;
-		r->exit_status = exit_status_from_exec_errno(exec_errno);
-		if (r->exit_status == EXIT_NOT_FOUND)
-			fprintf(stderr, "peakbpf: %s: command not found\n", argv[0]);
-		else
-			fprintf(stderr, "peakbpf: %s: cannot execute: %s\n", argv[0], strerror(exec_errno));
-		err = exec_errno > 0 ? -exec_errno : -ENOEXEC;
+		report_exec_failure(r, argv, exec_errno);
+		err = -ENOEXEC;
 		goto cleanup;
 	}
 	err = 0;

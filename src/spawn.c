@@ -4,10 +4,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "identity.h"
 #include "spawn.h"
 #include "status.h"
 
-pid_t spawn_gated(char **argv, const sigset_t *oldmask, int *gate_fd, int *exec_err_fd)
+pid_t spawn_gated(char **argv, const sigset_t *oldmask, const struct identity *id,
+		  int *gate_fd, int *exec_err_fd)
 {
 	int gate[2], report[2];
 	pid_t pid;
@@ -40,6 +42,12 @@ pid_t spawn_gated(char **argv, const sigset_t *oldmask, int *gate_fd, int *exec_
 			_exit(EXIT_PEAKBPF_FAILED);     /* peakbpf gave up */
 		signal(SIGPIPE, SIG_DFL);      /* an ignored signal stays ignored across exec */
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		if (id && (e = -identity_apply(id)) != 0) {
+			e |= SPAWN_IDENTITY_FAILED;
+			if (write(report[1], &e, sizeof(e)) < 0)
+				_exit(EXIT_PEAKBPF_FAILED);
+			_exit(EXIT_PEAKBPF_FAILED);
+		}
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(report[1], &e, sizeof(e)) < 0)

@@ -3,7 +3,7 @@
 
 TESTS="$TESTS t_spike t_sequential t_concurrent t_chain t_threads t_exec
  t_vfork_exec t_daemon t_storm t_shared t_file t_exit_status t_killed
- t_not_found t_not_executable t_bad_option t_forward_sigterm t_map_full t_output_errors t_output_file
+ t_not_found t_not_executable t_bad_option t_forward_sigterm t_map_full t_output_errors t_output_file t_user
  t_no_privileges t_nothing_left_loaded"
 
 t_spike() { run_shape spike -s 64MiB -t 5ms spike; }
@@ -178,5 +178,21 @@ t_output_file() {
 		ok "-o: mode 600, symbolic link refused, old content kept when nothing was measured"
 	else
 		fail "-o: kept '$kept', link exit $rc ($(cat "$TMP/link.err")), mode $mode"
+	fi
+}
+
+# --user: the command runs as that user, measured as ever; a user that
+# does not exist is an error before anything runs.
+t_user() {
+	id=$("$PEAKBPF" -q -o "$TMP/user.json" --user 65534:65534 -- id -u 2>"$TMP/user.err")
+	rc=$?
+	"$PEAKBPF" -q --user no-such-user-here -- true 2>"$TMP/nouser.err"
+	rc2=$?
+	src=$(json_raw "$TMP/user.json" source)
+	if [ "$rc" = 0 ] && [ "$id" = 65534 ] && [ "$src" = '"bpf"' ] && [ "$rc2" = 125 ] &&
+		grep -q "no such user" "$TMP/nouser.err"; then
+		ok "--user 65534:65534: the command ran as uid $id, measured by $src; an unknown user is refused"
+	else
+		fail "--user: exit $rc, uid '$id', source $src, unknown user exit $rc2: $(cat "$TMP/user.err" "$TMP/nouser.err")"
 	fi
 }

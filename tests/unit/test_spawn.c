@@ -23,7 +23,7 @@ static pid_t spawn(char **argv, bool open_gate, int *exec_errno)
 	ssize_t n;
 
 	sigemptyset(&none);
-	pid = spawn_gated(argv, &none, &gate_fd, &exec_err_fd);
+	pid = spawn_gated(argv, &none, NULL, &gate_fd, &exec_err_fd);
 	assert_true(pid > 0);
 	if (open_gate)
 		assert_int_equal(write(gate_fd, "g", 1), 1);
