@@ -429,6 +429,21 @@ static void begin_run(struct run *r)
 
 /* Command mode: fork COMMAND behind the gate, enter it, open the gate. On
  * exec failure r->exit_status says why (126, 127). */
+/* A signal that stops the run (Ctrl-C), received while peakbpf was still
+ * starting: its number, or 0. It waits, blocked, in the signalfd. */
+static int stopped_while_starting(void)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	sigset_t pending;
+
+	if (sigpending(&pending))
+		return 0;
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		if (sigismember(&pending, stops[i]))
+			return stops[i];
+	return 0;
+}
+
 /* --user, or the notice that the command runs as root by sudo. */
 static int command_identity(const struct options *o, struct identity *id, bool *set)
 {
@@ -497,6 +512,13 @@ static int start_command(struct run *r)
 		goto cleanup;   /* closing the gate makes the child exit */
 	}
 	begin_run(r);
+	err = stopped_while_starting();
+	if (err) {
+		fprintf(stderr, "peakbpf: %s before %s started: it was not started\n", strsignal(err), argv[0]);
+		r->exit_status = 128 + err;
+		err = -EINTR;
+		goto cleanup;   /* the closed gate makes the child exit */
+	}
 	if (write(gate_fd, "g", 1) != 1) {
 		err = -errno;
 		fprintf(stderr, "peakbpf: cannot start %s: %s\n", argv[0], strerror(-err));
