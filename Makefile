@@ -47,7 +47,7 @@ LIB_SRCS := \
 	src/source_cgroup.c \
 	src/source_proc.c \
 	src/source_rusage.c
-CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c
+CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity

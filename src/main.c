@@ -16,7 +16,9 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "host.h"
+#include "command.h"
 #include "identity.h"
+#include "output.h"
 #include "peakbpf.h"
 #include "report.h"
 #include "sampler_model.h"
@@ -116,48 +118,12 @@ static void handled_signals(sigset_t *set)
 		sigaddset(set, sigs[i]);
 }
 
-/*
- * -o FILE holds the command line: created 0600, never through a symbolic
- * link, and handed to the user who ran sudo, if peakbpf is root by sudo.
- * It is opened now, so that a path that cannot be written fails before the
- * command runs, but emptied only when the first record is written.
- */
-static FILE *open_output(const char *path)
-{
-	const char *uid = secure_getenv("SUDO_UID"), *gid = secure_getenv("SUDO_GID");
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	/* Best effort: if it fails, the file stays root's. */
-	if (geteuid() == 0 && uid && gid && fchown(fd, (uid_t)strtoul(uid, NULL, 10),
-						   (gid_t)strtoul(gid, NULL, 10)))
-		errno = 0;
-	f = fdopen(fd, "w");
-	if (!f)
-		close(fd);
-	return f;
-}
-
-/* Each record is flushed as it is written (a killed run keeps it); the
- * first failure's errno is kept for the message at the end. */
-static void write_to(FILE *f, const struct record *rec, int *first_errno)
-{
-	errno = 0;
-	if (f != stdout && ftell(f) == 0 && ftruncate(fileno(f), 0) && !*first_errno)
-		*first_errno = errno;   /* the first record: what was there goes now */
-	report_json(rec, f);
-	if ((fflush(f) || ferror(f)) && !*first_errno)
-		*first_errno = errno ? errno : EIO;
-}
-
 static void write_record(struct run *r, const struct record *rec)
 {
 	if (r->opts->json)
-		write_to(stdout, rec, &r->stdout_errno);
+		output_write(stdout, rec, &r->stdout_errno);
 	if (r->out)
-		write_to(r->out, rec, &r->out_errno);
+		output_write(r->out, rec, &r->out_errno);
 }
 
 static void fill_common(struct run *r, struct record *rec, uint64_t end_ns)
@@ -390,7 +356,7 @@ static int run_prepare(struct run *r)
 	if (o->n_samplers && !o->sample_interval_ns)
 		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
 	if (o->output) {
-		r->out = open_output(o->output);
+		r->out = output_open(o->output);
 		if (!r->out) {
 			err = -errno;
 			fprintf(stderr, "peakbpf: cannot write %s: %s%s\n", o->output, strerror(-err),
@@ -429,63 +395,6 @@ static void begin_run(struct run *r)
 
 /* Command mode: fork COMMAND behind the gate, enter it, open the gate. On
  * exec failure r->exit_status says why (126, 127). */
-/* A signal that stops the run (Ctrl-C), received while peakbpf was still
- * starting: its number, or 0. It waits, blocked, in the signalfd. */
-static int stopped_while_starting(void)
-{
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-	sigset_t pending;
-
-	if (sigpending(&pending))
-		return 0;
-	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
-		if (sigismember(&pending, stops[i]))
-			return stops[i];
-	return 0;
-}
-
-/* --user, or the notice that the command runs as root by sudo. */
-static int command_identity(const struct options *o, struct identity *id, bool *set)
-{
-	const char *sudo_user = secure_getenv("SUDO_USER");
-	char why[256];
-	int err;
-
-	*set = false;
-	if (!o->user) {
-		if (sudo_user && geteuid() == 0 && !o->quiet)
-			fprintf(stderr, "peakbpf: notice: the command runs as root; --user %s runs it as "
-				"you (peakbpf keeps its privileges)\n", sudo_user);
-		return 0;
-	}
-	if (geteuid() != 0) {
-		fprintf(stderr, "peakbpf: --user needs root: only root can run the command as "
-			"another user\n");
-		return -EPERM;
-	}
-	err = identity_resolve(o->user, id, why, sizeof(why));
-	if (err)
-		fprintf(stderr, "peakbpf: %s\n", why);
-	*set = err == 0;
-	return err;
-}
-
-/* What the gated child reports instead of exec: exit status and message. */
-static void report_exec_failure(struct run *r, char **argv, int code)
-{
-	if (code & SPAWN_IDENTITY_FAILED) {
-		r->exit_status = EXIT_PEAKBPF_FAILED;
-		fprintf(stderr, "peakbpf: cannot run %s as %s: %s\n", argv[0], r->opts->user,
-			strerror(code & ~SPAWN_IDENTITY_FAILED));
-		return;
-	}
-	r->exit_status = exit_status_from_exec_errno(code);
-	if (r->exit_status == EXIT_NOT_FOUND)
-		fprintf(stderr, "peakbpf: %s: command not found\n", argv[0]);
-	else
-		fprintf(stderr, "peakbpf: %s: cannot execute: %s\n", argv[0], strerror(code));
-}
-
 static int start_command(struct run *r)
 {
 	char **argv = r->opts->command;
@@ -493,7 +402,7 @@ static int start_command(struct run *r)
 	struct identity id;
 	bool as_user;
 
-	err = command_identity(r->opts, &id, &as_user);
+	err = command_identity(r->opts->user, r->opts->quiet, &id, &as_user);
 	if (err)
 		return err;
 	r->child = spawn_gated(argv, &r->oldmask, as_user ? &id : NULL, &gate_fd, &exec_err_fd);
@@ -512,7 +421,7 @@ static int start_command(struct run *r)
 		goto cleanup;   /* closing the gate makes the child exit */
 	}
 	begin_run(r);
-	err = stopped_while_starting();
+	err = command_stop_pending();
 	if (err) {
 		fprintf(stderr, "peakbpf: %s before %s started: it was not started\n", strsignal(err), argv[0]);
 		r->exit_status = 128 + err;
@@ -528,7 +437,7 @@ static int start_command(struct run *r)
 	if (read(exec_err_fd, &exec_errno, sizeof(exec_errno)) == sizeof(exec_errno)) {
 		waitpid(r->child, NULL, 0);
 		r->child = 0;
-		report_exec_failure(r, argv, exec_errno);
+		r->exit_status = command_exec_failed(argv[0], r->opts->user, exec_errno);
 		err = -ENOEXEC;
 		goto cleanup;
 	}
@@ -560,17 +469,6 @@ static int start_attached(struct run *r)
 
 /* The run has ended: the command's facts and exit status, the last
  * window, the run's record, and a check that -o's file was written. */
-/* A record that could not be written is a failure of peakbpf's, not a
- * silent success: say so, with the command's own status, which is lost. */
-static int check_written(int write_errno, const char *what, int command_status)
-{
-	if (!write_errno)
-		return 0;
-	fprintf(stderr, "peakbpf: cannot write %s: %s (the command's own exit status was %d)\n",
-		what, strerror(write_errno), command_status);
-	return -write_errno;
-}
-
 static int collect_exit(struct run *r)
 {
 	const struct options *o = r->opts;
@@ -593,9 +491,9 @@ static int collect_exit(struct run *r)
 		return err;
 	}
 	report_run(r);
-	err = check_written(r->out_errno, o->output, r->exit_status);
+	err = output_check(r->out_errno, o->output, r->exit_status);
 	if (!err)
-		err = check_written(r->stdout_errno, "the JSON record to stdout", r->exit_status);
+		err = output_check(r->stdout_errno, "the JSON record to stdout", r->exit_status);
 	if (err)
 		r->exit_status = EXIT_PEAKBPF_FAILED;
 	return err;

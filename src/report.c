@@ -353,6 +353,25 @@ static void human_sampler(const struct sampler_report *s, FILE *out)
 			(unsigned long long)s->record_drops);
 }
 
+/* Who held the memory at the peak: the top holders, largest first. */
+static void human_holders(const struct figure *f, unsigned top, FILE *out)
+{
+	size_t n = f->n_holders < top ? f->n_holders : top;
+	char all[32], bytes[32], own[32];
+
+	fprintf(out, "  held at the peak (%s in all):\n", format_bytes(f->holders_bytes, all, sizeof(all)));
+	for (size_t i = 0; i < n; i++) {
+		char comm[4 * sizeof(f->holders[i].comm)];
+
+		fprintf(out, "    %8d %-16s %10s  (own peak %s)\n", f->holders[i].pid,
+			printable(f->holders[i].comm, comm, sizeof(comm)),
+			format_bytes(f->holders[i].bytes, bytes, sizeof(bytes)),
+			format_bytes(f->holders[i].own_peak_bytes, own, sizeof(own)));
+	}
+	if (f->holders_total > n)
+		fprintf(out, "    ... %zu more (-t N lists more)\n", f->holders_total - n);
+}
+
 void report_human(const struct record *r, FILE *out)
 {
 	const struct figure *f = &r->primary;
@@ -377,22 +396,8 @@ void report_human(const struct record *r, FILE *out)
 			(long long)f->mms_at_peak, f->mms_at_peak == 1 ? "" : "s");
 	if (f->measured && !f->exact && f->inexact_reason)
 		fprintf(out, "  not exact: %s\n", f->inexact_reason);
-	if (f->measured && f->has_holders && r->top && f->n_holders) {
-		size_t n = f->n_holders < r->top ? f->n_holders : r->top;
-
-		fprintf(out, "  held at the peak (%s in all):\n",
-			format_bytes(f->holders_bytes, a, sizeof(a)));
-		for (i = 0; i < n; i++) {
-			char comm[4 * sizeof(f->holders[i].comm)];
-
-			fprintf(out, "    %8d %-16s %10s  (own peak %s)\n", f->holders[i].pid,
-				printable(f->holders[i].comm, comm, sizeof(comm)),
-				format_bytes(f->holders[i].bytes, fl, sizeof(fl)),
-				format_bytes(f->holders[i].own_peak_bytes, s, sizeof(s)));
-		}
-		if (f->holders_total > n)
-			fprintf(out, "    ... %zu more (-t N lists more)\n", f->holders_total - n);
-	}
+	if (f->measured && f->has_holders && r->top && f->n_holders)
+		human_holders(f, r->top, out);
 	if (f->scope)
 		fprintf(out, "  measures: %s\n", f->scope);
 	for (i = 0; i < r->n_others; i++) {
