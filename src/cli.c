@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "runs_cli.h"
 #include "units.h"
 
 enum {
@@ -29,6 +30,7 @@ static const struct option long_options[] = {
 	{ "compare-sampler", required_argument, NULL, OPT_COMPARE_SAMPLER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	RUNS_LONG_OPTIONS
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -68,11 +70,15 @@ void cli_usage(FILE *out)
 "      --max-tracked N   size of the kernel maps: processes and address spaces\n"
 "                        tracked at once (default 16384); a full map is reported\n"
 "  -h, --help            this help\n"
-"  -V, --version         version\n"
+"  -V, --version         version\n",
+		out);
+	fputs(runs_cli_usage, out);
+	fputs(
 "\n"
 "The summary goes to stderr, so COMMAND's stdout stays clean.\n"
 "Exit status: COMMAND's own; 128+N if it was killed by signal N; 125 if peakbpf\n"
 "failed; 126 if COMMAND could not be executed; 127 if it was not found.\n"
+"122 if it succeeded but exceeded --max.\n"
 "SIGINT, SIGTERM and SIGHUP sent to peakbpf are passed to COMMAND, and the\n"
 "result is still reported.\n"
 "\n"
@@ -192,6 +198,7 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 /* One option from getopt_long: CLI_RUN lets parsing go on. */
 static enum cli_action parse_option(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
+	enum cli_action action;
 	uint32_t top;
 	int err_code;
 
@@ -236,6 +243,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		snprintf(err, errlen, "--max-tracked: '%s' is not a number from 16 to 4194304", optarg);
 		return CLI_ERROR;
 	default:
+		if (runs_cli_option(c, argv, o, err, errlen, &action))
+			return action;
 		return parse_flag(c, argv, o, err, errlen);
 	}
 }
@@ -243,6 +252,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 /* Options that do not go together, and the command after them. */
 static enum cli_action check_options(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
+	bool done;
+
 	if (o->output && !*o->output) {
 		snprintf(err, errlen, "--output: empty file name");
 		return CLI_ERROR;
@@ -251,6 +262,10 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		snprintf(err, errlen, "--compare-sampler needs the bpf source (the exact record)");
 		return CLI_ERROR;
 	}
+	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)
+		return CLI_ERROR;
+	if (done)
+		return CLI_RUN;         /* the commands came with -c */
 	if (o->n_pids) {
 		if (optind < argc) {
 			snprintf(err, errlen, "-p and a command do not go together: attach (-p) or run a command");
@@ -281,7 +296,7 @@ enum cli_action cli_parse(int argc, char **argv, struct options *o,
 	optind = 0;             /* full re-initialisation (glibc) */
 	opterr = 0;
 	/* '+': options stop at the command, so "peakbpf ls -l" works. */
-	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:" RUNS_SHORT_OPTIONS, long_options, NULL)) != -1) {
 		action = parse_option(c, argv, o, err, errlen);
 		if (action != CLI_RUN)
 			return action;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "runs_opts.h"
 #include "session.h"
 
 #define CLI_MAX_PIDS 64
@@ -30,6 +31,7 @@ struct options {
 	unsigned top;           /* -t: processes listed at the peak */
 	uint64_t samplers_ns[CLI_MAX_SAMPLERS]; /* --compare-sampler intervals */
 	size_t n_samplers;
+	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
 };
 
 enum cli_action {
