@@ -54,13 +54,18 @@ void fit_report_free(struct fit_report *fr)
 	memset(fr, 0, sizeof(*fr));
 }
 
-/* A coefficient in bytes per unit: binary units from 1 KiB, else bytes
- * with four significant digits. */
+/* A coefficient in bytes per unit, to four significant digits in binary
+ * units (a slope of 1.0 MiB would hide 2 %). */
 static const char *coef_text(double c, char *buf, size_t len)
 {
-	if (c >= 1024)
-		return format_bytes((uint64_t)(c + 0.5), buf, len);
-	snprintf(buf, len, "%.4g B", c);
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	size_t u = 0;
+
+	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && (c >= 1024 || c <= -1024)) {
+		c /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.4g %s", c, unit[u]);
 	return buf;
 }
 
@@ -99,7 +104,7 @@ static void human_residuals(const struct runs_opts *r, const struct fit_report *
 		fprintf(out, ": measured %s, fitted %s, residual %s%s (%+.2f %%)\n",
 			format_bytes((uint64_t)(fr->y[i] + 0.5), m, sizeof(m)),
 			format_bytes(fr->fitted[i] > 0 ? (uint64_t)(fr->fitted[i] + 0.5) : 0, f, sizeof(f)),
-			res < 0 ? "-" : "+", format_bytes((uint64_t)((res < 0 ? -res : res) + 0.5), d, sizeof(d)),
+			res <= -0.5 ? "-" : "+", format_bytes((uint64_t)((res < 0 ? -res : res) + 0.5), d, sizeof(d)),
 			fr->y[i] > 0 ? res / fr->y[i] * 100 : 0);
 	}
 }
@@ -127,6 +132,7 @@ void fit_report_human(const struct runs_opts *r, const struct fit_report *fr, si
 {
 	const char *what = budget_figure_name(r);
 	const char *stat = r->budget_stat == BUDGET_STAT_MEDIAN ? "median" : "max";
+	char buf[32];
 
 	if (!fr->ok) {
 		fprintf(out, "peakbpf: command %zu: %s\n", c + 1, fr->err);
@@ -135,7 +141,8 @@ void fit_report_human(const struct runs_opts *r, const struct fit_report *fr, si
 	fprintf(out, "Fit of the %s (%s over runs) over %zu points, command %zu:\n  %s ≈ ", what, stat,
 		fr->n, c + 1, what);
 	human_formula(fr, fr->f.coef, false, out);
-	fprintf(out, "   (rms residual %.4g B; terms tried: %s)\n", fr->f.rms, r->fit);
+	fprintf(out, "   (rms residual %s; terms tried: %s)\n", coef_text(fr->f.rms, buf, sizeof(buf)),
+		r->fit);
 	human_residuals(r, fr, out);
 	human_step(r, fr, out);
 	if (fr->has_claim) {
