@@ -55,6 +55,10 @@ static void human_runs(FILE *out, const struct bench *b)
 {
 	char buf[32];
 
+	if (!b->n_runs) {
+		fputs("  runs    none: the series stopped before this command\n", out);
+		return;
+	}
 	fprintf(out, "  runs    %zu: peak", b->n_runs);
 	for (size_t i = 0; i < b->n_runs; i++)
 		fprintf(out, "%s %s", i ? "," : "", b->runs[i].measured ?
@@ -114,6 +118,16 @@ static void md_cell(FILE *out, const char *s)
 	fputc(' ', out);
 }
 
+static void md_time(FILE *out, const struct stat5 *t)
+{
+	if (!t->n)
+		fputs("| not measured ", out);
+	else if (t->has_stddev)
+		fprintf(out, "| %.3f s ± %.3f s ", t->mean, t->stddev);
+	else
+		fprintf(out, "| %.3f s ± n/a ", t->mean);
+}
+
 void export_markdown(const struct runs_opts *r, const struct bench *b, size_t n, FILE *out)
 {
 	struct bench_summary first, s;
@@ -127,12 +141,13 @@ void export_markdown(const struct runs_opts *r, const struct bench *b, size_t n,
 	for (size_t k = 0; k < n; k++) {
 		bench_summarize(&b[k], &s);
 		md_cell(out, b[k].label);
-		fprintf(out, "| %s ± %s | %s … %s | %s | %.3f s ± %.3f s ",
+		fprintf(out, "| %s ± %s | %s … %s | %s ",
 			bytes_or_dash(&s.peak, s.peak.mean, a, sizeof(a)),
 			s.peak.has_stddev ? bytes_or_dash(&s.peak, s.peak.stddev, c, sizeof(c)) : "n/a",
 			bytes_or_dash(&s.peak, s.peak.min, d, sizeof(d)),
 			bytes_or_dash(&s.peak, s.peak.max, e, sizeof(e)),
-			bytes_or_dash(&s.growth, s.growth.mean, g, sizeof(g)), s.wall.mean, s.wall.stddev);
+			bytes_or_dash(&s.growth, s.growth.mean, g, sizeof(g)));
+		md_time(out, &s.wall);
 		if (s.peak.n && first.peak.n && first.peak.mean > 0)
 			fprintf(out, "| %.2f ", s.peak.mean / first.peak.mean);
 		else

@@ -336,8 +336,10 @@ int runs_main(const struct options *o, measure_fn measure)
 		goto out;
 	}
 	run_all(&h);
-	if (h.failed)
+	if (h.failed) {
+		status = h.failed;      /* peakbpf's 125, or 126/127 when a command could not run */
 		goto out;
+	}
 	fit_failed = n_fits && fit_all(&h, fits, n_fits);
 	if (export_write(o, &files, h.benches, h.n_benches, fits, n_fits))
 		goto out;

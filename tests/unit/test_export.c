@@ -144,6 +144,27 @@ static void test_human(void **state)
 	free(s);
 }
 
+/* A command the series never reached: nothing is printed as 0. */
+static void test_no_runs_is_not_zero(void **state)
+{
+	char *s;
+
+	(void)state;
+	benches[1].n_runs = 0;
+	s = capture(export_markdown);
+	assert_non_null(strstr(s, "| not measured ± n/a | not measured … not measured | not measured "
+			       "| not measured | n/a |"));
+	free(s);
+	s = capture(export_human);
+	assert_non_null(strstr(s, "runs    none: the series stopped before this command"));
+	assert_non_null(strstr(s, "  time    not measured\n"));
+	free(s);
+	s = capture(json_no_fits);
+	assert_non_null(strstr(s, "\"mean\":null,\"stddev\":null,\"median\":null,\"min\":null,\"max\":null,"
+			       "\"times\":[]"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +172,7 @@ int main(void)
 		cmocka_unit_test_setup(test_csv_parses, setup),
 		cmocka_unit_test_setup(test_markdown_well_formed, setup),
 		cmocka_unit_test_setup(test_human, setup),
+		cmocka_unit_test_setup(test_no_runs_is_not_zero, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
