@@ -41,12 +41,6 @@ LIB_SRCS := \
 	src/session.c \
 	src/source_bpf.c \
 	src/sampler_model.c \
-	src/fileutil.c \
-	src/cgroup_parse.c \
-	src/cgroup_fs.c \
-	src/source_cgroup.c \
-	src/source_proc.c \
-	src/source_rusage.c \
 	src/stats.c \
 	src/sweep.c \
 	src/fit.c \
@@ -54,7 +48,13 @@ LIB_SRCS := \
 	src/budget.c \
 	src/export.c \
 	src/export_text.c \
-	src/fit_report.c
+	src/fit_report.c \
+	src/fileutil.c \
+	src/cgroup_parse.c \
+	src/cgroup_fs.c \
+	src/source_cgroup.c \
+	src/source_proc.c \
+	src/source_rusage.c
 CLI_SRCS := src/main.c src/cli.c src/spawn.c src/runs_cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
