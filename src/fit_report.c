@@ -61,7 +61,8 @@ static const char *coef_text(double c, char *buf, size_t len)
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	size_t u = 0;
 
-	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && (c >= 1024 || c <= -1024)) {
+	/* 1023.95 KiB prints as 1 MiB, not 1024 KiB */
+	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && (c >= 1023.95 || c <= -1023.95)) {
 		c /= 1024;
 		u++;
 	}
