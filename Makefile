@@ -41,23 +41,33 @@ LIB_SRCS := \
 	src/session.c \
 	src/source_bpf.c \
 	src/sampler_model.c \
+	src/stats.c \
+	src/sweep.c \
+	src/fit.c \
+	src/runs.c \
+	src/budget.c \
+	src/export.c \
+	src/export_text.c \
+	src/fit_report.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
 	src/source_cgroup.c \
 	src/source_proc.c \
 	src/source_rusage.c
-CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c
+CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/runs_cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
-UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity
+UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
+	fit stats sweep budget export runs_cli
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
 test_units_SRCS := src/units.c
 test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
-test_cli_SRCS := src/cli.c src/units.c
+test_cli_SRCS := src/cli.c src/units.c src/runs_cli.c src/sweep.c src/fit.c src/runs.c src/stats.c \
+	src/budget.c src/export.c src/export_text.c src/fit_report.c src/json.c src/status.c src/report.c src/figure.c src/host.c
 test_sampler_model_SRCS := src/sampler_model.c
 test_holders_SRCS :=
 test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
@@ -66,6 +76,13 @@ test_report_SRCS := src/report.c src/figure.c src/json.c src/units.c src/host.c
 test_figure_SRCS := src/figure.c
 test_spawn_SRCS := src/spawn.c src/status.c src/identity.c
 test_identity_SRCS := src/identity.c
+test_fit_SRCS := src/fit.c src/stats.c
+test_stats_SRCS := src/stats.c
+test_sweep_SRCS := src/sweep.c src/fit.c src/stats.c
+test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c src/export.c src/export_text.c src/fit_report.c \
+	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
+test_export_SRCS := $(test_budget_SRCS)
+test_runs_cli_SRCS := $(test_cli_SRCS)
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install

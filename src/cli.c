@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "runs_cli.h"
 #include "units.h"
 
 enum {
@@ -30,6 +31,7 @@ static const struct option long_options[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	RUNS_LONG_OPTIONS
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -72,11 +74,15 @@ void cli_usage(FILE *out)
 "      --max-tracked N   size of the kernel maps: processes and address spaces\n"
 "                        tracked at once (default 16384); a full map is reported\n"
 "  -h, --help            this help\n"
-"  -V, --version         version\n"
+"  -V, --version         version\n",
+		out);
+	fputs(runs_cli_usage, out);
+	fputs(
 "\n"
 "The summary goes to stderr, so COMMAND's stdout stays clean.\n"
 "Exit status: COMMAND's own; 128+N if it was killed by signal N; 125 if peakbpf\n"
 "failed; 126 if COMMAND could not be executed; 127 if it was not found.\n"
+"122 if it succeeded but exceeded --max.\n"
 "SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
 "passed to COMMAND (attached: they end the run), and the result is still\n"
 "reported.\n"
@@ -222,6 +228,7 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 /* One option from getopt_long: CLI_RUN lets parsing go on. */
 static enum cli_action parse_option(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
+	enum cli_action action;
 	uint32_t top;
 	int err_code;
 
@@ -269,6 +276,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		snprintf(err, errlen, "--max-tracked: '%s' is not a number from 16 to 4194304", optarg);
 		return CLI_ERROR;
 	default:
+		if (runs_cli_option(c, argv, o, err, errlen, &action))
+			return action;
 		return parse_flag(c, argv, o, err, errlen);
 	}
 }
@@ -276,6 +285,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 /* Options that do not go together, and the command after them. */
 static enum cli_action check_options(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
+	bool done;
+
 	if (o->output && !*o->output) {
 		snprintf(err, errlen, "--output: empty file name");
 		return CLI_ERROR;
@@ -284,6 +295,10 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		snprintf(err, errlen, "--compare-sampler needs the bpf source (the exact record)");
 		return CLI_ERROR;
 	}
+	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)
+		return CLI_ERROR;
+	if (done)
+		return CLI_RUN;         /* the commands came with -c */
 	if (o->n_pids) {
 		if (o->user) {
 			snprintf(err, errlen, "--user is for a command peakbpf runs, not for -p");
@@ -318,7 +333,7 @@ enum cli_action cli_parse(int argc, char **argv, struct options *o,
 	optind = 0;             /* full re-initialisation (glibc) */
 	opterr = 0;
 	/* '+': options stop at the command, so "peakbpf ls -l" works. */
-	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:u:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:u:" RUNS_SHORT_OPTIONS, long_options, NULL)) != -1) {
 		action = parse_option(c, argv, o, err, errlen);
 		if (action != CLI_RUN)
 			return action;

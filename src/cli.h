@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include "runs_opts.h"
 #include "session.h"
 
 #define CLI_MAX_PIDS 64
@@ -31,6 +32,7 @@ struct options {
 	uint64_t samplers_ns[CLI_MAX_SAMPLERS]; /* --compare-sampler intervals */
 	size_t n_samplers;
 	const char *user;       /* -u: run the command as USER[:GROUP] */
+	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
 };
 
 enum cli_action {

@@ -20,7 +20,9 @@
 #include "identity.h"
 #include "output.h"
 #include "peakbpf.h"
+#include "budget.h"
 #include "report.h"
+#include "runs.h"
 #include "sampler_model.h"
 #include "session.h"
 #include "spawn.h"
@@ -63,6 +65,7 @@ struct run {
 	struct sum_trace trace;
 	uint64_t record_drops;
 	struct sampler_report sampler;
+	struct run_result *result;      /* the harness's copy of the run's figure */
 };
 
 #define RECORD_RING_BYTES (32U << 20)   /* ~1.4 M changes between drains */
@@ -176,6 +179,8 @@ static void report_run(struct run *r)
 		rec.sampler = &r->sampler;
 	}
 	rec.start_s = 0;
+	if (r->result)
+		run_result_set(r->result, &rec, r->exit_status);
 	if (!r->opts->quiet)
 		report_human(&rec, stderr);
 	write_record(r, &rec);
@@ -268,6 +273,32 @@ static int event_loop(struct run *r)
 				return 0;
 		}
 	}
+}
+
+#define WAIT_DESCENDANTS_POLL_MS 10
+
+/* --wait-descendants: the command has exited; measure on until every
+ * process of the tree has (counted in the kernel), or a signal ends it. */
+static int wait_descendants(struct run *r)
+{
+	int64_t live;
+
+	while ((live = session_procs_live(r->session)) > 0) {
+		struct pollfd pfd = { .fd = r->sigfd, .events = POLLIN };
+		struct signalfd_siginfo si;
+		int n = poll(&pfd, 1, WAIT_DESCENDANTS_POLL_MS);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (r->next_window_ns && monotonic_ns() >= r->next_window_ns && close_window(r))
+			return -EIO;
+		if (n > 0 && read(r->sigfd, &si, sizeof(si)) == sizeof(si) && on_signal(r, &si))
+			return 0;
+	}
+	if (live < 0 && !r->opts->quiet)
+		fprintf(stderr, "peakbpf: notice: --wait-descendants needs the bpf source to count the "
+			"tree; the run ended when the command exited\n");
+	return 0;
 }
 
 static int pidfd_open(pid_t pid)
@@ -518,10 +549,11 @@ static void run_cleanup(struct run *r)
 		fclose(r->out);
 }
 
-static int run(const struct options *o)
+static int run(const struct options *o, struct run_result *res)
 {
 	struct run r = {
 		.opts = o,
+		.result = res,
 		.sigfd = -1,
 		.exit_status = EXIT_PEAKBPF_FAILED,
 		.windowed = o->interval_ns != 0,
@@ -538,6 +570,8 @@ static int run(const struct options *o)
 	if (err)
 		goto cleanup;
 	err = event_loop(&r);
+	if (!err && o->command && o->runs.wait_descendants)
+		err = wait_descendants(&r);
 	if (err) {
 		fprintf(stderr, "peakbpf: waiting: %s\n", strerror(-err));
 		goto cleanup;
@@ -551,6 +585,7 @@ cleanup:
 int main(int argc, char **argv)
 {
 	struct options o;
+	struct run_result res = { 0 };
 	char err[256];
 
 	switch (cli_parse(argc, argv, &o, err, sizeof(err))) {
@@ -570,5 +605,7 @@ int main(int argc, char **argv)
 	/* A closed stderr or stdout pipe must not kill peakbpf before it has
 	 * cleaned up (cgroups, the command); writes fail with EPIPE instead. */
 	signal(SIGPIPE, SIG_IGN);
-	return run(&o);
+	if (runs_wanted(&o.runs))
+		return runs_main(&o, run);
+	return budget_check_single(&o, &res, run(&o, &res));
 }

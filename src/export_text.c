@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/* The harness's text outputs: the human summary and the Markdown table;
+ * and the export files' lifecycle. */
+#include <errno.h>
+#include <string.h>
+#include "cli.h"
+#include "export.h"
+#include "units.h"
+
+static const char *bytes_or_dash(const struct stat5 *s, double v, char *buf, size_t len)
+{
+	if (!s->n)
+		return "not measured";
+	return format_bytes(v > 0 ? (uint64_t)(v + 0.5) : 0, buf, len);
+}
+
+static void human_stat(FILE *out, const char *what, const struct stat5 *s, bool bytes)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!s->n) {
+		fprintf(out, "  %-7s not measured\n", what);
+		return;
+	}
+	if (bytes)
+		fprintf(out, "  %-7s %s ± %s  (median %s, min … max %s … %s)\n", what,
+			bytes_or_dash(s, s->mean, a, sizeof(a)),
+			s->has_stddev ? bytes_or_dash(s, s->stddev, b, sizeof(b)) : "n/a",
+			bytes_or_dash(s, s->median, c, sizeof(c)), bytes_or_dash(s, s->min, d, sizeof(d)),
+			bytes_or_dash(s, s->max, e, sizeof(e)));
+	else if (s->has_stddev)
+		fprintf(out, "  %-7s %.3f s ± %.3f s  (median %.3f s, min … max %.3f s … %.3f s)\n", what,
+			s->mean, s->stddev, s->median, s->min, s->max);
+	else
+		fprintf(out, "  %-7s %.3f s ± n/a  (median %.3f s, min … max %.3f s … %.3f s)\n", what,
+			s->mean, s->median, s->min, s->max);
+}
+
+static void human_exactness(FILE *out, const struct bench_summary *s)
+{
+	char buf[32];
+
+	if (s->exact)
+		fprintf(out, "  source  %s, exact\n", s->source);
+	else if (s->bound_known)
+		fprintf(out, "  source  %s, not exact: off by up to %s (%s)\n", s->source,
+			format_bytes(s->error_bound_bytes, buf, sizeof(buf)),
+			s->inexact_reason ? s->inexact_reason : "see the single-run record");
+	else
+		fprintf(out, "  source  %s, not exact, error unknown (%s)\n", s->source,
+			s->inexact_reason ? s->inexact_reason : "see the single-run record");
+}
+
+static void human_runs(FILE *out, const struct bench *b)
+{
+	char buf[32];
+
+	if (!b->n_runs) {
+		fputs("  runs    none: the series stopped before this command\n", out);
+		return;
+	}
+	fprintf(out, "  runs    %zu: peak", b->n_runs);
+	for (size_t i = 0; i < b->n_runs; i++)
+		fprintf(out, "%s %s", i ? "," : "", b->runs[i].measured ?
+			format_bytes(b->runs[i].peak_bytes, buf, sizeof(buf)) : "not measured");
+	fputs("; exit", out);
+	for (size_t i = 0; i < b->n_runs; i++)
+		fprintf(out, " %d", b->runs[i].exit_status);
+	fputc('\n', out);
+}
+
+static void human_ratio(FILE *out, const char *sep, const char *what, const struct stat5 *a, const struct stat5 *b)
+{
+	if (a->n && b->n && b->mean > 0)
+		fprintf(out, "%s %s %.2f ×", sep, what, a->mean / b->mean);
+	else
+		fprintf(out, "%s %s n/a", sep, what);
+}
+
+void export_human(const struct runs_opts *r, const struct bench *b, size_t n, FILE *out)
+{
+	struct bench_summary first, s;
+
+	(void)r;
+	bench_summarize(&b[0], &first);
+	for (size_t k = 0; k < n; k++) {
+		bench_summarize(&b[k], &s);
+		fprintf(out, "Command %zu: %s\n", k + 1, b[k].label);
+		human_stat(out, "peak", &s.peak, true);
+		human_stat(out, "growth", &s.growth, true);
+		human_stat(out, "time", &s.wall, false);
+		human_exactness(out, &s);
+		human_runs(out, &b[k]);
+	}
+	if (n < 2)
+		return;
+	fputs("Compared with command 1 (ratios of the means):\n", out);
+	for (size_t k = 1; k < n; k++) {
+		bench_summarize(&b[k], &s);
+		fprintf(out, "  command %zu:", k + 1);
+		human_ratio(out, "", "peak", &s.peak, &first.peak);
+		human_ratio(out, ",", "growth", &s.growth, &first.growth);
+		human_ratio(out, ",", "time", &s.wall, &first.wall);
+		fputc('\n', out);
+	}
+}
+
+/* A table cell: '|' escaped, line breaks as spaces. */
+static void md_cell(FILE *out, const char *s)
+{
+	fputs("| ", out);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else
+			fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+	}
+	fputc(' ', out);
+}
+
+static void md_time(FILE *out, const struct stat5 *t)
+{
+	if (!t->n)
+		fputs("| not measured ", out);
+	else if (t->has_stddev)
+		fprintf(out, "| %.3f s ± %.3f s ", t->mean, t->stddev);
+	else
+		fprintf(out, "| %.3f s ± n/a ", t->mean);
+}
+
+void export_markdown(const struct runs_opts *r, const struct bench *b, size_t n, FILE *out)
+{
+	struct bench_summary first, s;
+	char a[32], c[32], d[32], e[32], g[32];
+
+	(void)r;
+	bench_summarize(&b[0], &first);
+	fputs("| Command | Peak mean ± σ | Peak min … max | Growth mean | Time mean ± σ | "
+	      "Peak relative | Exit codes | Source |\n", out);
+	fputs("|:---|---:|---:|---:|---:|---:|:---|:---|\n", out);
+	for (size_t k = 0; k < n; k++) {
+		bench_summarize(&b[k], &s);
+		md_cell(out, b[k].label);
+		fprintf(out, "| %s ± %s | %s … %s | %s ",
+			bytes_or_dash(&s.peak, s.peak.mean, a, sizeof(a)),
+			s.peak.has_stddev ? bytes_or_dash(&s.peak, s.peak.stddev, c, sizeof(c)) : "n/a",
+			bytes_or_dash(&s.peak, s.peak.min, d, sizeof(d)),
+			bytes_or_dash(&s.peak, s.peak.max, e, sizeof(e)),
+			bytes_or_dash(&s.growth, s.growth.mean, g, sizeof(g)));
+		md_time(out, &s.wall);
+		if (s.peak.n && first.peak.n && first.peak.mean > 0)
+			fprintf(out, "| %.2f ", s.peak.mean / first.peak.mean);
+		else
+			fputs("| n/a ", out);
+		fputs("| ", out);
+		for (size_t i = 0; i < b[k].n_runs; i++)
+			fprintf(out, "%s%d", i ? " " : "", b[k].runs[i].exit_status);
+		fprintf(out, " | %s%s |\n", s.source, s.exact ? ", exact" : ", not exact");
+	}
+}
+
+static FILE *open_out(const char *opt, const char *path)
+{
+	FILE *f;
+
+	if (!path)
+		return NULL;
+	f = fopen(path, "we");
+	if (!f)
+		fprintf(stderr, "peakbpf: %s: cannot write %s: %s\n", opt, path, strerror(errno));
+	return f;
+}
+
+int export_open(const struct options *o, struct export_files *f)
+{
+	memset(f, 0, sizeof(*f));
+	if ((o->output && !(f->out = open_out("-o", o->output))) ||
+	    (o->runs.export_csv && !(f->csv = open_out("--export-csv", o->runs.export_csv))) ||
+	    (o->runs.export_markdown &&
+	     !(f->markdown = open_out("--export-markdown", o->runs.export_markdown)))) {
+		export_close(o, f);
+		return -EIO;
+	}
+	return 0;
+}
+
+int export_write(const struct options *o, struct export_files *f,
+		 const struct bench *b, size_t n, const struct fit_report *fits, size_t n_fits)
+{
+	if (!o->quiet)
+		export_human(&o->runs, b, n, stderr);
+	for (size_t c = 0; c < n_fits; c++)
+		if (!o->quiet || !fits[c].ok)
+			fit_report_human(&o->runs, &fits[c], c, stderr);
+	if (o->json)
+		export_json(&o->runs, b, n, fits, n_fits, stdout);
+	if (f->out)
+		export_json(&o->runs, b, n, fits, n_fits, f->out);
+	if (f->csv)
+		export_csv(&o->runs, b, n, f->csv);
+	if (f->markdown)
+		export_markdown(&o->runs, b, n, f->markdown);
+	return 0;
+}
+
+static int close_one(FILE **f, const char *path)
+{
+	int bad;
+
+	if (!*f)
+		return 0;
+	bad = ferror(*f) | fclose(*f);
+	*f = NULL;
+	if (bad)
+		fprintf(stderr, "peakbpf: cannot write %s: %s\n", path, strerror(errno ? errno : EIO));
+	return bad ? -EIO : 0;
+}
+
+int export_close(const struct options *o, struct export_files *f)
+{
+	int e1 = close_one(&f->out, o->output);
+	int e2 = close_one(&f->csv, o->runs.export_csv);
+	int e3 = close_one(&f->markdown, o->runs.export_markdown);
+
+	return e1 ? e1 : e2 ? e2 : e3;
+}
