@@ -55,7 +55,7 @@ LIB_SRCS := \
 	src/source_cgroup.c \
 	src/source_proc.c \
 	src/source_rusage.c
-CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/runs_cli.c
+CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "host.h"
+#include "attach.h"
 #include "command.h"
 #include "identity.h"
 #include "output.h"
@@ -301,53 +302,6 @@ static int wait_descendants(struct run *r)
 	return 0;
 }
 
-static int pidfd_open(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-/* Enter -p's processes. Each must exist and not be peakbpf. */
-static int attach_roots(struct run *r)
-{
-	const struct options *o = r->opts;
-	int err, watch_err;
-
-	for (size_t i = 0; i < o->n_pids; i++) {
-		pid_t pid = o->pids[i];
-
-		if (pid == getpid()) {
-			fprintf(stderr, "peakbpf: -p %d is peakbpf itself: give the PID of the process to measure\n", pid);
-			return -EINVAL;
-		}
-		if (kill(pid, 0) && errno == ESRCH) {
-			fprintf(stderr, "peakbpf: -p %d: no such process (check the PID, in this PID namespace)\n", pid);
-			return -ESRCH;
-		}
-		if (host_may_measure(pid, host_effective_caps()) == -EPERM) {
-			fprintf(stderr, "peakbpf: -p %d: not your process: without root, peakbpf measures "
-				"only processes you could trace (your own; or grant CAP_SYS_PTRACE)\n", pid);
-			return -EPERM;
-		}
-		r->pidfds[i] = pidfd_open(pid);
-		watch_err = r->pidfds[i] < 0 ? errno : 0;      /* before adding it changes errno */
-		err = session_add_root(r->session, pid);
-		if (err == -ESRCH || watch_err == ESRCH) {
-			fprintf(stderr, "peakbpf: -p %d: the process exited while peakbpf attached\n", pid);
-			return -ESRCH;
-		}
-		if (err) {
-			fprintf(stderr, "peakbpf: -p %d: cannot attach: %s\n", pid, strerror(-err));
-			return err;
-		}
-		if (watch_err) {
-			fprintf(stderr, "peakbpf: -p %d: cannot watch it for exit: %s\n", pid, strerror(watch_err));
-			return -watch_err;
-		}
-		r->roots_alive++;
-	}
-	return 0;
-}
-
 /*
  * What both modes need before anything runs: the -o file (so a bad path
  * fails first), the session's sources, and the signals peakbpf handles.
@@ -486,7 +440,7 @@ static int start_attached(struct run *r)
 {
 	int err;
 
-	err = attach_roots(r);
+	err = attach_roots(r->session, r->opts->pids, r->opts->n_pids, r->pidfds, &r->roots_alive);
 	if (err)
 		return err;
 	err = session_start(r->session);
