@@ -23,6 +23,15 @@ LIB_SONAME := libpeakbpf.so.$(LIB_SOVERSION)
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+PYTHON ?= /usr/bin/python3
+# Where Debian's python3 looks: /usr/lib/python3/dist-packages for PREFIX=/usr,
+# PREFIX/lib/python3.X/dist-packages otherwise (/usr/local/lib/python3.11/...).
+PYTHON_XY := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+ifeq ($(PREFIX),/usr)
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+else
+PYTHONDIR ?= $(PREFIX)/lib/python$(PYTHON_XY)/dist-packages
+endif
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ivmlinux/$(ARCH) -Ibpf
 
@@ -76,7 +85,7 @@ test_figure_SRCS := src/figure.c
 test_spawn_SRCS := src/spawn.c src/status.c
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan integration demo bench vmtest clean install lib lib-test
+.PHONY: all deps check unit unit-asan integration demo bench vmtest clean install lib lib-test python-test
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
@@ -157,12 +166,15 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan integration lib-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan integration lib-test python-test bench-short vmtest
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
-# install (tests/lib).
+# install (tests/lib); then the Python package and its pytest plugin.
 lib-test: all
 	$(Q)OUTPUT=$(OUTPUT) tests/lib/run.sh
+
+python-test: all
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) PYTHON=$(PYTHON) tests/python/run.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -184,6 +196,7 @@ install: $(OUTPUT)/peakbpf lib
 		-e 's|@VERSION@|$(VERSION)|' libpeakbpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libpeakbpf.pc
 	$(Q)install -D -m 0644 man/peakbpf.1 $(DESTDIR)$(MANDIR)/man1/peakbpf.1
 	$(Q)install -D -m 0644 man/libpeakbpf.3 $(DESTDIR)$(MANDIR)/man3/libpeakbpf.3
+	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
 	$(Q)if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 # make bench / bench-short (tools/bench) and make vmtest (tools/vm).
