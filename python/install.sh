@@ -1,7 +1,7 @@
 #!/bin/sh
 # make install's part for Python: the package into DIR (a dist-packages
 # directory of Debian's python3), told where libpeakbpf is installed, with
-# its metadata.
+# the metadata that lets pytest find its plugin (entry point pytest11).
 # Usage: python/install.sh DIR LIBRARY VERSION
 set -eu
 dir=$1 library=$2 version=$3
@@ -14,5 +14,6 @@ printf '# Written by make install.\nLIBRARY = "%s"\n' "$library" >"$dir/peakbpf/
 meta=$dir/peakbpf-$version.dist-info
 printf 'Metadata-Version: 2.1\nName: peakbpf\nVersion: %s\nSummary: The exact peak memory of a process tree, measured in the kernel\n' \
 	"$version" >"$meta/METADATA"
+printf '[pytest11]\npeakbpf = peakbpf.pytest_plugin\n' >"$meta/entry_points.txt"
 printf 'make\n' >"$meta/INSTALLER"
 : >"$meta/RECORD"

@@ -7,6 +7,8 @@ import subprocess
 
 import pytest
 
+pytest_plugins = ["pytester"]
+
 MIB = 1 << 20
 
 
