@@ -10,7 +10,9 @@ block (subprocess, multiprocessing with any start method, native threads;
 native code holding the GIL too: the kernel does the work). The BPF
 programs are loaded once per process, at the first block, and every block
 after reuses them: a block is two window cuts (see README.md for the cost).
-Blocks nest. measure(pid=N) measures process N and its descendants instead
+Blocks nest, and blocks in several threads may overlap: a block's figure
+folds every window cut while it was open, so its peak is the largest over
+its span. measure(pid=N) measures process N and its descendants instead
 (a session, and a BPF load, of its own per block).
 
 It never raises for a measurement problem: without privileges it falls
@@ -234,6 +236,8 @@ class Measurement:
             "holders": self.holders,
             "other_sources": self.other_sources,
             "not_used": self.not_used,
+            "peak_after_s": (self.peak_time - self._started
+                             if self.peak_time is not None and self._started is not None else None),
             "windows": self.windows,
             "duration_s": self.duration_s,
             "pid": self.pid if self.pid is not None else os.getpid(),

@@ -65,6 +65,8 @@ def test_native_code_holding_the_gil(cc, tmp_path):
         assert lib.touch(256 * MIB, 5) == 0
     print("256 MiB for 5 ms under the GIL:", m.describe())
     assert m.exact and within(m.growth_bytes, 256 * MIB, 1), m.describe()
+    d = m.to_dict()
+    assert 0 <= d["peak_after_s"] <= d["duration_s"] and d["holders"][0]["pid"] == os.getpid()
 
 
 def _child_alloc(n):
