@@ -15,6 +15,23 @@ WARN := -Wall -Wextra
 CFLAGS ?= -g -O2
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -I$(OUTPUT) -Isrc -Ibpf $(LIBBPF_CFLAGS) \
 	-DPEAKBPF_VERSION='"$(VERSION)"' -MMD -MP
+# libpeakbpf: every library object is PIC (the shared library links the same
+# ones); only the public API (PEAKBPF_API) is exported from the .so.
+ALL_CFLAGS += -Iinclude -fPIC -fvisibility=hidden
+LIB_SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+LIB_SONAME := libpeakbpf.so.$(LIB_SOVERSION)
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PYTHON ?= /usr/bin/python3
+# Where Debian's python3 looks: /usr/lib/python3/dist-packages for PREFIX=/usr,
+# PREFIX/lib/python3.X/dist-packages otherwise (/usr/local/lib/python3.11/...).
+PYTHON_XY := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+ifeq ($(PREFIX),/usr)
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+else
+PYTHONDIR ?= $(PREFIX)/lib/python$(PYTHON_XY)/dist-packages
+endif
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ivmlinux/$(ARCH) -Ibpf
 
@@ -54,7 +71,8 @@ LIB_SRCS := \
 	src/cgroup_fs.c \
 	src/source_cgroup.c \
 	src/source_proc.c \
-	src/source_rusage.c
+	src/source_rusage.c \
+	src/libpeakbpf.c
 CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
@@ -85,9 +103,9 @@ test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install
+.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test
 
-all: $(OUTPUT)/peakbpf $(OUTPUT)/workload
+all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -113,6 +131,27 @@ $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(LIB_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -pthread -o $@
+
+lib: $(OUTPUT)/libpeakbpf.a $(OUTPUT)/libpeakbpf.so $(OUTPUT)/libpeakbpf.pc
+
+$(OUTPUT)/libpeakbpf.a: $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(OUTPUT)/libpeakbpf.so.$(VERSION): $(LIB_OBJS) src/libpeakbpf.map
+	$(call msg,LIB,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=src/libpeakbpf.map \
+		-Wl,--no-undefined $(LIB_OBJS) $(LIBBPF_LIBS) -pthread -o $@
+
+$(OUTPUT)/libpeakbpf.so: $(OUTPUT)/libpeakbpf.so.$(VERSION)
+	$(Q)ln -sf libpeakbpf.so.$(VERSION) $(OUTPUT)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $@
+
+# The build tree's (make install writes the installed one, for its PREFIX).
+$(OUTPUT)/libpeakbpf.pc: libpeakbpf.pc.in Makefile | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # Static, so it also runs inside the kernel-matrix VMs' initramfs.
 $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
@@ -175,7 +214,15 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan fuzz integration bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan fuzz integration lib-test python-test bench-short vmtest
+
+# The public API on workload shapes, built with pkg-config against a DESTDIR
+# install (tests/lib); then the Python package and its pytest plugin.
+lib-test: all
+	$(Q)OUTPUT=$(OUTPUT) tests/lib/run.sh
+
+python-test: all
+	$(Q)OUTPUT=$(abspath $(OUTPUT)) PYTHON=$(PYTHON) tests/python/run.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -185,8 +232,20 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
-install: $(OUTPUT)/peakbpf
+install: $(OUTPUT)/peakbpf lib
 	$(Q)install -D -m 0755 $(OUTPUT)/peakbpf $(DESTDIR)$(PREFIX)/bin/peakbpf
+	$(Q)install -D -m 0644 $(OUTPUT)/libpeakbpf.a $(DESTDIR)$(LIBDIR)/libpeakbpf.a
+	$(Q)install -D -m 0755 $(OUTPUT)/libpeakbpf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpeakbpf.so.$(VERSION)
+	$(Q)ln -sf libpeakbpf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libpeakbpf.so
+	$(Q)install -D -m 0644 include/peakbpf/peakbpf.h $(DESTDIR)$(INCLUDEDIR)/peakbpf/peakbpf.h
+	$(Q)mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(VERSION)|' libpeakbpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libpeakbpf.pc
+	$(Q)install -D -m 0644 man/peakbpf.1 $(DESTDIR)$(MANDIR)/man1/peakbpf.1
+	$(Q)install -D -m 0644 man/libpeakbpf.3 $(DESTDIR)$(MANDIR)/man3/libpeakbpf.3
+	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
+	$(Q)if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 # make bench / bench-short (tools/bench) and make vmtest (tools/vm).
 include tools/bench/bench.mk

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libpeakbpf: the library the CLI stands on. The tracker loads the BPF
- * programs, enters processes into a tree and reads the tree's state.
+ * The tracker's internal API (libpeakbpf's public one is
+ * include/peakbpf/peakbpf.h): it loads the BPF programs, enters processes
+ * into a tree and reads the tree's state; and the bpf source built on it.
  */
 #ifndef PEAKBPF_H
 #define PEAKBPF_H
@@ -118,6 +119,8 @@ struct bpf_source_opts {
 int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
 		    struct source **out);
 void bpf_source_counters(struct source *s, struct bpf_counters *c);
+/* The counters as they were when the last window closed (no system call). */
+void bpf_source_window_counters(struct source *s, struct bpf_counters *c);
 /* Processes of the tree alive now (mapped memory, no system call). */
 int64_t bpf_source_procs_live(struct source *s);
 /* tracker_verify_sums into c (sums_checked false where it cannot run). */

@@ -259,7 +259,10 @@ int session_start(struct session *s)
 static void fill_context(struct session *s, struct record *rec)
 {
 	if (s->bpf) {
-		bpf_source_counters(s->bpf, &s->counters);
+		if (rec->kind && !strcmp(rec->kind, "window"))
+			bpf_source_window_counters(s->bpf, &s->counters);
+		else
+			bpf_source_counters(s->bpf, &s->counters);
 		/* The run's end: check the incremental sums of the mms still
 		 * alive against full per-CPU sums (O(mms x CPUs), once). */
 		if (rec->kind && !strcmp(rec->kind, "run"))
@@ -349,6 +352,11 @@ bool session_has_bpf(const struct session *s)
 const char *session_note(const struct session *s, size_t i)
 {
 	return i < s->n_notes ? s->notes[i] : NULL;
+}
+
+const char *session_source_name(const struct session *s)
+{
+	return s->n_sources ? s->sources[0]->name : "unavailable";
 }
 
 const struct host_facts *session_host(const struct session *s)

@@ -68,6 +68,9 @@ bool session_has_bpf(const struct session *s);
 /* Note i (from 0): a source not used, dropped, or used only as a last
  * resort, and why; NULL past the last. */
 const char *session_note(const struct session *s, size_t i);
+/* The best source's name ("bpf", "cgroup", "proc", "rusage"), or
+ * "unavailable" when none could be used. */
+const char *session_source_name(const struct session *s);
 /* Facts about this machine; those of the tracker once bpf is open. */
 const struct host_facts *session_host(const struct session *s);
 /*

@@ -78,6 +78,8 @@ static void set_detail(struct figure *f, const struct tree_reading *r, long page
 	f->mms_at_peak = r->tree.peak_mms;
 }
 
+static void counters_from(const struct tree_reading *now, struct bpf_counters *c);
+
 static int bpf_close_window(struct source *s, struct figure *f)
 {
 	struct bpf_source *b = to_bpf(s);
@@ -104,7 +106,9 @@ static int bpf_close_window(struct source *s, struct figure *f)
 		f->holders_bytes = pages_to_bytes(b->last.holders_info.sum_pages, page);
 	}
 	b->window_start_sum = b->last.window_end_sum;
-	bpf_source_counters(s, &c);
+	/* The counters of the reading that closed the window: one reading per
+	 * window keeps closing one cheap (libpeakbpf closes two per block). */
+	counters_from(&b->last, &c);
 	figure_judge_bpf(f, &c, b->host, peak_bound_pages(b, t));
 	return 0;
 }
@@ -159,27 +163,39 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 	return 0;
 }
 
-void bpf_source_counters(struct source *s, struct bpf_counters *c)
+/* The counters from one reading of the tracker. */
+static void counters_from(const struct tree_reading *now, struct bpf_counters *c)
 {
-	struct bpf_source *b = to_bpf(s);
-	struct tree_reading now;
-	const struct tree_state *t = &now.tree;
+	const struct tree_state *t = &now->tree;
 
 	memset(c, 0, sizeof(*c));
-	if (tracker_read(b->tracker, &now))
-		return;
-	c->events = now.events;
-	c->missed_events = now.missed_events;
+	c->events = now->events;
+	c->missed_events = now->missed_events;
 	c->drop_mm_full = t->drop_mm_full;
 	c->drop_task_full = t->drop_task_full;
 	c->peak_races = t->peak_races;
 	c->mms_entered = t->mms_entered;
 	c->procs_entered = t->procs_entered;
-	c->mms_left = now.mm_entries;
-	c->procs_left = now.task_entries;
+	c->mms_left = now->mm_entries;
+	c->procs_left = now->task_entries;
 	c->count_takes = t->count_takes;
 	c->settles = t->settles;
 	c->read_errors = t->read_errors;
+}
+
+void bpf_source_counters(struct source *s, struct bpf_counters *c)
+{
+	struct tree_reading now;
+
+	memset(c, 0, sizeof(*c));
+	if (tracker_read(to_bpf(s)->tracker, &now))
+		return;
+	counters_from(&now, c);
+}
+
+void bpf_source_window_counters(struct source *s, struct bpf_counters *c)
+{
+	counters_from(&to_bpf(s)->last, c);
 }
 
 int64_t bpf_source_procs_live(struct source *s)

@@ -105,7 +105,7 @@ int rusage_source_open(const struct source_opts *o, struct source **out, char *w
 
 	*out = NULL;
 	if (!o || !o->command_mode) {
-		set_why(why, whylen, "rusage needs peakbpf to run the command");
+		set_why(why, whylen, "rusage needs peakbpf to run the command (peakbpf -- COMMAND): choose another source");
 		return -EOPNOTSUPP;
 	}
 	r = calloc(1, sizeof(*r));

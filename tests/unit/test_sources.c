@@ -1260,7 +1260,7 @@ static void test_rusage_needs_command_mode(void **state)
 	(void)state;
 	assert_int_equal(rusage_source_open(&o, &s, why, sizeof(why)), -EOPNOTSUPP);
 	assert_null(s);
-	assert_string_equal(why, "rusage needs peakbpf to run the command");
+	assert_string_equal(why, "rusage needs peakbpf to run the command (peakbpf -- COMMAND): choose another source");
 }
 
 static void test_rusage_child_32mib(void **state)

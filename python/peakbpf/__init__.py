@@ -1,0 +1,253 @@
+# SPDX-License-Identifier: MIT
+"""The exact peak memory of a process tree, measured in the kernel.
+
+    with peakbpf.measure() as m:
+        work()
+    print(m.growth_bytes, m.source, m.exact)
+
+measure() measures the calling process and every descendant during the
+block (subprocess, multiprocessing with any start method, native threads;
+native code holding the GIL too: the kernel does the work). The BPF
+programs are loaded once per process, at the first block, and every block
+after reuses them: a block is two window cuts (see README.md for the cost).
+Blocks nest, and blocks in several threads may overlap: a block's figure
+folds every window cut while it was open, so its peak is the largest over
+its span. measure(pid=N) measures process N and its descendants instead
+(a session, and a BPF load, of its own per block).
+
+It never raises for a measurement problem: without privileges it falls
+back to a labelled, inexact source, and when nothing can be measured the
+figure's source is "unavailable" and `inexact_reason` says why.
+"""
+import atexit
+import functools
+import os
+import threading
+import time
+
+from . import _lib
+from ._units import format_bytes, parse_size
+
+__all__ = ["measure", "Measurement", "parse_size", "format_bytes", "session_info"]
+__version__ = "0.1.0"
+
+_lock = threading.RLock()
+_session = None         # this process's session over itself, opened at first use
+_open = []              # blocks open on it, outermost first
+_loads = 0              # sessions opened in this process (one per process for self)
+
+
+def _forget_after_fork():
+    # The child inherits the parent's session object, not the right to use
+    # it: the child measures itself with a session of its own.
+    global _session, _open, _lock, _loads
+    _session, _open, _lock, _loads = None, [], threading.RLock(), 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
+
+
+def _self_session():
+    global _session, _loads
+    if _session is None:
+        _session = _lib.Session()
+        _loads += 1
+    return _session
+
+
+@atexit.register
+def _close_at_exit():
+    if _session is not None:
+        _session.close()
+
+
+def session_info():
+    """This process's session: its source, why it fell back, and how many
+    times a session was opened in this process (1 once loaded)."""
+    with _lock:
+        s = _self_session()
+        return {"source": s.source, "error": s.error, "notes": list(s.notes), "loads": _loads}
+
+
+class Measurement:
+    """One measured block; its figure once the block has ended.
+
+    Attributes (None when not measured, never 0 for "unknown"):
+    peak_bytes, baseline_bytes, growth_bytes, exact, error_bound_bytes,
+    source, inexact_reason, holders, breakdown, other_sources, windows,
+    duration_s.
+    """
+
+    def __init__(self, pid=None, callback=None):
+        self.pid = pid
+        self.callback = callback
+        self._reset()
+
+    def _reset(self):
+        self.source = "unavailable"
+        self.exact = False
+        self.error_bound_bytes = None
+        self.inexact_reason = None
+        self.peak_bytes = None
+        self.baseline_bytes = None
+        self.growth_bytes = None
+        self.peak_time = None           # time.monotonic() of the peak, when known
+        self.holders = []
+        self.breakdown = None
+        self.other_sources = []
+        self.not_used = []
+        self.windows = 0
+        self.duration_s = None
+        self._state = "new"
+        self._own = None                # measure(pid=): its own session
+        self._started = None
+
+    # -- folding the windows the block spans --------------------------------
+    def _fold(self, w):
+        if w is None:
+            return
+        self.windows += 1
+        first = self.windows == 1
+        measured = w.get("peak_bytes") is not None
+        if first:
+            self.source = w.get("source") or "unavailable"
+            self.baseline_bytes = w.get("baseline_bytes") if measured else None
+            self.exact = bool(w.get("exact")) and measured
+            self.error_bound_bytes = w.get("error_bound_bytes") if measured else None
+            self.inexact_reason = w.get("inexact_reason")
+            self.not_used = list(w.get("not_used") or [])
+        else:
+            self._fold_judgement(w, measured)
+        if measured and (self.peak_bytes is None or w["peak_bytes"] > self.peak_bytes):
+            self.peak_bytes = w["peak_bytes"]
+            self.holders = list(w.get("processes") or [])
+            self.breakdown = w.get("breakdown_at_peak")
+            ns = w.get("peak_mono_ns")
+            self.peak_time = ns / 1e9 if ns is not None else None
+            self.other_sources = list(w.get("other_sources") or [])
+
+    def _fold_judgement(self, w, measured):
+        if not measured:
+            self.exact = False
+            self.error_bound_bytes = None
+            self.inexact_reason = self.inexact_reason or w.get("inexact_reason")
+            return
+        if self.exact and not w.get("exact"):
+            self.inexact_reason = w.get("inexact_reason")
+        self.exact = self.exact and bool(w.get("exact"))
+        b = w.get("error_bound_bytes")
+        if self.error_bound_bytes is not None:
+            self.error_bound_bytes = None if b is None else max(self.error_bound_bytes, b)
+
+    def _finish(self):
+        if self.peak_bytes is not None and self.baseline_bytes is not None:
+            self.growth_bytes = max(0, self.peak_bytes - self.baseline_bytes)
+        if self.peak_bytes is None:
+            self.exact = False
+            self.error_bound_bytes = None
+        self.duration_s = time.monotonic() - self._started
+
+    def _unavailable(self, why):
+        self.source = "unavailable"
+        self.inexact_reason = why
+
+    # -- the block -----------------------------------------------------------
+    def __enter__(self):
+        if self._state != "new":
+            raise RuntimeError("a Measurement measures one block: call measure() again")
+        self._state = "open"
+        self._started = time.monotonic()
+        if self.pid is not None:
+            self._own = _lib.Session(self.pid)
+            if self._own.error:
+                self._unavailable(self._own.error)
+            return self
+        with _lock:
+            s = _self_session()
+            if s.error:
+                self._unavailable(s.error)
+                return self
+            w = s.close_window(want=bool(_open))     # the cut where this block begins
+            for b in _open:
+                b._fold(w)
+            _open.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        if self._state != "open":
+            return False
+        self._state = "closed"
+        if self._own is not None:
+            self._fold(self._own.close_window())
+            self._own.close()
+        else:
+            with _lock:
+                s = _self_session()
+                if self in _open and not s.error:
+                    w = s.close_window()
+                    for b in _open:
+                        b._fold(w)
+                    _open.remove(self)
+        self._finish()
+        if self.callback is not None:
+            self.callback(self)
+        return False
+
+    # -- a decorator -----------------------------------------------------------
+    def __call__(self, fn):
+        """@peakbpf.measure(): each call is measured; the last Measurement is
+        the wrapper's .last_measurement (and goes to callback, if given)."""
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            m = Measurement(self.pid, self.callback)
+            wrapper.last_measurement = m
+            with m:
+                return fn(*args, **kwargs)
+        wrapper.last_measurement = None
+        return wrapper
+
+    # -- what it measured --------------------------------------------------------
+    def describe(self):
+        """'612.0 MiB (bpf, exact)', '... ± 1.2 MiB (bpf, not exact: why)', ..."""
+        if self.growth_bytes is None:
+            return "not measured (%s: %s)" % (self.source, self.inexact_reason)
+        return "%s %s" % (format_bytes(self.growth_bytes), self.judgement())
+
+    def judgement(self):
+        """'(bpf, exact)', '(proc, not exact, error unknown: why)', ..."""
+        if self.exact:
+            return "(%s, exact)" % self.source
+        if self.error_bound_bytes is not None:
+            return "(%s, not exact, ± %s: %s)" % (self.source, format_bytes(self.error_bound_bytes),
+                                                 self.inexact_reason)
+        return "(%s, not exact, error unknown: %s)" % (self.source, self.inexact_reason)
+
+    def to_dict(self):
+        return {
+            "source": self.source,
+            "exact": self.exact,
+            "error_bound_bytes": self.error_bound_bytes,
+            "inexact_reason": self.inexact_reason,
+            "peak_bytes": self.peak_bytes,
+            "baseline_bytes": self.baseline_bytes,
+            "growth_bytes": self.growth_bytes,
+            "breakdown_at_peak": self.breakdown,
+            "holders": self.holders,
+            "other_sources": self.other_sources,
+            "not_used": self.not_used,
+            "peak_after_s": (self.peak_time - self._started
+                             if self.peak_time is not None and self._started is not None else None),
+            "windows": self.windows,
+            "duration_s": self.duration_s,
+            "pid": self.pid if self.pid is not None else os.getpid(),
+        }
+
+    def __repr__(self):
+        return "<peakbpf.Measurement %s>" % (self.describe() if self._state == "closed" else self._state)
+
+
+def measure(pid=None, callback=None):
+    """A Measurement: a context manager (`with measure() as m`) or a
+    decorator (`@measure()`). pid=None: this process and its descendants."""
+    return Measurement(pid, callback)

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+/* libpeakbpf's public API (include/peakbpf/peakbpf.h) over the session. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <peakbpf/peakbpf.h>
+#include "peakbpf.h"
+#include "report.h"
+#include "session.h"
+
+#define NOTES_MAX 8
+#define NOTE_LEN 192
+#define OTHERS_MAX 4
+
+struct peakbpf_session {
+	struct session *s;
+	bool started;
+	uint64_t t0_ns;                 /* when the first window opened */
+	uint64_t window_start_ns;       /* when the open window opened */
+};
+
+struct peakbpf_figure {
+	struct figure fig;
+	const char *kind;               /* "window" or "run" */
+	bool other;                     /* another source's, inside a figure */
+	unsigned window;                /* 0: the run's */
+	unsigned windows;
+	uint64_t t0_ns, start_ns, end_ns;
+	struct peakbpf_figure *others;  /* n_others of them */
+	size_t n_others;
+	bool has_counters;
+	struct bpf_counters counters;
+	struct host_facts host;
+	char notes[NOTES_MAX][NOTE_LEN];
+	const char *note_ptrs[NOTES_MAX];
+	size_t n_notes;
+};
+
+PEAKBPF_API const char *peakbpf_version(void)
+{
+	return PEAKBPF_VERSION;
+}
+
+static int libbpf_silent(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	(void)level;
+	(void)fmt;
+	(void)args;
+	return 0;
+}
+
+/* The caller's options, libbpf-style: fields past its sz are zero, and
+ * fields past ours must be zero. */
+static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
+{
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(in->sz))
+		return -EINVAL;
+	n = in->sz < sizeof(*out) ? in->sz : sizeof(*out);
+	for (size_t i = sizeof(*out); i < in->sz; i++)
+		if (((const char *)in)[i])
+			return -E2BIG;
+	memcpy(out, in, n);
+	return 0;
+}
+
+static int session_choice(enum peakbpf_source src, enum source_choice *out)
+{
+	switch (src) {
+	case PEAKBPF_SOURCE_AUTO:
+		*out = SOURCE_AUTO;
+		return 0;
+	case PEAKBPF_SOURCE_BPF:
+		*out = SOURCE_BPF;
+		return 0;
+	case PEAKBPF_SOURCE_CGROUP:
+		*out = SOURCE_CGROUP;
+		return 0;
+	case PEAKBPF_SOURCE_PROC:
+		*out = SOURCE_PROC;
+		return 0;
+	case PEAKBPF_SOURCE_RUSAGE:
+		*out = SOURCE_RUSAGE;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void set_why(char *why, size_t len, const char *msg)
+{
+	if (why && len)
+		snprintf(why, len, "%s", msg);
+}
+
+PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_session **out,
+			     char *why, size_t why_len)
+{
+	struct peakbpf_opts o;
+	struct session_opts so = { 0 };
+	char reason[256] = "";
+	libbpf_print_fn_t old = NULL;
+	struct peakbpf_session *p;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	err = copy_opts(opts, &o);
+	if (err) {
+		set_why(why, why_len, "struct peakbpf_opts: set .sz = sizeof(struct peakbpf_opts) "
+			"(PEAKBPF_OPTS) and leave unknown fields zero");
+		return err;
+	}
+	if (session_choice(o.source, &so.source)) {
+		set_why(why, why_len, "unknown source: use PEAKBPF_SOURCE_AUTO, _BPF, _CGROUP, _PROC or _RUSAGE");
+		return -EINVAL;
+	}
+	so.max_tracked = o.max_tracked;
+	so.sample_interval_ns = o.sample_interval_ns;
+	so.cgroup_root = o.cgroup_root;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (!o.libbpf_log)
+		old = libbpf_set_print(libbpf_silent);
+	err = session_open(&so, &p->s, reason, sizeof(reason));
+	if (!o.libbpf_log)
+		libbpf_set_print(old);
+	if (err) {
+		set_why(why, why_len, reason);
+		free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
+{
+	if (!p || pid <= 0)
+		return -EINVAL;
+	if (p->started)
+		return -EBUSY;
+	if (kill(pid, 0) && errno == ESRCH)
+		return -ESRCH;
+	return session_add_root(p->s, pid);
+}
+
+PEAKBPF_API int peakbpf_add_self(struct peakbpf_session *p)
+{
+	/* Attach mode: the tracker enters the caller's own mm as it is now. */
+	return peakbpf_add_pid(p, getpid());
+}
+
+PEAKBPF_API int peakbpf_start(struct peakbpf_session *p)
+{
+	int err;
+
+	if (!p)
+		return -EINVAL;
+	if (p->started)
+		return -EBUSY;
+	err = session_start(p->s);
+	if (err)
+		return err;
+	p->started = true;
+	p->t0_ns = p->window_start_ns = monotonic_ns();
+	return 0;
+}
+
+/* Copy a record into a figure that owns everything it points to. */
+static struct peakbpf_figure *figure_from(const struct record *rec, const struct peakbpf_session *p)
+{
+	struct peakbpf_figure *f = calloc(1, sizeof(*f));
+	size_t n = rec->n_others < OTHERS_MAX ? rec->n_others : OTHERS_MAX;
+
+	if (!f)
+		return NULL;
+	if (n) {
+		f->others = calloc(n, sizeof(*f->others));
+		if (!f->others) {
+			free(f);
+			return NULL;
+		}
+	}
+	f->fig = rec->primary;
+	f->kind = rec->kind;
+	f->window = rec->window;
+	f->windows = rec->windows;
+	f->t0_ns = p->t0_ns;
+	for (size_t i = 0; i < n; i++) {
+		f->others[i].fig = rec->others[i];
+		f->others[i].kind = rec->kind;
+		f->others[i].window = rec->window;
+		f->others[i].t0_ns = p->t0_ns;
+		f->others[i].other = true;
+	}
+	f->n_others = n;
+	f->has_counters = rec->counters != NULL;
+	if (rec->counters)
+		f->counters = *rec->counters;
+	f->host = *rec->host;
+	for (size_t i = 0; i < rec->n_skipped && i < NOTES_MAX; i++) {
+		snprintf(f->notes[i], NOTE_LEN, "%s", rec->skipped[i]);
+		f->note_ptrs[i] = f->notes[i];
+		f->n_notes = i + 1;
+	}
+	return f;
+}
+
+PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_figure **out)
+{
+	struct record rec = { .kind = "window" };
+	uint64_t now;
+	int err;
+
+	if (!p || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (!p->started)
+		return -EINVAL;
+	err = session_close_window(p->s, &rec);
+	if (err)
+		return err;
+	now = monotonic_ns();
+	*out = figure_from(&rec, p);
+	if (!*out)
+		return -ENOMEM;
+	(*out)->start_ns = p->window_start_ns;
+	(*out)->end_ns = now;
+	p->window_start_ns = now;
+	return 0;
+}
+
+PEAKBPF_API int peakbpf_run_figure(struct peakbpf_session *p, struct peakbpf_figure **out)
+{
+	struct record rec = { .kind = "run" };
+
+	if (!p || !out)
+		return -EINVAL;
+	*out = NULL;
+	if (!p->started)
+		return -EINVAL;
+	session_fill_run(p->s, &rec);
+	*out = figure_from(&rec, p);
+	if (!*out)
+		return -ENOMEM;
+	(*out)->start_ns = p->t0_ns;
+	(*out)->end_ns = p->window_start_ns;
+	return 0;
+}
+
+PEAKBPF_API const char *peakbpf_session_source(const struct peakbpf_session *p)
+{
+	return p ? session_source_name(p->s) : "unavailable";
+}
+
+PEAKBPF_API const char *peakbpf_note(const struct peakbpf_session *p, size_t i)
+{
+	return p ? session_note(p->s, i) : NULL;
+}
+
+PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
+{
+	if (!p)
+		return;
+	session_close(p->s);
+	free(p);
+}
+
+/* ---- a figure ---- */
+
+static int give(bool have, uint64_t value, uint64_t *out)
+{
+	if (!have)
+		return -ENODATA;
+	if (out)
+		*out = value;
+	return 0;
+}
+
+PEAKBPF_API int peakbpf_figure_peak(const struct peakbpf_figure *f, uint64_t *bytes)
+{
+	return give(f && f->fig.measured, f ? f->fig.peak_bytes : 0, bytes);
+}
+
+PEAKBPF_API int peakbpf_figure_baseline(const struct peakbpf_figure *f, uint64_t *bytes)
+{
+	return give(f && f->fig.measured && f->fig.baseline_known, f ? f->fig.baseline_bytes : 0, bytes);
+}
+
+PEAKBPF_API int peakbpf_figure_growth(const struct peakbpf_figure *f, uint64_t *bytes)
+{
+	uint64_t g = 0;
+
+	if (f && f->fig.peak_bytes > f->fig.baseline_bytes)
+		g = f->fig.peak_bytes - f->fig.baseline_bytes;
+	return give(f && f->fig.measured && f->fig.baseline_known, g, bytes);
+}
+
+PEAKBPF_API int peakbpf_figure_peak_time(const struct peakbpf_figure *f, uint64_t *mono_ns)
+{
+	return give(f && f->fig.measured && f->fig.has_detail, f ? f->fig.peak_mono_ns : 0, mono_ns);
+}
+
+PEAKBPF_API int peakbpf_figure_breakdown(const struct peakbpf_figure *f, uint64_t *anon,
+					 uint64_t *file, uint64_t *shmem, int64_t *processes)
+{
+	if (!f || !f->fig.measured || !f->fig.has_detail)
+		return -ENODATA;
+	if (anon)
+		*anon = f->fig.anon_bytes;
+	if (file)
+		*file = f->fig.file_bytes;
+	if (shmem)
+		*shmem = f->fig.shmem_bytes;
+	if (processes)
+		*processes = f->fig.procs_at_peak;
+	return 0;
+}
+
+PEAKBPF_API int peakbpf_figure_error_bound(const struct peakbpf_figure *f, uint64_t *bytes)
+{
+	if (f && f->fig.measured && f->fig.exact)
+		return give(true, 0, bytes);
+	return give(f && f->fig.measured && f->fig.bound_known, f ? f->fig.error_bound_bytes : 0, bytes);
+}
+
+PEAKBPF_API bool peakbpf_figure_exact(const struct peakbpf_figure *f)
+{
+	return f && f->fig.measured && f->fig.exact;
+}
+
+PEAKBPF_API const char *peakbpf_figure_reason(const struct peakbpf_figure *f)
+{
+	if (!f)
+		return "no figure";
+	if (!f->fig.measured)
+		return f->fig.inexact_reason ? f->fig.inexact_reason : "not measured";
+	return f->fig.exact ? NULL : f->fig.inexact_reason;
+}
+
+PEAKBPF_API const char *peakbpf_figure_source(const struct peakbpf_figure *f)
+{
+	return f && f->fig.source ? f->fig.source : "unavailable";
+}
+
+PEAKBPF_API const char *peakbpf_figure_scope(const struct peakbpf_figure *f)
+{
+	return f ? f->fig.scope : NULL;
+}
+
+PEAKBPF_API unsigned peakbpf_figure_window(const struct peakbpf_figure *f)
+{
+	return f ? f->window : 0;
+}
+
+PEAKBPF_API size_t peakbpf_figure_holder_count(const struct peakbpf_figure *f)
+{
+	return f && f->fig.measured && f->fig.has_holders ? f->fig.n_holders : 0;
+}
+
+PEAKBPF_API int peakbpf_figure_holder(const struct peakbpf_figure *f, size_t i,
+				      struct peakbpf_holder *out)
+{
+	const struct figure_holder *h;
+
+	if (!out || i >= peakbpf_figure_holder_count(f))
+		return -ENODATA;
+	h = &f->fig.holders[i];
+	out->pid = h->pid;
+	memcpy(out->comm, h->comm, sizeof(out->comm));
+	out->comm[sizeof(out->comm) - 1] = '\0';
+	out->bytes = h->bytes;
+	out->own_peak_bytes = h->own_peak_bytes;
+	return 0;
+}
+
+PEAKBPF_API size_t peakbpf_figure_other_count(const struct peakbpf_figure *f)
+{
+	return f ? f->n_others : 0;
+}
+
+PEAKBPF_API const struct peakbpf_figure *peakbpf_figure_other(const struct peakbpf_figure *f, size_t i)
+{
+	return f && i < f->n_others ? &f->others[i] : NULL;
+}
+
+static double since_s(uint64_t t0, uint64_t t)
+{
+	return t > t0 ? (double)(t - t0) / 1e9 : 0;
+}
+
+PEAKBPF_API int peakbpf_figure_json(const struct peakbpf_figure *f, char *buf, size_t len)
+{
+	struct figure others[OTHERS_MAX];
+	struct record rec = { 0 };
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem;
+
+	if (!f || (!buf && len))
+		return -EINVAL;
+	rec.kind = f->kind;
+	rec.window = f->window;
+	rec.windows = f->windows;
+	rec.t0_ns = f->t0_ns;
+	rec.start_s = since_s(f->t0_ns, f->start_ns);
+	rec.end_s = since_s(f->t0_ns, f->end_ns);
+	rec.primary = f->fig;
+	for (size_t i = 0; i < f->n_others; i++)
+		others[i] = f->others[i].fig;
+	rec.others = others;
+	rec.n_others = f->n_others;
+	rec.skipped = f->note_ptrs;
+	rec.n_skipped = f->n_notes;
+	rec.counters = f->has_counters ? &f->counters : NULL;
+	rec.host = f->other ? NULL : &f->host;   /* another source's figure: no context */
+	rec.top = FIGURE_MAX_HOLDERS;
+	mem = open_memstream(&text, &size);
+	if (!mem)
+		return -errno;
+	report_json(&rec, mem);
+	if (fclose(mem)) {
+		free(text);
+		return -ENOMEM;
+	}
+	if (size && text[size - 1] == '\n')
+		text[--size] = '\0';
+	if (len)
+		snprintf(buf, len, "%s", text);
+	free(text);
+	return size > (size_t)0x7fffffff ? -E2BIG : (int)size;
+}
+
+PEAKBPF_API void peakbpf_figure_free(struct peakbpf_figure *f)
+{
+	if (!f)
+		return;
+	free(f->others);
+	free(f);
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libpeakbpf's contract at its edges, built against the installed header
+ * and library: options (sz, unknown fields), misuse (-EINVAL, -EBUSY,
+ * -ESRCH), a figure's "not there" (-ENODATA, never 0), every accessor of
+ * a bpf figure, and two sessions in two threads at once. Prints "ok N" per check; exit 1 on the first
+ * failure. As root with BTF it uses the bpf source; else it checks the
+ * refusal.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <peakbpf/peakbpf.h>
+
+static int checks;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { fprintf(stderr, "api.c:%d: %s\n", __LINE__, #cond); exit(1); } \
+	printf("ok %d %s\n", ++checks, #cond); \
+} while (0)
+
+struct bigger_opts {
+	struct peakbpf_opts o;
+	long future;
+};
+
+static void opts_and_misuse(void)
+{
+	struct bigger_opts big = { .o.sz = sizeof(big), .future = 1 };
+	PEAKBPF_OPTS(bad_source, .source = (enum peakbpf_source)99);
+	struct peakbpf_opts no_sz = { 0 };
+	struct peakbpf_session *s = (void *)1;
+	struct peakbpf_figure *f = (void *)1;
+	char why[256] = "";
+
+	CHECK(peakbpf_open(&big.o, &s, why, sizeof(why)) == -E2BIG && s == NULL && strstr(why, ".sz"));
+	big.future = 0;
+	CHECK(peakbpf_open(&no_sz, &s, NULL, 0) == -EINVAL);
+	CHECK(peakbpf_open(&bad_source, &s, why, sizeof(why)) == -EINVAL && strstr(why, "PEAKBPF_SOURCE_AUTO"));
+	CHECK(peakbpf_open(&big.o, &s, why, sizeof(why)) == 0);   /* zero future fields are fine */
+	CHECK(peakbpf_close_window(s, &f) == -EINVAL && f == NULL);       /* not started */
+	CHECK(peakbpf_add_pid(s, 0) == -EINVAL);
+	CHECK(peakbpf_add_pid(s, 0x3ffffff0) == -ESRCH);
+	CHECK(peakbpf_add_self(s) == 0);
+	CHECK(peakbpf_start(s) == 0);
+	CHECK(peakbpf_start(s) == -EBUSY);
+	CHECK(peakbpf_add_self(s) == -EBUSY);
+	peakbpf_close(s);
+	peakbpf_close(NULL);
+	peakbpf_figure_free(NULL);
+}
+
+static void figure_edges(void)
+{
+	PEAKBPF_OPTS(o, .source = PEAKBPF_SOURCE_RUSAGE);
+	struct peakbpf_session *s = (void *)1;
+	struct peakbpf_holder h;
+	uint64_t v = 12345;
+	char why[256] = "";
+
+	/* rusage reads a command the CLI runs: a library session refuses it. */
+	CHECK(peakbpf_open(&o, &s, why, sizeof(why)) == -EOPNOTSUPP && s == NULL && why[0]);
+	/* No figure: nothing, never 0. */
+	CHECK(peakbpf_figure_peak(NULL, &v) == -ENODATA && v == 12345);
+	CHECK(peakbpf_figure_growth(NULL, &v) == -ENODATA && peakbpf_figure_error_bound(NULL, &v) == -ENODATA);
+	CHECK(!peakbpf_figure_exact(NULL) && peakbpf_figure_reason(NULL) != NULL);
+	CHECK(peakbpf_figure_holder_count(NULL) == 0 && peakbpf_figure_holder(NULL, 0, &h) == -ENODATA);
+	CHECK(peakbpf_figure_json(NULL, NULL, 0) == -EINVAL);
+}
+
+static void *one_session(void *arg)
+{
+	PEAKBPF_OPTS(o, .source = PEAKBPF_SOURCE_BPF);
+	struct peakbpf_session *s;
+	struct peakbpf_figure *f;
+	size_t mib = (size_t)(long)arg;
+	uint64_t growth = 0;
+	char *p;
+
+	if (peakbpf_open(&o, &s, NULL, 0) || peakbpf_add_self(s) || peakbpf_start(s))
+		return (void *)-1L;
+	/* mmap, not malloc: ASan's quarantine would keep freed memory. */
+	p = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return (void *)-1L;
+	for (size_t i = 0; i < mib << 20; i += 4096)
+		p[i] = 1;
+	munmap(p, mib << 20);
+	if (peakbpf_close_window(s, &f) || peakbpf_figure_growth(f, &growth))
+		growth = 0;
+	peakbpf_figure_free(f);
+	peakbpf_close(s);
+	return (void *)(long)(growth >> 20);
+}
+
+static void bpf_checks(void)
+{
+	PEAKBPF_OPTS(o, .source = PEAKBPF_SOURCE_BPF);
+	struct peakbpf_session *s;
+	struct peakbpf_figure *f, *run;
+	const struct peakbpf_figure *other;
+	struct peakbpf_holder h;
+	uint64_t peak, base, growth, t, bound, anon, file, shmem;
+	int64_t procs;
+	pthread_t a, b;
+	void *ra, *rb;
+	char json[64];
+
+	CHECK(peakbpf_open(&o, &s, NULL, 0) == 0 && !strcmp(peakbpf_session_source(s), "bpf"));
+	CHECK(peakbpf_add_self(s) == 0 && peakbpf_start(s) == 0);
+	CHECK(peakbpf_close_window(s, &f) == 0 && peakbpf_figure_window(f) == 1);
+	CHECK(peakbpf_figure_peak(f, &peak) == 0 && peakbpf_figure_baseline(f, &base) == 0 && peak >= base);
+	CHECK(peakbpf_figure_growth(f, &growth) == 0 && growth == peak - base);
+	CHECK(peakbpf_figure_peak_time(f, &t) == 0 && t > 0);
+	CHECK(peakbpf_figure_breakdown(f, &anon, &file, &shmem, &procs) == 0 && procs == 1);
+	CHECK(peakbpf_figure_exact(f) && peakbpf_figure_error_bound(f, &bound) == 0 && bound == 0);
+	CHECK(peakbpf_figure_reason(f) == NULL && !strcmp(peakbpf_figure_source(f), "bpf"));
+	CHECK(peakbpf_figure_holder(f, 0, &h) == 0 && h.pid == getpid());
+	for (size_t i = 0; i < peakbpf_figure_other_count(f); i++) {
+		other = peakbpf_figure_other(f, i);
+		CHECK(other && peakbpf_figure_other_count(other) == 0 && strcmp(peakbpf_figure_source(other), "bpf"));
+	}
+	/* snprintf-like: truncated, NUL-terminated, the length it needs. */
+	CHECK(peakbpf_figure_json(f, json, sizeof(json)) > (int)sizeof(json) && strlen(json) == sizeof(json) - 1);
+	peakbpf_figure_free(f);
+	CHECK(peakbpf_run_figure(s, &run) == 0 && peakbpf_figure_window(run) == 0);
+	peakbpf_figure_free(run);
+	peakbpf_close(s);
+	/* One session per thread. */
+	CHECK(pthread_create(&a, NULL, one_session, (void *)64L) == 0);
+	CHECK(pthread_create(&b, NULL, one_session, (void *)32L) == 0);
+	pthread_join(a, &ra);
+	pthread_join(b, &rb);
+	printf("threads: %ld MiB and %ld MiB\n", (long)ra, (long)rb);
+	/* Each sees its own block, and the other's if they overlapped. */
+	CHECK((long)ra >= 64 && (long)ra <= 100 && (long)rb >= 32 && (long)rb <= 100);
+}
+
+int main(void)
+{
+	opts_and_misuse();
+	figure_edges();
+	if (geteuid() == 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+		bpf_checks();
+	printf("api: %d checks passed, libpeakbpf %s\n", checks, peakbpf_version());
+	return 0;
+}

@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: MIT
+"""peakbpf.measure() on known shapes, native code holding the GIL,
+multiprocessing, nested blocks, the per-block cost, and the fallbacks."""
+import ctypes
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+import peakbpf
+from conftest import MIB, build_so, needs_bpf, within
+
+SHAPES = [
+    ("spike", ["-s", "64MiB", "-t", "5ms", "spike"]),
+    ("concurrent", ["-s", "64MiB", "-n", "4", "concurrent"]),
+    ("chain", ["-s", "32MiB", "-n", "4", "chain"]),
+    ("threads", ["-s", "64MiB", "-n", "4", "threads"]),
+    ("sequential", ["-s", "64MiB", "-n", "4", "-t", "20ms", "sequential"]),
+]
+
+
+@pytest.mark.parametrize("name,args", SHAPES, ids=[s[0] for s in SHAPES])
+def test_shape(workload, name, args):
+    needs_bpf()
+    expected = int(subprocess.run([workload, "-x"] + args, check=True,
+                                  capture_output=True, text=True).stdout)
+    with peakbpf.measure() as m:
+        subprocess.run([workload] + args, check=True, stderr=subprocess.DEVNULL)
+    procs = len(m.holders)
+    print("%s: growth %.1f MiB, expected %.1f MiB %s" % (name, m.growth_bytes / MIB, expected / MIB,
+                                                        m.judgement()))
+    assert m.source == "bpf" and m.exact and m.error_bound_bytes == 0
+    assert within(m.growth_bytes, expected, procs), m.describe()
+
+
+TOUCH = r"""
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+/* Touch n bytes, hold them ms milliseconds, free them: all with the GIL held. */
+int touch(size_t n, int ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	memset(p, 1, n);
+	nanosleep(&t, NULL);
+	munmap(p, n);
+	return 0;
+}
+"""
+
+
+def test_native_code_holding_the_gil(cc, tmp_path):
+    needs_bpf()
+    lib = ctypes.PyDLL(build_so(cc, tmp_path, TOUCH))  # PyDLL: the GIL stays held
+    lib.touch.argtypes = [ctypes.c_size_t, ctypes.c_int]
+    with peakbpf.measure() as m:
+        assert lib.touch(256 * MIB, 5) == 0
+    print("256 MiB for 5 ms under the GIL:", m.describe())
+    assert m.exact and within(m.growth_bytes, 256 * MIB, 1), m.describe()
+    d = m.to_dict()
+    assert 0 <= d["peak_after_s"] <= d["duration_s"] and d["holders"][0]["pid"] == os.getpid()
+
+
+def _child_alloc(n):
+    b = b"x" * n
+    time.sleep(0.05)
+    del b
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_multiprocessing(method):
+    needs_bpf()
+    ctx = multiprocessing.get_context(method)
+    with peakbpf.measure() as m:
+        p = ctx.Process(target=_child_alloc, args=(256 * MIB,))
+        p.start()
+        p.join()
+    assert p.exitcode == 0
+    print("%s: %s; held by %s" % (method, m.describe(), [(h["pid"], h["comm"]) for h in m.holders]))
+    # The child's 256 MiB, plus a new interpreter (spawn, forkserver) or
+    # the copy of this one's pages (fork): never less, and not far more.
+    assert m.exact
+    assert 256 * MIB <= m.growth_bytes <= 256 * MIB + 160 * MIB, m.describe()
+    assert any(h["pid"] != os.getpid() and h["bytes"] >= 256 * MIB for h in m.holders)
+
+
+def test_nested_blocks():
+    needs_bpf()
+    with peakbpf.measure() as outer:
+        with peakbpf.measure() as a:
+            b = b"x" * (128 * MIB)
+            del b
+        with peakbpf.measure() as c:
+            b = b"x" * (64 * MIB)
+            del b
+    assert a.exact and c.exact and outer.exact
+    assert within(a.growth_bytes, 128 * MIB, 1) and within(c.growth_bytes, 64 * MIB, 1)
+    # The outer block's peak is the largest over the windows it spans.
+    assert outer.peak_bytes == max(a.peak_bytes, c.peak_bytes, outer.peak_bytes)
+    assert outer.peak_bytes >= a.peak_bytes and outer.windows == 5
+    assert outer.growth_bytes >= a.growth_bytes
+
+
+def test_decorator():
+    needs_bpf()
+
+    @peakbpf.measure()
+    def work(n):
+        return len(b"y" * n)
+
+    assert work(32 * MIB) == 32 * MIB
+    assert within(work.last_measurement.growth_bytes, 32 * MIB, 1)
+
+
+def test_pid(tmp_path):
+    needs_bpf()
+    code = "import sys, time; sys.stdin.readline(); b = b'x' * (64 << 20); time.sleep(0.05)"
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE)
+    try:
+        with peakbpf.measure(pid=child.pid) as m:
+            child.stdin.write(b"go\n")
+            child.stdin.flush()
+            child.wait()
+    finally:
+        child.kill()
+        child.wait()
+    assert m.exact and within(m.growth_bytes, 64 * MIB, 1), m.describe()
+    assert m.holders[0]["pid"] == child.pid
+    with peakbpf.measure(pid=0x3ffffff0) as gone:
+        pass
+    assert gone.source == "unavailable" and gone.growth_bytes is None and "PID" in gone.inexact_reason
+
+
+def test_hundred_blocks_one_load(tmp_path):
+    needs_bpf()
+    with peakbpf.measure():
+        pass
+    assert peakbpf.session_info()["loads"] == 1
+    costs = []
+    for _ in range(100):
+        t = time.perf_counter()
+        with peakbpf.measure() as m:
+            pass
+        costs.append(time.perf_counter() - t)
+        assert m.source == "bpf" and m.growth_bytes is not None
+    assert peakbpf.session_info()["loads"] == 1
+    costs.sort()
+    median, p90 = costs[50] * 1e3, costs[90] * 1e3
+    print("per-block cost over 100 blocks: median %.3f ms, p90 %.3f ms, max %.3f ms"
+          % (median, p90, costs[-1] * 1e3))
+    out = os.environ.get("PEAKBPF_COST_FILE")
+    if out:
+        with open(out, "w") as f:
+            f.write("median %.3f ms, p90 %.3f ms\n" % (median, p90))
+    assert median <= 1.0
+
+
+NOCAPS = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
+SCRIPT = """
+import json, peakbpf
+with peakbpf.measure() as m:
+    b = b"x" * (64 << 20)
+    import time; time.sleep(0.3)
+    del b
+print(json.dumps(m.to_dict()))
+"""
+
+
+def test_fallback_without_capabilities():
+    r = subprocess.run(NOCAPS + [sys.executable, "-c", SCRIPT], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    print("no capabilities:", d["source"], d["growth_bytes"], d["inexact_reason"], d["not_used"])
+    assert d["source"] not in ("bpf", "unavailable") and not d["exact"]
+    assert d["inexact_reason"] and any("CAP_BPF" in n for n in d["not_used"])
+
+
+def test_unavailable_library_never_raises():
+    env = dict(os.environ, PEAKBPF_LIBRARY="/nonexistent/libpeakbpf.so.0")
+    r = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["source"] == "unavailable" and d["growth_bytes"] is None and d["peak_bytes"] is None
+    assert "PEAKBPF_LIBRARY" in d["inexact_reason"]
+
+
+def test_sizes():
+    assert peakbpf.parse_size("512 MiB") == 512 * MIB
+    assert peakbpf.parse_size("1.5G") == 1536 * MIB
+    assert peakbpf.parse_size(4096) == 4096
+    assert peakbpf.format_bytes(612 * MIB) == "612.0 MiB"
+    with pytest.raises(ValueError, match="512 MiB"):
+        peakbpf.parse_size("lots")

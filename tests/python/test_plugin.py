@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: MIT
+"""The pytest plugin through pytester: pass, fail with its message, the
+report, the JSON file, the default limit, and an inexact figure."""
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import needs_bpf
+
+TESTS = """
+import pytest
+
+@pytest.mark.peak_memory("512 MiB")
+def test_small():
+    b = b"x" * (64 << 20)
+
+@pytest.mark.peak_memory("64 MiB")
+def test_big():
+    b = b"x" * (128 << 20)
+
+def test_unmarked():
+    b = b"x" * (96 << 20)
+"""
+
+
+def test_plugin_is_registered(pytester):
+    r = pytester.runpytest_subprocess("--help")
+    r.stdout.fnmatch_lines(["*--peak-memory-limit=SIZE*", "*--peak-memory-report*", "*--peak-memory-json=FILE*"])
+
+
+def test_pass_and_fail(pytester):
+    needs_bpf()
+    pytester.makepyfile(TESTS)
+    r = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    r.assert_outcomes(passed=2, failed=1)
+    r.stdout.re_match_lines([r".*peak growth 128\.\d MiB exceeded the 64\.0 MiB limit \(bpf, exact\); "
+                             r"held by: \d+ python\S* 1\d\d\.\d MiB.*"])
+
+
+def test_report_and_json(pytester):
+    needs_bpf()
+    pytester.makepyfile(TESTS)
+    out = pytester.path / "peak.jsonl"
+    r = pytester.runpytest_subprocess("--peak-memory-report", "--peak-memory-json", str(out))
+    r.assert_outcomes(passed=2, failed=1)
+    r.stdout.fnmatch_lines(["*peak memory (peakbpf)*",
+                            "6?.? MiB* (bpf, exact) limit 512.0 MiB  test_report_and_json.py::test_small",
+                            "9?.? MiB* (bpf, exact)  test_report_and_json.py::test_unmarked"])
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["nodeid"].split("::")[1] for r in records] == ["test_small", "test_big", "test_unmarked"]
+    big = records[1]
+    assert big["outcome"] == "failed" and big["limit_bytes"] == 64 << 20
+    assert big["measurement"]["source"] == "bpf" and big["measurement"]["exact"]
+    assert big["measurement"]["growth_bytes"] > 128 << 20
+
+
+def test_default_limit(pytester):
+    needs_bpf()
+    pytester.makepyfile(TESTS)
+    r = pytester.runpytest_subprocess("--peak-memory-limit", "80 MiB")
+    # The marks override the default: only the unmarked test is over it.
+    r.assert_outcomes(passed=1, failed=2)
+    r.stdout.re_match_lines([r".*peak growth 9\d\.\d MiB exceeded the 80\.0 MiB limit \(bpf, exact\).*"])
+
+
+def test_not_measured_by_default(pytester):
+    pytester.makepyfile("def test_x():\n    import peakbpf\n    assert peakbpf._session is None\n")
+    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+
+
+INEXACT = """
+import time, pytest
+
+@pytest.mark.peak_memory("64 MiB")
+def test_over():
+    b = b"x" * (256 << 20)
+    time.sleep(0.4)
+
+@pytest.mark.peak_memory("1 GiB")
+def test_under():
+    b = b"x" * (16 << 20)
+    time.sleep(0.3)
+"""
+
+
+def test_inexact_figure_is_never_judged_silently(pytester):
+    pytester.makepyfile(INEXACT)
+    nocaps = ["setpriv", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all"]
+    r = subprocess.run(nocaps + [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rw",
+                                 str(pytester.path)], capture_output=True, text=True)
+    out = r.stdout
+    print(out)
+    assert "1 failed, 1 passed" in out
+    # What it was, and how far off it could be.
+    assert "exceeded the 64.0 MiB limit (proc, not exact, error unknown: " in out
+    assert "within the 1.0 GiB limit (proc, not exact, error unknown: " in out
+    assert "how far off it could be is unknown" in out
