@@ -41,6 +41,7 @@ LIB_SRCS := \
 	src/session.c \
 	src/source_bpf.c \
 	src/sampler_model.c \
+	src/timeline.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
@@ -50,7 +51,7 @@ LIB_SRCS := \
 CLI_SRCS := src/main.c src/cli.c src/spawn.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
-UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders
+UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders timeline
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -59,6 +60,7 @@ test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c
 test_sampler_model_SRCS := src/sampler_model.c
+test_timeline_SRCS := src/timeline.c
 test_holders_SRCS :=
 test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
 	tests/unit/cgroup_fixture.c
