@@ -42,6 +42,10 @@ LIB_SRCS := \
 	src/source_bpf.c \
 	src/sampler_model.c \
 	src/timeline.c \
+	src/timeline_export.c \
+	src/timeline_plot.c \
+	src/timeline_load.c \
+	src/sum_record.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
@@ -51,16 +55,18 @@ LIB_SRCS := \
 CLI_SRCS := src/main.c src/cli.c src/spawn.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
-UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders timeline
+UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders timeline timeline_export
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
 test_units_SRCS := src/units.c
 test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
-test_cli_SRCS := src/cli.c src/units.c
+test_cli_SRCS := src/cli.c src/units.c src/timeline.c
 test_sampler_model_SRCS := src/sampler_model.c
 test_timeline_SRCS := src/timeline.c
+test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_plot.c src/timeline_load.c \
+	src/json.c src/units.c src/fileutil.c
 test_holders_SRCS :=
 test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
 	tests/unit/cgroup_fixture.c

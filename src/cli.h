@@ -30,6 +30,7 @@ struct options {
 	unsigned top;           /* -t: processes listed at the peak */
 	uint64_t samplers_ns[CLI_MAX_SAMPLERS]; /* --compare-sampler intervals */
 	size_t n_samplers;
+	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
 };
 
 enum cli_action {

@@ -4,7 +4,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "timeline.h"
+
+enum tl_format timeline_format_of(const char *path)
+{
+	static const char *const ext[] = { ".json", ".csv", ".svg", ".html" };
+	const char *dot = path ? strrchr(path, '.') : NULL;
+
+	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (!strcasecmp(dot, ext[i]))
+			return (enum tl_format)i;
+	return TL_FORMAT_NONE;
+}
 
 int timeline_init(struct timeline *t, uint64_t start_ns, uint64_t unit_bytes, size_t max_buckets)
 {
@@ -156,6 +168,20 @@ bool timeline_max(const struct timeline *t, int64_t *max, uint64_t *at_ns)
 	*max = t->b[best].max;
 	*at_ns = t->start_ns + best * t->width_ns;
 	return true;
+}
+
+bool timeline_peak(const struct timeline *t, uint64_t *ns, int64_t *value)
+{
+	for (size_t i = t->n_marks; i-- > 0;) {
+		if (t->marks[i].kind == TL_MARK_PEAK) {
+			*ns = t->marks[i].ns;
+			*value = t->marks[i].value;
+			return true;
+		}
+	}
+	*ns = t->peak_ns;
+	*value = t->peak;
+	return t->has_value;
 }
 
 size_t timeline_memory_bytes(const struct timeline *t)

@@ -61,6 +61,18 @@ struct timeline {
 	uint64_t marks_dropped;
 };
 
+enum tl_format {
+	TL_FORMAT_NONE = -1,
+	TL_FORMAT_JSON,
+	TL_FORMAT_CSV,
+	TL_FORMAT_SVG,
+	TL_FORMAT_HTML,
+};
+
+/* The format a file name's extension names (case-insensitive), or NONE:
+ * .json, .csv, .svg, .html (timeline_export.h writes them). */
+enum tl_format timeline_format_of(const char *path);
+
 /* Start empty at start_ns. max_buckets 0: TIMELINE_MAX_BUCKETS; else a
  * power of two >= 2 (tests use small ones). 0 or -EINVAL. */
 int timeline_init(struct timeline *t, uint64_t start_ns, uint64_t unit_bytes, size_t max_buckets);
@@ -79,6 +91,9 @@ bool timeline_range(const struct timeline *t, uint64_t from, uint64_t to,
 		    int64_t *min, int64_t *max);
 /* The largest bucket max (the plotted peak) and its bucket's start. */
 bool timeline_max(const struct timeline *t, int64_t *max, uint64_t *at_ns);
+/* The peak to mark: the reported one (the last TL_MARK_PEAK), else the
+ * largest value fed and its first instant. false when there is neither. */
+bool timeline_peak(const struct timeline *t, uint64_t *ns, int64_t *value);
 /* What the timeline holds in memory: the struct and its buckets. */
 size_t timeline_memory_bytes(const struct timeline *t);
 void timeline_free(struct timeline *t);
