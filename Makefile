@@ -46,6 +46,7 @@ LIB_SRCS := \
 	src/timeline_plot.c \
 	src/timeline_load.c \
 	src/sum_record.c \
+	src/plot.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \

@@ -40,6 +40,8 @@ void cli_usage(FILE *out)
 	fputs(
 "Usage: peakbpf [OPTIONS] [--] COMMAND [ARG...]\n"
 "       peakbpf [OPTIONS] -p PID[,PID...]\n"
+"       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
+"                        as OUT (.html or .svg; see peakbpf plot --help)\n"
 
 "\n"
 "Report the exact peak of a process tree's summed resident memory (file +\n"
@@ -96,6 +98,7 @@ void cli_usage(FILE *out)
 "  kill -USR1 $(pidof peakbpf)             mark a phase boundary\n"
 "  peakbpf --compare-sampler 100ms,1s -- ./bench   is my 100 ms sampler enough?\n"
 "  peakbpf --timeline t.html -- ./bench     see the peak: open t.html\n"
+"  peakbpf plot t.json -o t.svg            draw a saved timeline\n"
 "  peakbpf -o peak.json -- python3 bench.py\n"
 "  peakbpf --json -- ./job | jq .peak_bytes\n",
 		out);

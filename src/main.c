@@ -21,6 +21,7 @@
 #include "spawn.h"
 #include "status.h"
 #include "sum_record.h"
+#include "timeline_export.h"
 
 static bool verbose;
 
@@ -533,6 +534,8 @@ int main(int argc, char **argv)
 	struct options o;
 	char err[256];
 
+	if (argc > 1 && !strcmp(argv[1], "plot"))
+		return plot_main(argc - 1, argv + 1);   /* peakbpf -- plot ...: a command named plot */
 	switch (cli_parse(argc, argv, &o, err, sizeof(err))) {
 	case CLI_HELP:
 		cli_usage(stdout);

@@ -41,4 +41,7 @@ int timeline_write_html(const struct timeline *t, const char *title, FILE *out);
 int timeline_load(const char *path, struct timeline *t, char *title, size_t title_len,
 		  char *err, size_t errlen);
 
+/* `peakbpf plot RECORD -o OUT`: argv[0] is "plot". Returns the exit status. */
+int plot_main(int argc, char **argv);
+
 #endif

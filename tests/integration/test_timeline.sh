@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # --timeline and peakbpf plot: the tree sum over time, from a real run.
 
-TESTS="$TESTS t_timeline_json t_timeline_plots t_timeline_chromium t_timeline_errors"
+TESTS="$TESTS t_timeline_json t_timeline_plots t_timeline_chromium t_timeline_plot_cmd t_timeline_errors"
 
 CHECK="$here/timeline_check.py"
 
@@ -57,6 +57,30 @@ t_timeline_plots() {
 	else
 		fail "timeline plots (plotted/marked/reported):$bad"
 	fi
+}
+
+# peakbpf plot draws a saved timeline (.json or .csv) as the run drew it:
+# the plotted maximum is the reported peak, to the page.
+t_timeline_plot_cmd() {
+	[ -f "$TMP/tl-trace.json" ] || { skip "timeline plot: no trace from t_timeline_json"; return; }
+	peak=$(tail -n 1 "$TMP/tl.json" | grep -o '"peak_bytes":[0-9]*' | head -n 1 | cut -d: -f2)
+	page=$(getconf PAGESIZE)
+	"$PEAKBPF" plot "$TMP/tl-trace.json" -o "$TMP/tl.html" &&
+		"$PEAKBPF" plot "$TMP/tl-trace.json" -o "$TMP/tl.csv" &&
+		"$PEAKBPF" plot "$TMP/tl.csv" -o "$TMP/tl-csv.svg" || { fail "timeline plot: peakbpf plot failed"; return; }
+	bad=""
+	for f in tl.html tl-csv.svg; do
+		m=$(attr "$TMP/$f" data-plotted-max-bytes)
+		[ "$((${m:-0} / page))" = "$((peak / page))" ] || bad="$bad $f:$m"
+	done
+	if [ -z "$bad" ]; then
+		ok "timeline plot: html from json, svg from csv: plotted max = reported peak $(mib "$peak")"
+	else
+		fail "timeline plot: reported peak $peak, plotted:$bad"
+	fi
+	expect_error "plot of a file that is not a timeline" 125 "not a timeline written by peakbpf" \
+		"$PEAKBPF" plot "$TMP/tl.json" -o "$TMP/x.svg"
+	expect_error "plot without -o" 125 "no output" "$PEAKBPF" plot "$TMP/tl-trace.json"
 }
 
 # The page in a real browser: headless Chromium takes a screenshot, and the
