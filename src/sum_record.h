@@ -3,10 +3,10 @@
  * The exact record of the tree sum during a run, for --timeline and
  * --compare-sampler: every change the kernel recorded (session_drain_sums)
  * goes into the bounded timeline (timeline.h) and into the sampler model's
- * trace (sampler_model.h).
+ * capped trace (sampler_model.h, TRACE_MAX_POINTS).
  *
- * Memory: the timeline (at most TIMELINE_MAX_BYTES), the sampler's trace,
- * and the drain buffer, which holds one
+ * Memory: the timeline (at most TIMELINE_MAX_BYTES), the sampler's trace
+ * (at most TRACE_MAX_POINTS points), and the drain buffer, which holds one
  * drain's changes (main.c drains every 20 ms; at most what the kernel's
  * ring holds) and is emptied after each drain. None grows with the run.
  */
