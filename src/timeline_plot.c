@@ -86,6 +86,18 @@ static void xml_text(FILE *out, const char *s)
 	}
 }
 
+/* Time between ticks: 1, 2 or 5 times a power of ten ns, at most 6 ticks
+ * (the page's script chooses the same way). */
+static uint64_t tick_step(uint64_t span_ns)
+{
+	static const uint64_t m[] = { 1, 2, 5 };
+
+	for (uint64_t p = 1;; p *= 10)
+		for (int i = 0; i < 3; i++)
+			if (span_ns / (m[i] * p) < 6)
+				return m[i] * p;
+}
+
 static void svg_axes(FILE *out, const struct plot *p)
 {
 	char b[32];
@@ -102,9 +114,9 @@ static void svg_axes(FILE *out, const struct plot *p)
 			format_bytes(to_bytes(p->t, v), b, sizeof(b)));
 	}
 	fputs("</g>\n<g id=\"xticks\" text-anchor=\"middle\" fill=\"#333\">", out);
-	for (int k = 0; k <= 5; k++)
-		fprintf(out, "<text x=\"%.1f\" y=\"%d\">%.4g s</text>", LEFT + COLS * k / 5.0,
-			TOP + ROWS + 18, (double)p->span_ns * k / 5 / 1e9);
+	for (uint64_t at = 0, step = tick_step(p->span_ns); at <= p->span_ns; at += step)
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\">%.9g s</text>", px_x(p, at), TOP + ROWS + 18,
+			(double)at / 1e9);
 	fprintf(out, "</g>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">time since "
 		"the start; each column: the smallest and largest summed RSS in it</text>\n",
 		LEFT + COLS / 2, TOP + ROWS + 38);
@@ -198,8 +210,11 @@ static const char page_script[] =
 "function draw(){var a='M'+L+' '+(T+RH),d='';for(var c=0;c<CW;c++){var m=col(c);"
 "a+='L'+(L+c)+' '+y(m[1])+'L'+(L+c+1)+' '+y(m[1]);d+='M'+(L+c+0.5)+' '+y(m[1])+'V'+y(m[0]);}\n"
 "el('area').setAttribute('d',a+'L'+(L+CW)+' '+(T+RH)+'Z');el('band').setAttribute('d',d);\n"
-"var xs=el('xticks').children;for(var k=0;k<xs.length;k++)"
-"xs[k].textContent=((v0+(v1-v0)*k/5)/1e9).toPrecision(4)+' s';\n"
+"var st=1,h='';for(var p=1;;p*=10){var f=[1,2,5].filter(function(m){return (v1-v0)/(m*p)<6;});"
+"if(f.length){st=f[0]*p;break;}}\n"
+"for(var t=Math.ceil(v0/st)*st;t<=v1;t+=st)h+='<text x=\"'+x(t).toFixed(1)+'\" y=\"'+(T+RH+18)+'\">'"
+"+parseFloat((t/1e9).toPrecision(9))+' s</text>';el('xticks').innerHTML=h;\n"
+"var k;\n"
 "var ls=el('marks').children;for(k=0;k<ls.length;k++){var px=x(D.marks[k]);"
 "ls[k].setAttribute('x1',px);ls[k].setAttribute('x2',px);"
 "ls[k].style.display=px<L||px>L+CW?'none':'';}\n"
@@ -252,6 +267,7 @@ static void page_data(FILE *out, const struct plot *p)
 	json_end_array(&w);
 	json_end_object(&w);
 	json_finish(&w);        /* ends the line */
+	fputs(";\n", out);      /* else the script's first ( would call it */
 }
 
 int timeline_write_html(const struct timeline *t, const char *title, FILE *out)

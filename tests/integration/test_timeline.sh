@@ -107,6 +107,20 @@ t_timeline_chromium() {
 	else
 		fail "timeline chromium: red pixels at ($1, $2) ($3 of them), marker at ($cx, $cy)"
 	fi
+	# Zoom: drag across the peak; the columns, now narrower, still reach
+	# the peak (each keeps its min and max), and the time axis follows.
+	python3 "$CHECK" drag "$TMP/tl-run.html" "$TMP/tl-drag.html"
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$TMP/chromium-profile" --dump-dom "file://$TMP/tl-drag.html" \
+		>"$TMP/tl-dom.html" 2>"$TMP/chromium.log"
+	set -- $(python3 "$CHECK" zoomed "$TMP/tl-dom.html" 2>&1)
+	if [ "$4" = none ] && awk -v t="$1" -v c="$2" 'BEGIN { exit !(t - c <= 0.5 && c - t <= 0.5) }' &&
+		[ "${3%%,*}" != 0s ]; then
+		ok "timeline chromium: zoomed in on the peak, the plot still reaches it (top $1, marker $2), time axis $3"
+	else
+		fail "timeline chromium: zoom: top $1, marker $2, ticks $3, script errors: $4"
+	fi
 }
 
 t_timeline_errors() {

@@ -8,8 +8,14 @@
                                      bytes and the number of window instants
   timeline_check.py red PNG          the centroid of the peak marker's red
                                      pixels in a screenshot: "x y count"
+  timeline_check.py drag PAGE OUT    OUT: PAGE with a script that drags across
+                                     the peak marker (+-30 px: zoom in) and
+                                     records script errors
+  timeline_check.py zoomed DOM       from the DOM Chromium dumped after the
+                                     drag: "band_top marker_cy ticks errors"
 """
 import json
+import re
 import struct
 import sys
 import zlib
@@ -110,5 +116,36 @@ def red_centroid(path):
         print("%.1f %.1f %d" % (sx / n, sy / n, n))
 
 
+def drag_page(path, out):
+    with open(path) as f:
+        page = f.read()
+    cx = float(re.search(r'<circle id="peak-marker" cx="([\d.]+)"', page).group(1))
+    catch = ('<script>window.onerror=function(m,u,l){document.documentElement'
+             '.setAttribute("data-err",m+" line "+l);};</script>\n')
+    drag = ("<script>(function(){var s=document.getElementById('plot');"
+            "function ev(t,x){s.dispatchEvent(new MouseEvent(t,{clientX:x,clientY:100,"
+            "bubbles:true}));}ev('mousedown',%.1f);ev('mousemove',%.1f);"
+            "ev('mouseup',%.1f);})();</script>" % (cx - 30, cx + 30, cx + 30))
+    page = page.replace("<script>\n", catch + "<script>\n", 1)
+    page = page.replace("</body>", drag + "</body>")
+    with open(out, "w") as f:
+        f.write(page)
+
+
+def zoomed(path):
+    with open(path) as f:
+        dom = f.read()
+    band = re.search(r'<path id="band"[^>]* d="([^"]*)"', dom).group(1)
+    top = min(float(m.group(1)) for m in re.finditer(r"M[\d.]+ ([\d.]+)V", band))
+    cy = float(re.search(r'<circle id="peak-marker"[^>]* cy="([\d.]+)"', dom).group(1))
+    ticks = re.search(r'<g id="xticks"[^>]*>(.*?)</g>', dom).group(1)
+    ticks = ",".join(re.findall(r">([^<]+)</text>", ticks)).replace(" ", "")
+    err = re.search(r'data-err="([^"]*)"', dom)
+    print("%.1f %.1f %s %s" % (top, cy, ticks, "none" if not err else err.group(1).replace(" ", "_")))
+
+
 if __name__ == "__main__":
-    {"json": check_json, "red": red_centroid}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "drag":
+        drag_page(sys.argv[2], sys.argv[3])
+    else:
+        {"json": check_json, "red": red_centroid, "zoomed": zoomed}[sys.argv[1]](sys.argv[2])

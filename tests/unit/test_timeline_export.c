@@ -200,6 +200,7 @@ static void test_html_self_contained(void **state)
 	assert_non_null(strstr(html, "<!DOCTYPE html>"));
 	assert_non_null(strstr(html, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"plot\""));
 	assert_non_null(strstr(html, "<script>\nvar D={"));
+	assert_non_null(strstr(html, "}\n;\n(function(){"));  /* D ends before the script */
 	assert_non_null(strstr(html, "id=\"peak-marker\""));
 	assert_null(strstr(html, "src="));
 	assert_null(strstr(html, "href"));
