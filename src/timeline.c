@@ -145,14 +145,12 @@ bool timeline_range(const struct timeline *t, uint64_t from, uint64_t to,
 		last = t->n - 1;
 	if (last < i)
 		last = i;
-	*min = t->b[i].min;
-	*max = t->b[i].max;
-	for (i++; i <= last; i++) {
-		if (t->b[i].min < *min)
-			*min = t->b[i].min;
-		if (t->b[i].max > *max)
-			*max = t->b[i].max;
-	}
+	struct tl_bucket all = t->b[i];
+
+	for (i++; i <= last; i++)
+		merge_into(&all, &t->b[i]);
+	*min = all.min;
+	*max = all.max;
 	return true;
 }
 
@@ -182,6 +180,16 @@ bool timeline_peak(const struct timeline *t, uint64_t *ns, int64_t *value)
 	*ns = t->peak_ns;
 	*value = t->peak;
 	return t->has_value;
+}
+
+uint64_t timeline_since(const struct timeline *t, uint64_t ns)
+{
+	return ns > t->start_ns ? ns - t->start_ns : 0;
+}
+
+uint64_t timeline_bytes(const struct timeline *t, int64_t value)
+{
+	return value > 0 ? (uint64_t)value * t->unit_bytes : 0;
 }
 
 size_t timeline_memory_bytes(const struct timeline *t)

@@ -94,6 +94,10 @@ bool timeline_max(const struct timeline *t, int64_t *max, uint64_t *at_ns);
 /* The peak to mark: the reported one (the last TL_MARK_PEAK), else the
  * largest value fed and its first instant. false when there is neither. */
 bool timeline_peak(const struct timeline *t, uint64_t *ns, int64_t *value);
+/* ns since the start (0 before it). */
+uint64_t timeline_since(const struct timeline *t, uint64_t ns);
+/* A value in bytes (0 for a negative one). */
+uint64_t timeline_bytes(const struct timeline *t, int64_t value);
 /* What the timeline holds in memory: the struct and its buckets. */
 size_t timeline_memory_bytes(const struct timeline *t);
 void timeline_free(struct timeline *t);

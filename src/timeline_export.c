@@ -16,12 +16,7 @@
 
 static double since_us(const struct timeline *t, uint64_t ns)
 {
-	return ns > t->start_ns ? (double)(ns - t->start_ns) / 1e3 : 0;
-}
-
-static uint64_t bytes(const struct timeline *t, int64_t v)
-{
-	return v > 0 ? (uint64_t)v * t->unit_bytes : 0;
+	return (double)timeline_since(t, ns) / 1e3;
 }
 
 /* An event's common part; the caller adds args and closes it. */
@@ -55,8 +50,8 @@ static void counter_events(struct json_writer *w, const struct timeline *t)
 		json_kv_double(w, "ts", (double)(i * t->width_ns) / 1e3, 15);
 		json_key(w, "args");
 		json_begin_object(w);
-		json_kv_uint(w, "max", bytes(t, t->b[i].max));
-		json_kv_uint(w, "min", bytes(t, t->b[i].min));
+		json_kv_uint(w, "max", timeline_bytes(t, t->b[i].max));
+		json_kv_uint(w, "min", timeline_bytes(t, t->b[i].min));
 		json_end_object(w);
 		json_end_object(w);
 	}
@@ -71,7 +66,7 @@ static void instant_event(struct json_writer *w, const struct timeline *t, const
 	json_key(w, "args");
 	json_begin_object(w);
 	if (tid == TID_PEAK)
-		json_kv_uint(w, "bytes", bytes(t, value));
+		json_kv_uint(w, "bytes", timeline_bytes(t, value));
 	json_end_object(w);
 	json_end_object(w);
 }
@@ -91,7 +86,7 @@ static void facts(struct json_writer *w, const struct timeline *t, const char *t
 	json_kv_uint(w, "buckets", t->n);
 	json_kv_double(w, "end_s", (double)(t->end_ns - t->start_ns) / 1e9, 12);
 	if (timeline_peak(t, &peak_ns, &peak)) {
-		json_kv_uint(w, "peak_bytes", bytes(t, peak));
+		json_kv_uint(w, "peak_bytes", timeline_bytes(t, peak));
 		json_kv_double(w, "peak_s", since_us(t, peak_ns) / 1e6, 12);
 	}
 	json_kv_uint(w, "marks_dropped", t->marks_dropped);
@@ -135,14 +130,14 @@ int timeline_write_csv(const struct timeline *t, FILE *out)
 	for (size_t i = 0; i < t->n; i++)
 		fprintf(out, "bucket,%.9f,%.9f,%" PRIu64 ",%" PRIu64 ",\n",
 			(double)(i * t->width_ns) / 1e9, (double)t->width_ns / 1e9,
-			bytes(t, t->b[i].min), bytes(t, t->b[i].max));
+			timeline_bytes(t, t->b[i].min), timeline_bytes(t, t->b[i].max));
 	for (size_t i = 0; i < t->n_marks; i++)
 		if (t->marks[i].kind == TL_MARK_WINDOW)
 			fprintf(out, "mark,%.9f,,,,%s\n", since_us(t, t->marks[i].ns) / 1e6,
 				t->marks[i].label);
 	if (timeline_peak(t, &peak_ns, &peak))
 		fprintf(out, "peak,%.9f,,%" PRIu64 ",%" PRIu64 ",peak\n", since_us(t, peak_ns) / 1e6,
-			bytes(t, peak), bytes(t, peak));
+			timeline_bytes(t, peak), timeline_bytes(t, peak));
 	return ferror(out) ? -EIO : 0;
 }
 

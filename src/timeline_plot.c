@@ -34,11 +34,6 @@ struct plot {
 	bool has_peak;
 };
 
-static uint64_t to_bytes(const struct timeline *t, int64_t v)
-{
-	return v > 0 ? (uint64_t)v * t->unit_bytes : 0;
-}
-
 static double px_x(const struct plot *p, uint64_t ns)
 {
 	return LEFT + (double)ns * COLS / (double)p->span_ns;
@@ -66,7 +61,7 @@ static void plot_compute(struct plot *p, const struct timeline *t)
 			p->plotted_max = p->hi[c];
 	}
 	p->has_peak = timeline_peak(t, &at, &p->peak);
-	p->peak_ns = at > t->start_ns ? at - t->start_ns : 0;
+	p->peak_ns = timeline_since(t, at);
 	if (p->peak_ns > p->span_ns)
 		p->peak_ns = p->span_ns;
 	p->ymax = p->plotted_max > p->peak ? p->plotted_max : p->peak;
@@ -111,7 +106,7 @@ static void svg_axes(FILE *out, const struct plot *p)
 
 		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
 			"<text x=\"%d\" y=\"%.1f\">%s</text>", LEFT, LEFT + COLS, y, y, LEFT - 6, y + 4,
-			format_bytes(to_bytes(p->t, v), b, sizeof(b)));
+			format_bytes(timeline_bytes(p->t, v), b, sizeof(b)));
 	}
 	fputs("</g>\n<g id=\"xticks\" text-anchor=\"middle\" fill=\"#333\">", out);
 	for (uint64_t at = 0, step = tick_step(p->span_ns); at <= p->span_ns; at += step)
@@ -148,7 +143,7 @@ static void svg_marks(FILE *out, const struct plot *p)
 
 		if (m->kind != TL_MARK_WINDOW)
 			continue;
-		x = px_x(p, m->ns > t->start_ns ? m->ns - t->start_ns : 0);
+		x = px_x(p, timeline_since(t, m->ns));
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>", x, x, TOP, TOP + ROWS);
 		xml_text(out, m->label);
 		fputs("</title></line>", out);
@@ -162,7 +157,7 @@ static void svg_marks(FILE *out, const struct plot *p)
 		x, y, PEAK_COLOR);
 	fprintf(out, "<text id=\"peak-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#000\">"
 		"peak %s at %.3f s</text>\n", x > LEFT + COLS / 2 ? x - 9 : x + 9, y - 8,
-		x > LEFT + COLS / 2 ? "end" : "start", format_bytes(to_bytes(t, p->peak), b, sizeof(b)),
+		x > LEFT + COLS / 2 ? "end" : "start", format_bytes(timeline_bytes(t, p->peak), b, sizeof(b)),
 		(double)p->peak_ns / 1e9);
 }
 
@@ -171,7 +166,7 @@ static void svg_body(FILE *out, const struct plot *p, const char *title)
 	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"plot\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\" "
 		"data-plotted-max-bytes=\"%" PRIu64 "\" data-peak-bytes=\"%" PRIu64 "\">\n",
-		PLOT_W, PLOT_H, PLOT_W, PLOT_H, to_bytes(p->t, p->plotted_max), to_bytes(p->t, p->peak));
+		PLOT_W, PLOT_H, PLOT_W, PLOT_H, timeline_bytes(p->t, p->plotted_max), timeline_bytes(p->t, p->peak));
 	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#f7f7f7\"/>\n", PLOT_W, PLOT_H);
 	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"14\" fill=\"#000\">peakbpf: ", LEFT, TOP - 16);
 	xml_text(out, title);
@@ -263,7 +258,7 @@ static void page_data(FILE *out, const struct plot *p)
 	json_begin_array(&w);
 	for (size_t i = 0; i < t->n_marks; i++)
 		if (t->marks[i].kind == TL_MARK_WINDOW)
-			json_uint(&w, t->marks[i].ns > t->start_ns ? t->marks[i].ns - t->start_ns : 0);
+			json_uint(&w, timeline_since(t, t->marks[i].ns));
 	json_end_array(&w);
 	json_end_object(&w);
 	json_finish(&w);        /* ends the line */
