@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "session.h"
 #include "sum_record.h"
 #include "timeline_export.h"
@@ -99,8 +100,11 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
 
 void sum_record_free(struct sum_record *r)
 {
-	if (r->out)
+	if (r->out) {
+		/* The run failed before its end: no empty file is left. */
 		fclose(r->out);
+		unlink(r->path);
+	}
 	r->out = NULL;
 	trace_free(&r->drain);
 	trace_free(&r->sampler);

@@ -48,6 +48,8 @@ void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window);
 /* The run ended at end_ns with this peak: mark it, write --timeline's
  * file. 0, or a negative errno and a one-line message on stderr. */
 int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes, uint64_t peak_ns);
+/* Frees it all; a --timeline file opened but not written (the run failed
+ * before its end) is removed. */
 void sum_record_free(struct sum_record *r);
 
 #endif

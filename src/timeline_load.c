@@ -13,10 +13,19 @@
 #include "fileutil.h"
 #include "timeline_export.h"
 
-/* A non-negative number rounded (no libm: peakbpf does not link it). */
+#define MAX_BYTES 9e15    /* 2^53: a double holds every byte count below it */
+#define MAX_TS_US 1e15    /* 31 years: its ns fit in 64 bits */
+
+/* A non-negative number rounded (no libm: peakbpf does not link it);
+ * callers check the range first. */
 static uint64_t round_u(double v)
 {
 	return v > 0 ? (uint64_t)(v + 0.5) : 0;
+}
+
+static bool bytes_ok(double v)
+{
+	return v >= 0 && v <= MAX_BYTES;
 }
 
 /* Where pat is in [p, end), or NULL. A loop, not strstr: the events are
@@ -115,12 +124,14 @@ static int json_event(struct timeline *t, const char *ev, const char *end)
 
 	if (!num_in(ev, end, "ts", &ts))
 		return 0;       /* metadata */
-	if (ts < 0)
+	if (ts < 0 || ts > MAX_TS_US)
 		return -EINVAL;
 	if (find_in(ev, end, "\"ph\":\"C\"") && num_in(ev, end, "max", &b) && num_in(ev, end, "min", &a))
-		return fill_to(t, (size_t)round_u(ts * 1e3 / (double)t->width_ns), (int64_t)a, (int64_t)b);
+		return !bytes_ok(a) || !bytes_ok(b) ? -EINVAL : fill_to(t, (size_t)round_u(ts * 1e3 / (double)t->width_ns), (int64_t)a, (int64_t)b);
 	copy_string(name, sizeof(name), ev + strlen("{\"name\":\""), end);
 	if (num_in(ev, end, "bytes", &b)) {
+		if (!bytes_ok(b))
+			return -EINVAL;
 		timeline_mark(t, round_u(ts * 1e3), TL_MARK_PEAK, (int64_t)b, "peak");
 		return 0;
 	}
@@ -174,7 +185,7 @@ static int csv_row(struct timeline *t, char *line)
 			continue;
 		errno = 0;
 		v[i] = strtod(f[i], &stop);
-		if (*stop || errno || !isfinite(v[i]) || v[i] < 0)
+		if (*stop || stop == f[i] || errno || !bytes_ok(v[i]) || (i < 3 && v[i] > MAX_TS_US / 1e6))
 			return -EINVAL;
 	}
 	if (!strcmp(f[0], "bucket")) {

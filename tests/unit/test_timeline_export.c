@@ -233,6 +233,14 @@ static void test_errors(void **state)
 	fclose(f);
 	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not a timeline written by peakbpf --timeline"));
+	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,1e30,\n", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,2,\nbucket,99,0.001,1,2,\n", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
 	f = fopen("/tmp/peakbpf-test-bad.json", "w");
 	fputs("{\"traceEvents\":[]}", f);
 	fclose(f);
