@@ -5,6 +5,15 @@ TESTS="$TESTS t_timeline_json t_timeline_plots t_timeline_chromium t_timeline_pl
 
 CHECK="$here/timeline_check.py"
 
+# inexact NAME RECORD: skip NAME when the run was not exact (before 6.2 rss
+# reaches the counters in per-thread batches: the record of changes and
+# the peak need not meet to the page). True when skipped.
+inexact() {
+	[ "$(tail -n 1 "$2" | grep -o '"exact":[a-z]*' | head -n 1 | cut -d: -f2)" = true ] && return 1
+	skip "$1: the run is not exact here ($(json_raw "$2" inexact_reason))"
+	return 0
+}
+
 # attr FILE NAME: the first numeric value of NAME="..." in FILE.
 attr() {
 	grep -o "$2=\"[0-9.]*\"" "$1" | head -n 1 | cut -d'"' -f2
@@ -20,6 +29,7 @@ t_timeline_json() {
 		fail "timeline json: peakbpf failed: $(cat "$TMP/tl.err")"
 		return
 	fi
+	inexact "timeline json" "$TMP/tl.json" && return
 	need python3 "timeline json: the trace event check" || return
 	peak=$(tail -n 1 "$TMP/tl.json" | grep -o '"peak_bytes":[0-9]*' | head -n 1 | cut -d: -f2)
 	windows=$(grep -c '"record":"window"' "$TMP/tl.json")
@@ -47,6 +57,7 @@ t_timeline_plots() {
 			fail "timeline plots: peakbpf failed: $(cat "$TMP/tl.err")"
 			return
 		fi
+		inexact "timeline plots" "$TMP/tl-run.json" && return
 		peak=$(json_num "$TMP/tl-run.json" peak_bytes)
 		m=$(attr "$TMP/$f" data-plotted-max-bytes)
 		p=$(attr "$TMP/$f" data-peak-bytes)
@@ -63,6 +74,7 @@ t_timeline_plots() {
 # the plotted maximum is the reported peak, to the page.
 t_timeline_plot_cmd() {
 	[ -f "$TMP/tl-trace.json" ] || { skip "timeline plot: no trace from t_timeline_json"; return; }
+	inexact "timeline plot" "$TMP/tl.json" && return
 	peak=$(tail -n 1 "$TMP/tl.json" | grep -o '"peak_bytes":[0-9]*' | head -n 1 | cut -d: -f2)
 	page=$(getconf PAGESIZE)
 	"$PEAKBPF" plot "$TMP/tl-trace.json" -o "$TMP/tl.html" &&
