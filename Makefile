@@ -66,6 +66,12 @@ LIB_SRCS := \
 	src/export.c \
 	src/export_text.c \
 	src/fit_report.c \
+	src/timeline.c \
+	src/timeline_export.c \
+	src/timeline_plot.c \
+	src/timeline_load.c \
+	src/sum_record.c \
+	src/plot.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
@@ -77,7 +83,7 @@ CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/ou
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
-	fit stats sweep budget export runs_cli
+	fit stats sweep budget export runs_cli timeline timeline_export
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -85,8 +91,12 @@ test_units_SRCS := src/units.c
 test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c src/runs_cli.c src/sweep.c src/fit.c src/runs.c src/stats.c \
-	src/budget.c src/export.c src/export_text.c src/fit_report.c src/json.c src/status.c src/report.c src/figure.c src/host.c
+	src/budget.c src/export.c src/export_text.c src/fit_report.c src/json.c src/status.c src/report.c src/figure.c src/host.c \
+	src/timeline.c
 test_sampler_model_SRCS := src/sampler_model.c
+test_timeline_SRCS := src/timeline.c
+test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_plot.c src/timeline_load.c \
+	src/json.c src/units.c src/fileutil.c
 test_holders_SRCS :=
 test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
 	tests/unit/cgroup_fixture.c
@@ -178,7 +188,7 @@ FUZZ_TARGETS := units cli json procfs
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/units.c
-fuzz_cli_SRCS := src/cli.c src/units.c
+fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/json.c
 fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
 

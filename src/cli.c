@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli.h"
 #include "runs_cli.h"
+#include "timeline.h"
 #include "units.h"
 
 enum {
@@ -12,6 +13,7 @@ enum {
 	OPT_COMPARE_SAMPLER,
 	OPT_SAMPLE_INTERVAL,
 	OPT_CGROUP_ROOT,
+	OPT_TIMELINE,
 };
 
 static const struct option long_options[] = {
@@ -29,6 +31,7 @@ static const struct option long_options[] = {
 	{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
 	{ "compare-sampler", required_argument, NULL, OPT_COMPARE_SAMPLER },
 	{ "user", required_argument, NULL, 'u' },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RUNS_LONG_OPTIONS
@@ -40,6 +43,9 @@ void cli_usage(FILE *out)
 	fputs(
 "Usage: peakbpf [OPTIONS] [--] COMMAND [ARG...]\n"
 "       peakbpf [OPTIONS] -p PID[,PID...]\n"
+"       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
+"                        as OUT (.html or .svg; see peakbpf plot --help)\n"
+
 "\n"
 "Report the exact peak of a process tree's summed resident memory (file +\n"
 "anon + shmem pages of every address space in the tree), measured in the\n"
@@ -66,6 +72,12 @@ void cli_usage(FILE *out)
 "                        sum, over every phase (worst, median, best, chance of\n"
 "                        being within 5 %), checked against a real /proc\n"
 "                        sampler at the first interval (each 100us to 10m)\n"
+"      --timeline FILE   write the tree sum over time (each bucket's min and\n"
+"                        max, so no spike is lost; at most 4 MiB in memory for\n"
+"                        any run), the window marks and the peak; the extension\n"
+"                        names the format: .json (Chrome/Perfetto trace: open it\n"
+"                        in ui.perfetto.dev), .csv, .svg, or .html (one page:\n"
+"                        hover, drag to zoom); needs the bpf source\n"
 "  -j, --json            write the JSON record(s) to stdout\n"
 "  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
 "                        line per window as it closes, then one for the run\n"
@@ -96,6 +108,8 @@ void cli_usage(FILE *out)
 "  peakbpf -p 1234 -i 1s -o w.jsonl        a service's peak, second by second\n"
 "  kill -USR1 $(pidof peakbpf)             mark a phase boundary\n"
 "  peakbpf --compare-sampler 100ms,1s -- ./bench   is my 100 ms sampler enough?\n"
+"  peakbpf --timeline t.html -- ./bench     see the peak: open t.html\n"
+"  peakbpf plot t.json -o t.svg            draw a saved timeline\n"
 "  peakbpf -o peak.json -- python3 bench.py\n"
 "  peakbpf --json -- ./job | jq .peak_bytes\n",
 		out);
@@ -200,6 +214,12 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 	case OPT_CGROUP_ROOT:
 		o->cgroup_root = optarg;
 		return CLI_RUN;
+	case OPT_TIMELINE:
+		o->timeline = optarg;
+		if (timeline_format_of(optarg) != TL_FORMAT_NONE)
+			return CLI_RUN;
+		snprintf(err, errlen, "--timeline: '%s': the extension names the format: .json, .csv, .svg or .html", optarg);
+		return CLI_ERROR;
 	case 'j':
 		o->json = true;
 		return CLI_RUN;
@@ -293,6 +313,10 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 	}
 	if (o->n_samplers && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
 		snprintf(err, errlen, "--compare-sampler needs the bpf source (the exact record)");
+		return CLI_ERROR;
+	}
+	if (o->timeline && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
+		snprintf(err, errlen, "--timeline needs the bpf source (the exact record)");
 		return CLI_ERROR;
 	}
 	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)

@@ -33,6 +33,7 @@ struct options {
 	size_t n_samplers;
 	const char *user;       /* -u: run the command as USER[:GROUP] */
 	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
+	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
 };
 
 enum cli_action {

@@ -28,6 +28,8 @@
 #include "session.h"
 #include "spawn.h"
 #include "status.h"
+#include "sum_record.h"
+#include "timeline_export.h"
 
 static bool verbose;
 
@@ -62,8 +64,8 @@ struct run {
 	/* attach mode */
 	int pidfds[CLI_MAX_PIDS];
 	size_t roots_alive;
-	/* --compare-sampler */
-	struct sum_trace trace;
+	/* --compare-sampler, --timeline */
+	struct sum_record rec;
 	uint64_t record_drops;
 	struct sampler_report sampler;
 	struct run_result *result;      /* the harness's copy of the run's figure */
@@ -71,16 +73,15 @@ struct run {
 
 #define RECORD_RING_BYTES (32U << 20)   /* ~1.4 M changes between drains */
 #define RECORD_DRAIN_MS 20
-#define TRACE_RESOLUTION_NS 10000ULL    /* 10 us */
 
 static bool recording(const struct run *r)
 {
-	return r->opts->n_samplers && session_has_bpf(r->session);
+	return (r->opts->n_samplers || r->opts->timeline) && session_has_bpf(r->session);
 }
 
 static void drain_trace(struct run *r)
 {
-	if (recording(r) && session_drain_sums(r->session, &r->trace, &r->record_drops))
+	if (recording(r) && sum_record_drain(&r->rec, r->session, &r->record_drops))
 		fprintf(stderr, "peakbpf: reading the record of the sum failed\n");
 }
 
@@ -89,7 +90,7 @@ static void drain_trace(struct run *r)
 static void compare_sampler(struct run *r, const struct record *rec, uint64_t end_ns)
 {
 	struct sampler_report_input in = {
-		.trace = &r->trace,
+		.trace = &r->rec.sampler,
 		.start_ns = r->t0_ns,
 		.end_ns = end_ns,
 		.page_size = (uint64_t)session_host(r->session)->page_size,
@@ -158,6 +159,8 @@ static int close_window(struct run *r)
 	fill_common(r, &rec, now);
 	rec.start_s = (double)(r->window_start_ns - r->t0_ns) / 1e9;
 	r->window_start_ns = now;
+	if (r->windowed)
+		sum_record_window(&r->rec, now, rec.window);
 	if (r->opts->interval_ns)
 		r->next_window_ns = now + r->opts->interval_ns;
 	if (!r->windowed)
@@ -176,8 +179,13 @@ static void report_run(struct run *r)
 	fill_common(r, &rec, r->window_start_ns);
 	if (recording(r) && !strcmp(rec.primary.source, "bpf")) {
 		drain_trace(r);
-		compare_sampler(r, &rec, r->window_start_ns);
-		rec.sampler = &r->sampler;
+		if (r->opts->n_samplers) {
+			compare_sampler(r, &rec, r->window_start_ns);
+			rec.sampler = &r->sampler;
+		}
+		if (sum_record_finish(&r->rec, r->window_start_ns, rec.primary.peak_bytes,
+				      rec.primary.peak_mono_ns))
+			r->exit_status = EXIT_PEAKBPF_FAILED;
 	}
 	rec.start_s = 0;
 	if (r->result)
@@ -315,7 +323,7 @@ static int run_prepare(struct run *r)
 		.max_tracked = o->max_tracked,
 		.sample_interval_ns = o->sample_interval_ns,
 		.cgroup_root = o->cgroup_root,
-		.record_ring_bytes = o->n_samplers ? RECORD_RING_BYTES : 0,
+		.record_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES : 0,
 		.with_proc = o->n_samplers > 0,
 	};
 	char why[256] = "";
@@ -349,6 +357,9 @@ static int run_prepare(struct run *r)
 			return err;
 		}
 	}
+	err = sum_record_open(&r->rec, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
+	if (err)
+		return err;
 	libbpf_set_print(libbpf_log);
 	err = session_open(&so, &r->session, why, sizeof(why));
 	if (err) {
@@ -360,8 +371,9 @@ static int run_prepare(struct run *r)
 	if (!o->quiet && !session_has_bpf(r->session))
 		for (size_t i = 0; (note = session_note(r->session, i)); i++)
 			fprintf(stderr, "peakbpf: notice: %s\n", note);
-	if (o->n_samplers && !session_has_bpf(r->session)) {
-		fprintf(stderr, "peakbpf: --compare-sampler needs the bpf source, which cannot be used here\n");
+	if ((o->n_samplers || o->timeline) && !session_has_bpf(r->session)) {
+		fprintf(stderr, "peakbpf: %s needs the bpf source, which cannot be used here\n",
+			o->n_samplers ? "--compare-sampler" : "--timeline");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -373,7 +385,8 @@ static void begin_run(struct run *r)
 {
 	r->t0_ns = r->window_start_ns = monotonic_ns();
 	if (recording(r))
-		trace_add(&r->trace, r->t0_ns, session_window_start_pages(r->session));
+		sum_record_begin(&r->rec, r->t0_ns, session_window_start_pages(r->session),
+				 session_host(r->session)->page_size);
 	if (r->opts->interval_ns)
 		r->next_window_ns = r->t0_ns + r->opts->interval_ns;
 }
@@ -498,7 +511,7 @@ static void run_cleanup(struct run *r)
 	if (r->sigfd >= 0)
 		close(r->sigfd);
 	session_close(r->session);
-	trace_free(&r->trace);
+	sum_record_free(&r->rec);
 	if (r->out)
 		fclose(r->out);
 }
@@ -516,7 +529,6 @@ static int run(const struct options *o, struct run_result *res)
 
 	for (size_t i = 0; i < CLI_MAX_PIDS; i++)
 		r.pidfds[i] = -1;
-	trace_init(&r.trace, TRACE_RESOLUTION_NS);
 	err = run_prepare(&r);
 	if (err)
 		goto cleanup;
@@ -542,6 +554,8 @@ int main(int argc, char **argv)
 	struct run_result res = { 0 };
 	char err[256];
 
+	if (argc > 1 && !strcmp(argv[1], "plot"))
+		return plot_main(argc - 1, argv + 1);   /* peakbpf -- plot ...: a command named plot */
 	switch (cli_parse(argc, argv, &o, err, sizeof(err))) {
 	case CLI_HELP:
 		cli_usage(stdout);

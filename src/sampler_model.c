@@ -8,6 +8,21 @@ void trace_init(struct sum_trace *t, uint64_t res_ns)
 {
 	memset(t, 0, sizeof(*t));
 	t->res_ns = res_ns ? res_ns : 1;
+	t->max_points = TRACE_MAX_POINTS;
+}
+
+/* At the cap: twice the resolution, each new slot's last value kept. */
+static void coarsen(struct sum_trace *t)
+{
+	size_t k = 0;
+
+	t->res_ns *= 2;
+	for (size_t i = 1; i < t->n; i++) {
+		if (t->ns[i] - t->ns[k] >= t->res_ns)
+			t->ns[++k] = t->ns[i];
+		t->value[k] = t->value[i];
+	}
+	t->n = k + 1;
 }
 
 int trace_add(struct sum_trace *t, uint64_t ns, int64_t value)
@@ -17,6 +32,9 @@ int trace_add(struct sum_trace *t, uint64_t ns, int64_t value)
 
 		if (ns < last)
 			ns = last;      /* events from two CPUs can arrive swapped */
+		while (t->max_points >= 2 && t->n >= t->max_points)
+			coarsen(t);
+		last = t->ns[t->n - 1];
 		if (ns - last < t->res_ns) {
 			t->value[t->n - 1] = value;
 			return 0;

@@ -14,12 +14,19 @@
 
 /* The tree sum as a step function: value[i] holds from ns[i] until ns[i+1].
  * Changes closer than res_ns to the previous point replace it (the last
- * value in a slot of res_ns is what an instant in it would see). */
+ * value in a slot of res_ns is what an instant in it would see). The trace
+ * is capped: when it holds max_points, res_ns doubles and the points are
+ * merged by the same rule, as often as needed, so it never holds more than
+ * TRACE_MAX_POINTS points (16 MiB) by default, for any run length; runs
+ * below the cap keep the resolution they asked for. */
+#define TRACE_MAX_POINTS (1U << 20)
+
 struct sum_trace {
 	uint64_t *ns;
 	int64_t *value;
 	size_t n, cap;
 	uint64_t res_ns;
+	size_t max_points;      /* the cap: TRACE_MAX_POINTS (tests lower it) */
 };
 
 void trace_init(struct sum_trace *t, uint64_t res_ns);

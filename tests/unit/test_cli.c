@@ -250,6 +250,24 @@ static void test_compare_sampler_and_top(void **state)
 	assert_int_equal(o.top, 0);
 }
 
+static void test_timeline(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--timeline", "t.HTML", "true"), CLI_RUN);
+	assert_string_equal(o.timeline, "t.HTML");
+	assert_int_equal(PARSE(&o, err, "--timeline", "dir/t.json", "-p", "12"), CLI_RUN);
+	assert_int_equal(PARSE(&o, err, "--timeline", "t.png", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, ".json, .csv, .svg or .html"));
+	assert_int_equal(PARSE(&o, err, "--timeline", "csv", "true"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "-s", "proc", "--timeline", "t.svg", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "--timeline needs the bpf source"));
+	assert_int_equal(PARSE(&o, err, "true"), CLI_RUN);
+	assert_null(o.timeline);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_pid_and_command_conflict),
 		cmocka_unit_test(test_durations_and_sources),
 		cmocka_unit_test(test_compare_sampler_and_top),
+		cmocka_unit_test(test_timeline),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

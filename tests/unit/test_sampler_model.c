@@ -69,6 +69,48 @@ static void test_many_points_grow(void **state)
 	trace_free(&t);
 }
 
+/* At the cap the resolution doubles and points merge by the same rule (the
+ * last value of each slot stands): never more points than the cap. */
+static void test_cap_coarsens(void **state)
+{
+	struct sum_trace t;
+
+	(void)state;
+	trace_init(&t, 1 * US);
+	assert_int_equal(t.max_points, TRACE_MAX_POINTS);
+	t.max_points = 8;
+	for (int64_t i = 0; i < 8; i++)
+		assert_int_equal(trace_add(&t, (uint64_t)i * US, i), 0);
+	assert_int_equal(t.n, 8);
+	assert_int_equal(t.res_ns, 1 * US);
+	assert_int_equal(trace_add(&t, 8 * US, 8), 0);
+	assert_int_equal(t.res_ns, 2 * US);
+	assert_int_equal(t.n, 5);
+	assert_int_equal(trace_value_at(&t, 0), 1);     /* slot [0, 2 us): its last */
+	assert_int_equal(trace_value_at(&t, 6 * US), 7);
+	assert_int_equal(trace_value_at(&t, 8 * US), 8);
+	for (int64_t i = 9; i < 100000; i++)
+		assert_int_equal(trace_add(&t, (uint64_t)i * US, i % 7), 0);
+	assert_true(t.n < 8);
+	assert_true(t.res_ns >= 100000 * US / 8);
+	trace_free(&t);
+}
+
+/* A run below the cap: the resolution asked for, every point kept (what
+ * --compare-sampler's results have always been). */
+static void test_below_cap_unchanged(void **state)
+{
+	struct sum_trace t;
+
+	(void)state;
+	trace_init(&t, 10 * US);
+	for (int64_t i = 0; i < 200000; i++)
+		assert_int_equal(trace_add(&t, (uint64_t)i * 10 * US, i), 0);
+	assert_int_equal(t.n, 200000);
+	assert_int_equal(t.res_ns, 10 * US);
+	trace_free(&t);
+}
+
 /* A 5 ms spike and a 100 ms sampler: 5 % of the phases see it. */
 static void test_sampler_100ms_misses_5ms_spike(void **state)
 {
@@ -246,6 +288,8 @@ int main(void)
 		cmocka_unit_test(test_value_at),
 		cmocka_unit_test(test_coalesce_and_order),
 		cmocka_unit_test(test_many_points_grow),
+		cmocka_unit_test(test_cap_coarsens),
+		cmocka_unit_test(test_below_cap_unchanged),
 		cmocka_unit_test(test_sampler_100ms_misses_5ms_spike),
 		cmocka_unit_test(test_sampler_1ms_catches_it),
 		cmocka_unit_test(test_within_5pct_threshold),

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The exact record of the tree sum during a run, for --timeline and
+ * --compare-sampler: every change the kernel recorded (session_drain_sums)
+ * goes into the bounded timeline (timeline.h) and into the sampler model's
+ * capped trace (sampler_model.h, TRACE_MAX_POINTS).
+ *
+ * Memory: the timeline (at most TIMELINE_MAX_BYTES), the sampler's trace
+ * (at most TRACE_MAX_POINTS points), and the drain buffer, which holds one
+ * drain's changes (main.c drains every 20 ms; at most what the kernel's
+ * ring holds) and is emptied after each drain. None grows with the run.
+ */
+#ifndef PEAKBPF_SUM_RECORD_H
+#define PEAKBPF_SUM_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "sampler_model.h"
+#include "timeline.h"
+
+struct session;
+
+struct sum_record {
+	struct sum_trace drain;         /* one drain's changes, every one */
+	struct sum_trace sampler;       /* --compare-sampler's trace */
+	bool sampling;
+	struct timeline timeline;
+	const char *path;               /* --timeline FILE, or NULL */
+	FILE *out;                      /* opened before the run, written at its end */
+	char title[256];                /* the command, or the PIDs */
+};
+
+/*
+ * Before the run: open path (NULL: no timeline) so that a bad one fails
+ * first, and say what is recorded. argv (command mode) or pids name the
+ * run. 0, or a negative errno and a one-line message on stderr.
+ */
+int sum_record_open(struct sum_record *r, const char *path, bool sampling,
+		    char *const *argv, const pid_t *pids, size_t n_pids);
+/* The run begins: the sum is start_pages at t0_ns. */
+void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages, long page_size);
+/* Take every change recorded since the last drain. 0 or a negative errno. */
+int sum_record_drain(struct sum_record *r, struct session *s, uint64_t *drops);
+/* A window closed at ns: a phase mark. */
+void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window);
+/* The run ended at end_ns with this peak: mark it, write --timeline's
+ * file. 0, or a negative errno and a one-line message on stderr. */
+int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes, uint64_t peak_ns);
+/* Frees it all; a --timeline file opened but not written (the run failed
+ * before its end) is removed. */
+void sum_record_free(struct sum_record *r);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A timeline (timeline.h) as a file, in the format its extension names:
+ *   .json  Chrome/Perfetto trace events: counter tracks ("ph":"C", the
+ *          bucket's max and min in bytes, an event where either changes),
+ *          instant events for closed windows and the peak, and the timeline's
+ *          own facts under otherData.peakbpf_timeline (ui.perfetto.dev opens it)
+ *   .csv   one row a bucket (kind,t_s,width_s,min_bytes,max_bytes,label),
+ *          then a row a mark and one for the peak
+ *   .svg   a static plot: the min-max band per pixel column, window marks and
+ *          a marker on the peak
+ *   .html  one self-contained page: the same SVG, the buckets inline, hover
+ *          values and a drag-to-zoom that keeps every column's min and max
+ * and back (timeline_load: .json or .csv written here), for `peakbpf plot`.
+ * Times in a file are since the timeline's start; values are bytes.
+ */
+#ifndef PEAKBPF_TIMELINE_EXPORT_H
+#define PEAKBPF_TIMELINE_EXPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "timeline.h"
+
+/* Write path in its extension's format; title names the run (the command,
+ * or the PIDs). 0, or a negative errno and a one-line reason in err. */
+int timeline_write(const struct timeline *t, const char *title, const char *path,
+		   char *err, size_t errlen);
+
+/* Each format to a stream. 0 or -EIO. */
+int timeline_write_json(const struct timeline *t, const char *title, FILE *out);
+int timeline_write_csv(const struct timeline *t, FILE *out);
+int timeline_write_svg(const struct timeline *t, const char *title, FILE *out);
+int timeline_write_html(const struct timeline *t, const char *title, FILE *out);
+
+/*
+ * Read a .json or .csv timeline written by timeline_write: t is filled
+ * (start 0, unit 1 byte) and must be freed with timeline_free; title gets
+ * the run's name (a .csv has none: its file name). 0, or a negative errno
+ * and a one-line reason in err.
+ */
+int timeline_load(const char *path, struct timeline *t, char *title, size_t title_len,
+		  char *err, size_t errlen);
+
+/* `peakbpf plot RECORD -o OUT`: argv[0] is "plot". Returns the exit status. */
+int plot_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A timeline drawn: a static SVG, and a self-contained HTML page around the
+ * same SVG with the buckets inline for hover and zoom (timeline_export.h).
+ *
+ * Each pixel column of the plot shows the smallest and largest value of the
+ * buckets it overlaps (timeline_range), so a spike narrower than a column
+ * still reaches its height: the plotted maximum is the timeline's maximum.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "json.h"
+#include "timeline_export.h"
+#include "units.h"
+
+#define PLOT_W 960
+#define PLOT_H 400
+#define LEFT 80
+#define TOP 40
+#define COLS 860        /* PLOT_W - LEFT - 20 */
+#define ROWS 316        /* PLOT_H - TOP - 44 */
+#define PEAK_COLOR "#e00000"    /* nothing else is drawn in it (tests find it) */
+
+struct plot {
+	const struct timeline *t;
+	uint64_t span_ns;               /* the x axis: every bucket */
+	int64_t ymax;                   /* the y axis' top, in units */
+	int64_t lo[COLS], hi[COLS];     /* each column's min and max */
+	int64_t plotted_max;
+	uint64_t peak_ns;               /* since the start */
+	int64_t peak;
+	bool has_peak;
+};
+
+static double px_x(const struct plot *p, uint64_t ns)
+{
+	return LEFT + (double)ns * COLS / (double)p->span_ns;
+}
+
+static double px_y(const struct plot *p, int64_t v)
+{
+	return TOP + ROWS - (double)(v > 0 ? v : 0) * ROWS / (double)p->ymax;
+}
+
+static void plot_compute(struct plot *p, const struct timeline *t)
+{
+	uint64_t at;
+
+	memset(p, 0, sizeof(*p));
+	p->t = t;
+	p->span_ns = t->n ? t->n * t->width_ns : 1;
+	for (int c = 0; c < COLS; c++) {
+		uint64_t from = t->start_ns + p->span_ns * (uint64_t)c / COLS;
+		uint64_t to = t->start_ns + p->span_ns * (uint64_t)(c + 1) / COLS;
+
+		if (!timeline_range(t, from, to, &p->lo[c], &p->hi[c]))
+			p->lo[c] = p->hi[c] = 0;
+		if (p->hi[c] > p->plotted_max)
+			p->plotted_max = p->hi[c];
+	}
+	p->has_peak = timeline_peak(t, &at, &p->peak);
+	p->peak_ns = timeline_since(t, at);
+	if (p->peak_ns > p->span_ns)
+		p->peak_ns = p->span_ns;
+	p->ymax = p->plotted_max > p->peak ? p->plotted_max : p->peak;
+	p->ymax += p->ymax / 8 + 1;     /* room above the peak for its marker */
+}
+
+static void xml_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(*s, out);
+		}
+	}
+}
+
+/* Time between ticks: 1, 2 or 5 times a power of ten ns, at most 6 ticks
+ * (the page's script chooses the same way). */
+static uint64_t tick_step(uint64_t span_ns)
+{
+	static const uint64_t m[] = { 1, 2, 5 };
+
+	for (uint64_t p = 1;; p *= 10)
+		for (int i = 0; i < 3; i++)
+			if (span_ns / (m[i] * p) < 6)
+				return m[i] * p;
+}
+
+static void svg_axes(FILE *out, const struct plot *p)
+{
+	char b[32];
+
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fff\" stroke=\"#888\"/>\n",
+		LEFT, TOP, COLS, ROWS);
+	fputs("<g id=\"yticks\" text-anchor=\"end\" fill=\"#333\">", out);
+	for (int k = 0; k <= 4; k++) {
+		int64_t v = p->ymax * k / 4;
+		double y = px_y(p, v);
+
+		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%d\" y=\"%.1f\">%s</text>", LEFT, LEFT + COLS, y, y, LEFT - 6, y + 4,
+			format_bytes(timeline_bytes(p->t, v), b, sizeof(b)));
+	}
+	fputs("</g>\n<g id=\"xticks\" text-anchor=\"middle\" fill=\"#333\">", out);
+	for (uint64_t at = 0, step = tick_step(p->span_ns); at <= p->span_ns; at += step)
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\">%.9g s</text>", px_x(p, at), TOP + ROWS + 18,
+			(double)at / 1e9);
+	fprintf(out, "</g>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#333\">time since "
+		"the start; each column: the smallest and largest summed RSS in it</text>\n",
+		LEFT + COLS / 2, TOP + ROWS + 38);
+}
+
+/* The area under each column's max, and the min-max band on it. */
+static void svg_data(FILE *out, const struct plot *p)
+{
+	fprintf(out, "<path id=\"area\" fill=\"#cfe0f5\" d=\"M%d %d", LEFT, TOP + ROWS);
+	for (int c = 0; c < COLS; c++)
+		fprintf(out, "L%d %.1fL%d %.1f", LEFT + c, px_y(p, p->hi[c]), LEFT + c + 1, px_y(p, p->hi[c]));
+	fprintf(out, "L%d %dZ\"/>\n", LEFT + COLS, TOP + ROWS);
+	fputs("<path id=\"band\" stroke=\"#1f5fa8\" stroke-width=\"1\" stroke-linecap=\"square\" "
+	      "fill=\"none\" d=\"", out);
+	for (int c = 0; c < COLS; c++)
+		fprintf(out, "M%.1f %.1fV%.1f", LEFT + c + 0.5, px_y(p, p->hi[c]), px_y(p, p->lo[c]));
+	fputs("\"/>\n", out);
+}
+
+static void svg_marks(FILE *out, const struct plot *p)
+{
+	const struct timeline *t = p->t;
+	char b[32];
+
+	fputs("<g id=\"marks\" stroke=\"#777\" stroke-dasharray=\"4 3\">", out);
+	for (size_t i = 0; i < t->n_marks; i++) {
+		const struct tl_mark *m = &t->marks[i];
+		double x;
+
+		if (m->kind != TL_MARK_WINDOW)
+			continue;
+		x = px_x(p, timeline_since(t, m->ns));
+		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>", x, x, TOP, TOP + ROWS);
+		xml_text(out, m->label);
+		fputs("</title></line>", out);
+	}
+	fputs("</g>\n", out);
+	if (!p->has_peak)
+		return;
+	double x = px_x(p, p->peak_ns), y = px_y(p, p->peak);
+
+	fprintf(out, "<circle id=\"peak-marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>\n",
+		x, y, PEAK_COLOR);
+	fprintf(out, "<text id=\"peak-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#000\">"
+		"peak %s at %.3f s</text>\n", x > LEFT + COLS / 2 ? x - 9 : x + 9, y - 8,
+		x > LEFT + COLS / 2 ? "end" : "start", format_bytes(timeline_bytes(t, p->peak), b, sizeof(b)),
+		(double)p->peak_ns / 1e9);
+}
+
+static void svg_body(FILE *out, const struct plot *p, const char *title)
+{
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"plot\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\" "
+		"data-plotted-max-bytes=\"%" PRIu64 "\" data-peak-bytes=\"%" PRIu64 "\">\n",
+		PLOT_W, PLOT_H, PLOT_W, PLOT_H, timeline_bytes(p->t, p->plotted_max), timeline_bytes(p->t, p->peak));
+	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#f7f7f7\"/>\n", PLOT_W, PLOT_H);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"14\" fill=\"#000\">peakbpf: ", LEFT, TOP - 16);
+	xml_text(out, title);
+	fputs("</text>\n", out);
+	svg_axes(out, p);
+	svg_data(out, p);
+	svg_marks(out, p);
+}
+
+int timeline_write_svg(const struct timeline *t, const char *title, FILE *out)
+{
+	struct plot p;
+
+	plot_compute(&p, t);
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+	svg_body(out, &p, title);
+	fputs("</svg>\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* The page's script: hover values, drag to zoom (each column keeps the min
+ * and max of the buckets it covers), double-click to see everything. */
+static const char page_script[] =
+"(function(){\n"
+"var L=80,T=40,CW=860,RH=316,svg=document.getElementById('plot');\n"
+"var v0=0,v1=D.n*D.w,drag=null;\n"
+"function y(v){return T+RH-Math.max(v,0)*RH/D.ymax;}\n"
+"function x(ns){return L+(ns-v0)*CW/(v1-v0);}\n"
+"function fmt(b){var u=['B','KiB','MiB','GiB','TiB'],i=0;b*=D.unit;"
+"while(b>=1024&&i<4){b/=1024;i++;}return i?b.toFixed(1)+' '+u[i]:b+' B';}\n"
+"function col(c){var a=v0+(v1-v0)*c/CW,b=v0+(v1-v0)*(c+1)/CW;"
+"var i=Math.min(Math.floor(a/D.w),D.n-1),j=Math.min(Math.max(i,Math.ceil(b/D.w)-1),D.n-1);"
+"var lo=D.min[i],hi=D.max[i];for(var k=i+1;k<=j;k++){if(D.min[k]<lo)lo=D.min[k];"
+"if(D.max[k]>hi)hi=D.max[k];}return [lo,hi];}\n"
+"function el(id){return document.getElementById(id);}\n"
+"function draw(){var a='M'+L+' '+(T+RH),d='';for(var c=0;c<CW;c++){var m=col(c);"
+"a+='L'+(L+c)+' '+y(m[1])+'L'+(L+c+1)+' '+y(m[1]);d+='M'+(L+c+0.5)+' '+y(m[1])+'V'+y(m[0]);}\n"
+"el('area').setAttribute('d',a+'L'+(L+CW)+' '+(T+RH)+'Z');el('band').setAttribute('d',d);\n"
+"var st=1,h='';for(var p=1;;p*=10){var f=[1,2,5].filter(function(m){return (v1-v0)/(m*p)<6;});"
+"if(f.length){st=f[0]*p;break;}}\n"
+"for(var t=Math.ceil(v0/st)*st;t<=v1;t+=st)h+='<text x=\"'+x(t).toFixed(1)+'\" y=\"'+(T+RH+18)+'\">'"
+"+parseFloat((t/1e9).toPrecision(9))+' s</text>';el('xticks').innerHTML=h;\n"
+"var k;\n"
+"var ls=el('marks').children;for(k=0;k<ls.length;k++){var px=x(D.marks[k]);"
+"ls[k].setAttribute('x1',px);ls[k].setAttribute('x2',px);"
+"ls[k].style.display=px<L||px>L+CW?'none':'';}\n"
+"var pm=el('peak-marker'),pl=el('peak-label');if(pm){var px2=x(D.peak);pm.setAttribute('cx',px2);"
+"pl.setAttribute('x',px2+9);pl.setAttribute('text-anchor','start');"
+"pm.style.display=pl.style.display=px2<L||px2>L+CW?'none':'';}}\n"
+"function colAt(e){var r=svg.getBoundingClientRect();"
+"return Math.floor((e.clientX-r.left)*960/r.width)-L;}\n"
+"svg.addEventListener('mousemove',function(e){var c=colAt(e),h=el('hover'),s=el('sel');"
+"if(drag!==null){var a=Math.max(0,Math.min(drag,c)),b=Math.min(CW,Math.max(drag,c));"
+"s.setAttribute('x',L+a);s.setAttribute('width',b-a);s.style.display='';}\n"
+"if(c<0||c>=CW){h.textContent='';return;}var m=col(c);"
+"h.textContent=((v0+(v1-v0)*c/CW)/1e9).toFixed(4)+' s: min '+fmt(m[0])+', max '+fmt(m[1]);});\n"
+"svg.addEventListener('mousedown',function(e){drag=colAt(e);e.preventDefault();});\n"
+"svg.addEventListener('mouseup',function(e){var c=colAt(e);el('sel').style.display='none';"
+"if(drag!==null&&Math.abs(c-drag)>2){var a=Math.max(0,Math.min(drag,c)),b=Math.min(CW,Math.max(drag,c));"
+"var n0=v0+(v1-v0)*a/CW,n1=v0+(v1-v0)*b/CW;if(n1-n0>=D.w){v0=n0;v1=n1;draw();}}drag=null;});\n"
+"svg.addEventListener('dblclick',function(){v0=0;v1=D.n*D.w;draw();});\n"
+"})();\n";
+
+/* The buckets and marks the script needs, as a JavaScript object. */
+static void page_data(FILE *out, const struct plot *p)
+{
+	const struct timeline *t = p->t;
+	struct json_writer w;
+
+	fputs("var D=", out);
+	json_init(&w, out);
+	json_begin_object(&w);
+	json_kv_uint(&w, "w", t->width_ns);
+	json_kv_uint(&w, "n", t->n);
+	json_kv_uint(&w, "unit", t->unit_bytes);
+	json_kv_int(&w, "ymax", p->ymax);
+	json_kv_uint(&w, "peak", p->peak_ns);
+	json_key(&w, "min");
+	json_begin_array(&w);
+	for (size_t i = 0; i < t->n; i++)
+		json_int(&w, t->b[i].min);
+	json_end_array(&w);
+	json_key(&w, "max");
+	json_begin_array(&w);
+	for (size_t i = 0; i < t->n; i++)
+		json_int(&w, t->b[i].max);
+	json_end_array(&w);
+	json_key(&w, "marks");
+	json_begin_array(&w);
+	for (size_t i = 0; i < t->n_marks; i++)
+		if (t->marks[i].kind == TL_MARK_WINDOW)
+			json_uint(&w, timeline_since(t, t->marks[i].ns));
+	json_end_array(&w);
+	json_end_object(&w);
+	json_finish(&w);        /* ends the line */
+	fputs(";\n", out);      /* else the script's first ( would call it */
+}
+
+int timeline_write_html(const struct timeline *t, const char *title, FILE *out)
+{
+	struct plot p;
+
+	plot_compute(&p, t);
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>peakbpf: ", out);
+	xml_text(out, title);
+	fputs("</title>\n<style>body{margin:0;font-family:sans-serif;background:#f7f7f7}"
+	      "svg{display:block;user-select:none;cursor:crosshair}"
+	      "p{margin:4px 80px;font-size:13px;color:#333}</style></head><body>\n", out);
+	svg_body(out, &p, title);
+	fprintf(out, "<rect id=\"sel\" y=\"%d\" height=\"%d\" fill=\"#1f5fa8\" fill-opacity=\"0.15\" "
+		"style=\"display:none\"/>\n<text id=\"hover\" x=\"%d\" y=\"%d\" text-anchor=\"end\" "
+		"fill=\"#000\"></text>\n</svg>\n", TOP, ROWS, LEFT + COLS, TOP - 16);
+	fputs("<p>Hover for a column's values; drag across the plot to zoom in (each column keeps "
+	      "the smallest and largest value in it); double-click to see the whole run.</p>\n"
+	      "<script>\n", out);
+	page_data(out, &p);
+	fputs(page_script, out);
+	fputs("</script>\n</body></html>\n", out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Checks of peakbpf --timeline's files for tests/integration/test_timeline.sh.
+
+  timeline_check.py json FILE        the trace event format: required keys,
+                                     ts monotonic per track; prints the
+                                     largest counter max, the peak instant's
+                                     bytes and the number of window instants
+  timeline_check.py red PNG          the centroid of the peak marker's red
+                                     pixels in a screenshot: "x y count"
+  timeline_check.py drag PAGE OUT    OUT: PAGE with a script that drags across
+                                     the peak marker (+-30 px: zoom in) and
+                                     records script errors
+  timeline_check.py zoomed DOM       from the DOM Chromium dumped after the
+                                     drag: "band_top marker_cy ticks errors"
+"""
+import json
+import re
+import struct
+import sys
+import zlib
+
+
+def check_json(path):
+    with open(path) as f:
+        doc = json.load(f)
+    events = doc["traceEvents"]
+    assert doc["displayTimeUnit"] in ("ms", "ns")
+    facts = doc["otherData"]["peakbpf_timeline"]
+    for key in ("bucket_ns", "buckets", "end_s", "peak_bytes", "peak_s"):
+        assert key in facts, key
+    last = {}
+    top = -1
+    peak = None
+    windows = 0
+    for e in events:
+        for key in ("name", "ph", "pid", "tid"):
+            assert key in e, (key, e)
+        if e["ph"] == "M":
+            assert "name" in e["args"], e
+            continue
+        assert isinstance(e["ts"], (int, float)), e
+        track = (e["pid"], e["tid"], e["name"] if e["ph"] == "C" else "")
+        assert e["ts"] >= last.get(track, -1), ("ts goes back", e)
+        last[track] = e["ts"]
+        if e["ph"] == "C":
+            assert set(e["args"]) == {"max", "min"}, e
+            assert e["args"]["min"] <= e["args"]["max"], e
+            top = max(top, e["args"]["max"])
+        elif e["ph"] == "i":
+            assert e["s"] in ("g", "p", "t"), e
+            if e["name"] == "peak":
+                peak = e["args"]["bytes"]
+            else:
+                windows += 1
+        else:
+            raise AssertionError("unexpected ph: %r" % e)
+    print(top, peak, windows)
+
+
+def png_rows(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    assert depth == 8 and ctype in (2, 6), "want 8-bit RGB or RGBA"
+    bpp = 3 if ctype == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    rows = []
+    for y in range(h):
+        ftype = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if ftype == 1:
+                line[i] = (line[i] + a) & 255
+            elif ftype == 2:
+                line[i] = (line[i] + b) & 255
+            elif ftype == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif ftype == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + pred) & 255
+        rows.append(line)
+        prev = line
+    return w, h, bpp, rows
+
+
+def red_centroid(path):
+    w, h, bpp, rows = png_rows(path)
+    sx = sy = n = 0
+    for y, line in enumerate(rows):
+        for x in range(w):
+            r, g, b = line[x * bpp:x * bpp + 3]
+            if r > 180 and g < 80 and b < 80:
+                sx += x
+                sy += y
+                n += 1
+    if n == 0:
+        print("none none 0")
+    else:
+        print("%.1f %.1f %d" % (sx / n, sy / n, n))
+
+
+def drag_page(path, out):
+    with open(path) as f:
+        page = f.read()
+    cx = float(re.search(r'<circle id="peak-marker" cx="([\d.]+)"', page).group(1))
+    catch = ('<script>window.onerror=function(m,u,l){document.documentElement'
+             '.setAttribute("data-err",m+" line "+l);};</script>\n')
+    drag = ("<script>(function(){var s=document.getElementById('plot');"
+            "function ev(t,x){s.dispatchEvent(new MouseEvent(t,{clientX:x,clientY:100,"
+            "bubbles:true}));}ev('mousedown',%.1f);ev('mousemove',%.1f);"
+            "ev('mouseup',%.1f);})();</script>" % (cx - 30, cx + 30, cx + 30))
+    page = page.replace("<script>\n", catch + "<script>\n", 1)
+    page = page.replace("</body>", drag + "</body>")
+    with open(out, "w") as f:
+        f.write(page)
+
+
+def zoomed(path):
+    with open(path) as f:
+        dom = f.read()
+    band = re.search(r'<path id="band"[^>]* d="([^"]*)"', dom).group(1)
+    top = min(float(m.group(1)) for m in re.finditer(r"M[\d.]+ ([\d.]+)V", band))
+    cy = float(re.search(r'<circle id="peak-marker"[^>]* cy="([\d.]+)"', dom).group(1))
+    ticks = re.search(r'<g id="xticks"[^>]*>(.*?)</g>', dom).group(1)
+    ticks = ",".join(re.findall(r">([^<]+)</text>", ticks)).replace(" ", "")
+    err = re.search(r'data-err="([^"]*)"', dom)
+    print("%.1f %.1f %s %s" % (top, cy, ticks, "none" if not err else err.group(1).replace(" ", "_")))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "drag":
+        drag_page(sys.argv[2], sys.argv[3])
+    else:
+        {"json": check_json, "red": red_centroid, "zoomed": zoomed}[sys.argv[1]](sys.argv[2])

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/* The timeline's files: Perfetto JSON (keys, monotonic ts per track), CSV,
+ * the plots (the plotted maximum is the peak, the marker on it, a 5 ms
+ * spike in 60 s visible), self-contained HTML, and reading them back. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <cmocka.h>
+#include "timeline_export.h"
+
+#define MS 1000000ULL
+#define S 1000000000ULL
+#define T0 (7 * S)
+#define PAGE 4096
+#define SPIKE 5000      /* pages */
+
+/* 60 s: the sum moves every ms between 100 and 110 pages, a 5 ms spike to
+ * SPIKE pages at 30 s, windows closed every 10 s, the peak marked. */
+static struct timeline *spike_run(void)
+{
+	static struct timeline t;
+
+	timeline_free(&t);
+	assert_int_equal(timeline_init(&t, T0, PAGE, 0), 0);
+	for (uint64_t ms = 0; ms < 60000; ms++) {
+		int64_t v = ms >= 30000 && ms < 30005 ? SPIKE : 100 + (int64_t)(ms % 11);
+
+		assert_int_equal(timeline_add(&t, T0 + ms * MS + 321, v), 0);
+		if (ms && ms % 10000 == 0)
+			timeline_mark(&t, T0 + ms * MS, TL_MARK_WINDOW, 0, ms == 10000 ? "window 1" : "window");
+	}
+	assert_int_equal(timeline_end(&t, T0 + 60 * S), 0);
+	timeline_mark(&t, T0 + 30 * S + 321, TL_MARK_PEAK, SPIKE, "peak");
+	return &t;
+}
+
+static char *render(int (*fn)(const struct timeline *, const char *, FILE *), const struct timeline *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(fn(t, "workload <spike> & \"more\"", f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Where pat is in [p, end), or NULL (a loop: ASan's strstr reads all of
+ * a 3 MB document at each call). */
+static const char *within(const char *p, const char *end, const char *pat)
+{
+	size_t n = strlen(pat);
+
+	for (; p + n <= end; p++)
+		if (*p == *pat && !memcmp(p, pat, n))
+			return p;
+	return NULL;
+}
+
+static double num_after(const char *p, const char *key)
+{
+	const char *at = within(p, p + strlen(p), key);
+
+	assert_non_null(at);
+	return strtod(at + strlen(key), NULL);
+}
+
+/* Every event has name, ph, pid and tid, and ts unless metadata; ts never
+ * goes back on a track (pid, tid). */
+static void test_json_trace_events(void **state)
+{
+	char *doc = render(timeline_write_json, spike_run()), *ev, *next, *other;
+	double last_ts[4] = { -1, -1, -1, -1 };
+	size_t counters = 0, instants = 0;
+
+	(void)state;
+	assert_non_null(strstr(doc, "{\"traceEvents\":["));
+	assert_non_null(strstr(doc, "\"displayTimeUnit\":\"ms\""));
+	other = strstr(doc, "\"otherData\":{\"peakbpf_timeline\":{");
+	assert_non_null(other);
+	for (ev = strstr(doc, "{\"name\":"); ev && ev < other; ev = next) {
+		const char *end, *ph;
+		double ts;
+		int tid;
+
+		next = (char *)within(ev + 1, other, "{\"name\":");
+		end = next ? next : other;
+		ph = within(ev, end, "\"ph\":\"");
+		if (!ph)
+			continue;       /* a metadata event's args */
+		assert_non_null(within(ev, end, "\"pid\":1,"));
+		assert_non_null(within(ev, end, "\"tid\":"));
+		if (ph[6] == 'M')
+			continue;
+		tid = (int)strtol(within(ev, end, "\"tid\":") + 6, NULL, 10);
+		ts = strtod(within(ev, end, "\"ts\":") + 5, NULL);
+		assert_true(tid >= 1 && tid <= 3);
+		assert_true(ts >= last_ts[tid]);
+		last_ts[tid] = ts;
+		if (ph[6] == 'C') {
+			counters++;
+			assert_non_null(within(ev, end, "\"args\":{\"max\":"));
+			assert_true(strtod(within(ev, end, "\"max\":") + 6, NULL) >=
+				    strtod(within(ev, end, "\"min\":") + 6, NULL));
+		} else {
+			assert_int_equal(ph[6], 'i');
+			assert_non_null(within(ev, end, "\"s\":\"t\""));
+			instants++;
+		}
+	}
+	assert_true(counters > 1000);
+	assert_int_equal(instants, 5 + 1);      /* 5 windows, the peak */
+	assert_true(num_after(other, "\"peak_bytes\":") == (double)SPIKE * PAGE);
+	assert_non_null(strstr(doc, "\\\"more\\\""));    /* the title, escaped */
+	free(doc);
+}
+
+static void write_and_load(const char *ext, struct timeline *back)
+{
+	char path[64], err[256], title[128];
+
+	snprintf(path, sizeof(path), "/tmp/peakbpf-test-XXXXXX%s", ext);
+	close(mkstemps(path, (int)strlen(ext)));
+	assert_int_equal(timeline_write(spike_run(), "the run", path, err, sizeof(err)), 0);
+	assert_int_equal(timeline_load(path, back, title, sizeof(title), err, sizeof(err)), 0);
+	assert_string_equal(title, !strcmp(ext, ".json") ? "the run" : path);
+	unlink(path);
+}
+
+/* A file read back draws what the run drew: the same buckets and marks. */
+static void test_round_trip(void **state)
+{
+	static const char *const ext[] = { ".json", ".csv" };
+	const struct timeline *t = spike_run();
+
+	(void)state;
+	for (size_t k = 0; k < 2; k++) {
+		static struct timeline back;
+		uint64_t ns;
+		int64_t v;
+
+		write_and_load(ext[k], &back);
+		assert_int_equal(back.n, t->n);
+		assert_int_equal(back.width_ns, t->width_ns);
+		for (size_t i = 0; i < t->n; i++) {
+			assert_int_equal(back.b[i].min, t->b[i].min * PAGE);
+			assert_int_equal(back.b[i].max, t->b[i].max * PAGE);
+		}
+		assert_int_equal(back.n_marks, t->n_marks);
+		assert_string_equal(back.marks[0].label, "window 1");
+		assert_true(timeline_peak(&back, &ns, &v));
+		assert_int_equal(v, SPIKE * PAGE);
+		assert_int_equal(ns, 30 * S + 321);
+		timeline_free(&back);
+	}
+}
+
+/* The plotted maximum is the peak, to the page; the marker sits on it; the
+ * 5 ms spike, far narrower than a column (70 ms), reaches its height. */
+static void test_svg_peak(void **state)
+{
+	char *svg = render(timeline_write_svg, spike_run()), *band, *p;
+	double cx, cy, top = 1e9, top_x = -1;
+
+	(void)state;
+	assert_true(num_after(svg, "data-plotted-max-bytes=\"") == (double)SPIKE * PAGE);
+	assert_true(num_after(svg, "data-peak-bytes=\"") == (double)SPIKE * PAGE);
+	cx = num_after(svg, "id=\"peak-marker\" cx=\"");
+	cy = num_after(strstr(svg, "peak-marker"), "cy=\"");
+	band = strstr(svg, "id=\"band\"");
+	assert_non_null(band);
+	for (p = strchr(band, 'M'); p && p < strchr(band, '>'); p = strchr(p + 1, 'M')) {
+		double x = strtod(p + 1, &p), y = strtod(p, NULL);
+
+		if (y < top) {
+			top = y;
+			top_x = x;
+		}
+	}
+	assert_true(cy == top);                 /* the marker's height: the plotted max */
+	assert_true(cx > top_x - 1.5 && cx < top_x + 1.5);
+	assert_true(cx > 80 + 860 / 2 - 2 && cx < 80 + 860 / 2 + 2);    /* 30 s of 60 */
+	assert_non_null(strstr(svg, "workload &lt;spike&gt; &amp; &quot;more&quot;"));
+	free(svg);
+}
+
+/* One page, nothing fetched: no external reference of any kind. */
+static void test_html_self_contained(void **state)
+{
+	char *html = render(timeline_write_html, spike_run());
+
+	(void)state;
+	assert_non_null(strstr(html, "<!DOCTYPE html>"));
+	assert_non_null(strstr(html, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"plot\""));
+	assert_non_null(strstr(html, "<script>\nvar D={"));
+	assert_non_null(strstr(html, "}\n;\n(function(){"));  /* D ends before the script */
+	assert_non_null(strstr(html, "id=\"peak-marker\""));
+	assert_null(strstr(html, "src="));
+	assert_null(strstr(html, "href"));
+	assert_null(strstr(html, "https:"));
+	assert_null(strstr(strstr(html, "2000/svg\"") + 1, "http:"));
+	assert_null(strstr(html, "@import"));
+	assert_null(strstr(html, "fetch("));
+	free(html);
+}
+
+static void test_errors(void **state)
+{
+	struct timeline t;
+	char err[256], title[64];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(timeline_format_of("a.JSON"), TL_FORMAT_JSON);
+	assert_int_equal(timeline_format_of("a.html"), TL_FORMAT_HTML);
+	assert_int_equal(timeline_format_of("a.png"), TL_FORMAT_NONE);
+	assert_int_equal(timeline_format_of("json"), TL_FORMAT_NONE);
+	assert_int_equal(timeline_write(spike_run(), "x", "/tmp/x.txt", err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, ".json, .csv, .svg or .html"));
+	assert_true(timeline_write(spike_run(), "x", "/nonexistent/x.svg", err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "cannot write /nonexistent/x.svg"));
+	assert_int_equal(timeline_load("/tmp/x.svg", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	assert_int_equal(timeline_load("/nonexistent/x.json", &t, title, sizeof(title), err, sizeof(err)), -ENOENT);
+	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,x,\n", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a timeline written by peakbpf --timeline"));
+	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,1e30,\n", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,2,\nbucket,99,0.001,1,2,\n", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	f = fopen("/tmp/peakbpf-test-bad.json", "w");
+	fputs("{\"traceEvents\":[]}", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.json", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	unlink("/tmp/peakbpf-test-bad.csv");
+	unlink("/tmp/peakbpf-test-bad.json");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	timeline_free(spike_run());
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_trace_events),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_svg_peak),
+		cmocka_unit_test(test_html_self_contained),
+		cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}
