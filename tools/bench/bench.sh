@@ -206,18 +206,18 @@ per_event() {  # KEY f|p|r: ns per event, or empty
 # and counts the foreign events it kept.
 WIN_TRIES=3
 WIN_S1="" WIN_S2="" WIN_OURS=0
-TR_HWM="" TR_EXACT=0 TR_CHEAP=0
+TR_HWM="" TR_TAKES=0 TR_SETTLES=0
 ours_events() { calc "$(size_bytes "$1") / $PAGE * (1 + 1 / 512)" | cut -d. -f1; }
 measure() {  # KEY FUNCTION ARGS...
-	local key=$1 try best=-1 foreign b1 b2 bours bex bch
+	local key=$1 try best=-1 foreign b1 b2 bours btk bst
 	shift
 	for ((try = 1; try <= WIN_TRIES; try++)); do
-		TR_EXACT=0 TR_CHEAP=0
+		TR_TAKES=0 TR_SETTLES=0
 		"$@" || continue
 		foreign=$(awk -v a="$WIN_S1" -v b="$WIN_S2" -v o="$WIN_OURS" 'BEGIN {
 			split(a, x, " "); split(b, y, " "); f = y[3] - x[3] - o; print (f < 0) ? 0 : f }')
 		if [ "$best" -lt 0 ] || [ "$foreign" -lt "$best" ]; then
-			best=$foreign b1=$WIN_S1 b2=$WIN_S2 bours=$WIN_OURS bex=$TR_EXACT bch=$TR_CHEAP
+			best=$foreign b1=$WIN_S1 b2=$WIN_S2 bours=$WIN_OURS btk=$TR_TAKES bst=$TR_SETTLES
 		fi
 		[ $((foreign * 20)) -le "$WIN_OURS" ] && break
 		# No repeats once the run is past its time budget.
@@ -228,8 +228,8 @@ measure() {  # KEY FUNCTION ARGS...
 	add_window "$key" "$b1" "$b2"
 	W[$key.ours]=$(( ${W[$key.ours]:-0} + bours ))
 	W[$key.foreign]=$(( ${W[$key.foreign]:-0} + best ))
-	W[$key.exact]=$(( ${W[$key.exact]:-0} + bex ))
-	W[$key.cheap]=$(( ${W[$key.cheap]:-0} + bch ))
+	W[$key.takes]=$(( ${W[$key.takes]:-0} + btk ))
+	W[$key.settles]=$(( ${W[$key.settles]:-0} + bst ))
 }
 
 # (b) one window of untracked events: peakbpf tracks a command that only waits
@@ -303,8 +303,8 @@ cost_tracked() {
 	wait "$pb" || ok=0
 	WIN_OURS=$(ours_events "$size")
 	if [ $ok = 1 ] && [ "$(snap_progs "$WIN_S2")" -ge 1 ]; then
-		TR_EXACT=$(json_num "$TMP/t.json" exact_reads)
-		TR_CHEAP=$(json_num "$TMP/t.json" cheap_reads)
+		TR_TAKES=$(json_num "$TMP/t.json" count_takes)
+		TR_SETTLES=$(json_num "$TMP/t.json" settles)
 		return 0
 	fi
 	log "tracked window ($pos, $n processes) failed: $WL_LINE"
@@ -495,8 +495,8 @@ if [ $COST_OK = 1 ]; then
 	row cost "reference: one hash-map lookup, first / second (ns/event)" "$(printf '%.1f / %.1f ns = %.2f / %.2f × floor' "$rl1" "$rl2" "$q1" "$q2")" "" "" "$rl1" ns "not peakbpf: the least a one-lookup reject costs (16384-entry hash, 8-byte key, miss); floor in the same windows $(printf '%.1f / %.1f' "$rf1" "$rf2") ns"
 	r3=$(calc "$pt1 / $ft1") r4=$(calc "$pt2 / $ft2")
 	row cost "floor, tracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$ft1" "$ft2")" "" "" "$ft1" ns "the same program while peakbpf tracks the workload"
-	row cost "peakbpf, tracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt1" "$r3")" "≤ 3 × floor" "$(verdict "$r3" 3)" "$pt1" ns "exact_reads ${W[t.first.exact]}, cheap_reads ${W[t.first.cheap]} (whole runs); $nt events in windows, $ut1 untracked taken out"
-	row cost "peakbpf, tracked event, second (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt2" "$r4")" "≤ 3 × floor" "$(verdict "$r4" 3)" "$pt2" ns "floor attached first; exact_reads ${W[t.second.exact]}, cheap_reads ${W[t.second.cheap]}; $ut2 untracked taken out"
+	row cost "peakbpf, tracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt1" "$r3")" "≤ 3 × floor" "$(verdict "$r3" 3)" "$pt1" ns "count_takes ${W[t.first.takes]}, settles ${W[t.first.settles]} (whole runs); $nt events in windows, $ut1 untracked taken out"
+	row cost "peakbpf, tracked event, second (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt2" "$r4")" "≤ 3 × floor" "$(verdict "$r4" 3)" "$pt2" ns "floor attached first; count_takes ${W[t.second.takes]}, settles ${W[t.second.settles]}; $ut2 untracked taken out"
 	if [ -n "${lam:-}" ]; then
 		est=$(calc "$pt1 * $WALL_BYTES / $PAGE / ($lam * 1e9) * 100")
 		row wall "overhead estimated from [1] (%)" "$(printf '%+.2f %%' "$est")" "≤ 1 %" "$(verdict "$est" 1)" "$est" "%" "derived, not timed: tracked ns/event (first) × $((WALL_BYTES / PAGE)) faults ÷ the fault loop's median alone"
@@ -507,7 +507,7 @@ if [ $COST_OK = 1 ]; then
 		if [ -n "${W[s.$n.pcnt]:-}" ]; then
 			read -r ps us <<<"$(tracked_ns "s.$n" "$pu1")"
 			SC+=("$ps")
-			row scale "tracked event, $n live tracked process(es) (ns/event)" "$(printf '%.1f ns' "$ps")" "" "" "$ps" ns "exact_reads ${W[s.$n.exact]}, cheap_reads ${W[s.$n.cheap]}; $us untracked taken out"
+			row scale "tracked event, $n live tracked process(es) (ns/event)" "$(printf '%.1f ns' "$ps")" "" "" "$ps" ns "count_takes ${W[s.$n.takes]}, settles ${W[s.$n.settles]}; $us untracked taken out"
 		else
 			na_row scale "tracked event, $n live tracked process(es)" "" "the window failed"
 			failed "scale, N=$n"
