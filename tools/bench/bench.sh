@@ -26,7 +26,9 @@
 #      three runs: alone, with only the empty program attached (bpfstat -n),
 #      under peakbpf. The verdict is on the median of the rounds' pairs
 #      (under peakbpf vs alone), beside the empty program's own overhead.
-#  [3] start-up: wall time of `peakbpf -q -- true` vs `true` from this shell;
+#  [3] start-up: wall time of `peakbpf -q --json -- true` vs `true` from this
+#      shell, split with the record's host.bpf_startup_ms (probe, load,
+#      learn, attach) and the rest (fork, other sources, report);
 #      peakbpf's memory: GNU time's %M, and VmHWM while it tracks 1000
 #      processes.
 #  [4] scale: as the tracked cost, with N-1 idle tracked processes alive.
@@ -342,30 +344,60 @@ if [ ! -x "$GNU_TIME" ] && command -v apt-get >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 || log "could not install GNU time"
 fi
 
-echo "bench: [3] start-up: $TRUE_BIN alone vs peakbpf -- $TRUE_BIN, $BENCH_START_RUNS runs each, interleaved" >&2
-A=() B=()
+echo "bench: [3] start-up: $TRUE_BIN alone vs peakbpf -q --json -- $TRUE_BIN, $BENCH_START_RUNS runs each, interleaved" >&2
+# The record's host.bpf_startup_ms says what each BPF step took; the rest
+# of a run (fork and exec of the command, the other sources, the report) is
+# the run's time less its steps and less the command alone.
+STEPS=(probe load learn attach)
+declare -A STEP_NOTE=(
+	[probe]="probing the kernel's features"
+	[load]="libbpf open + load: kernel BTF, CO-RE relocation, maps, verification"
+	[learn]="learning the per-CPU offsets"
+	[attach]="attaching the programs"
+)
+A=() B=() REST=() start_err=""
+declare -A ST=()
 for ((i = 0; i < BENCH_START_RUNS; i++)); do
 	for which in $( ((i % 2)) && echo "b a" || echo "a b"); do
 		t0=$EPOCHREALTIME
 		if [ "$which" = a ]; then
 			"$TRUE_BIN"
 		else
-			"$PEAKBPF" -q -- "$TRUE_BIN" || { B=(); break 2; }
+			"$PEAKBPF" -q --json -- "$TRUE_BIN" >"$TMP/st.json" 2>"$TMP/st.err" ||
+				{ start_err="peakbpf -q --json -- true failed: $(head -n 1 "$TMP/st.err")"; break 2; }
 		fi
 		t1=$EPOCHREALTIME
 		d=$(calc "($t1 - $t0) * 1000")
-		[ "$which" = a ] && A+=("$d") || B+=("$d")
+		[ "$which" = a ] && { A+=("$d"); continue; }
+		B+=("$d")
+		steps=$(sed -n 's/.*"bpf_startup_ms":{\([^}]*\)}.*/\1/p' "$TMP/st.json")
+		sum=0
+		for s in "${STEPS[@]}"; do
+			v=$(printf '%s\n' "$steps" | tr ',' '\n' | sed -n "s/^\"$s\":\([0-9.e+-]*\)$/\1/p")
+			[ -n "$v" ] || { start_err="no host.bpf_startup_ms.$s in the record"; break 3; }
+			ST[$s]="${ST[$s]:+${ST[$s]},}$v"   # comma-separated, as the JSON wants
+			sum=$(calc "$sum + $v")
+		done
+		REST+=("$(calc "$d - $sum")")
 	done
 done
-if [ ${#B[@]} -gt 0 ]; then
+if [ -z "$start_err" ]; then
 	read -r am amin amax <<<"$(stats "${A[@]}")"
 	read -r bm bmin bmax <<<"$(stats "${B[@]}")"
 	added=$(calc "$bm - $am")
 	row startup "true alone (ms, median of ${#A[@]})" "$(printf '%.2f ms (%.2f–%.2f)' "$am" "$amin" "$amax")" "" "" "$am" ms "fork+exec+wait from bash"
-	row startup "peakbpf -- true (ms, median of ${#B[@]})" "$(printf '%.2f ms (%.2f–%.2f)' "$bm" "$bmin" "$bmax")" "" "" "$bm" ms "BPF load, attach, run, report"
-	row startup "added by peakbpf (difference of medians)" "$(printf '%.2f ms' "$added")" "≤ 25 ms" "$(verdict "$added" 25)" "$added" ms ""
+	row startup "peakbpf -q --json -- true (ms, median of ${#B[@]})" "$(printf '%.2f ms (%.2f–%.2f)' "$bm" "$bmin" "$bmax")" "" "" "$bm" ms "BPF load, attach, run, report"
+	row startup "added by peakbpf (difference of medians)" "$(printf '%.2f ms' "$added")" "≤ 25 ms" "$(verdict "$added" 25)" "$added" ms "split below into the four BPF steps and the rest, each a median of the same runs"
+	for s in "${STEPS[@]}"; do
+		IFS=, read -r -a vals <<<"${ST[$s]}"
+		read -r sm smin smax <<<"$(stats "${vals[@]}")"
+		row startup "  step: $s (ms, median)" "$(printf '%g ms (%g–%g)' "$sm" "$smin" "$smax")" "" "" "$sm" ms "${STEP_NOTE[$s]} (host.bpf_startup_ms.$s)"
+	done
+	read -r rm _ <<<"$(stats "${REST[@]}")"
+	rest=$(calc "$rm - $am")
+	row startup "  the rest: fork, other sources, report (ms)" "$(printf '%.2f ms' "$rest")" "" "" "$rest" ms "median over runs of (run − its four steps), less true alone"
 else
-	na_row startup "peakbpf -- true" "≤ 25 ms" "peakbpf -- true failed: $("$PEAKBPF" -q -- "$TRUE_BIN" 2>&1 | head -n 1)"
+	na_row startup "peakbpf -q --json -- true" "≤ 25 ms" "$start_err"
 	failed "start-up"
 fi
 if [ -x "$GNU_TIME" ]; then
@@ -710,6 +742,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 			"${A_S1[$i]:-null}" "${A_S2[$i]:-null}" "${A_S3[$i]:-null}" "${A_CG[$i]:-null}" "$(json_str "${A_NOTE[$i]}")"
 	done
 	printf '],"raw":{"startup_true_ms":[%s],"startup_peakbpf_ms":[%s],' "$(IFS=,; echo "${A[*]}")" "$(IFS=,; echo "${B[*]}")"
+	for s in "${STEPS[@]}"; do printf '"startup_%s_ms":[%s],' "$s" "${ST[$s]:-}"; done
 	printf '"fault_loop_alone_s":[%s],"fault_loop_floor_s":[%s],"fault_loop_peakbpf_s":[%s],' \
 		"$(IFS=,; echo "${LA[*]}")" "$(IFS=,; echo "${LF[*]}")" "$(IFS=,; echo "${LB[*]}")"
 	printf '"command_alone_s":[%s],"command_peakbpf_s":[%s],"windows":{' "$(IFS=,; echo "${EA[*]}")" "$(IFS=,; echo "${EB[*]}")"
