@@ -227,7 +227,7 @@ measure() {  # KEY FUNCTION ARGS...
 		fi
 		[ $((foreign * 20)) -le "$WIN_OURS" ] && break
 		# No repeats once the run is past its time budget.
-		[ "$(calc "$EPOCHREALTIME - $T_START > $RETRY_UNTIL_S")" = 1.000000 ] && break
+		[ "$(calc "($EPOCHREALTIME - $T_START > $RETRY_UNTIL_S)")" = 1.000000 ] && break
 		[ "$try" -lt "$WIN_TRIES" ] && log "window $key: $foreign events of other processes in it, again"
 	done
 	[ "$best" -ge 0 ] || return 1
