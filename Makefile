@@ -140,7 +140,7 @@ clean:
 install: $(OUTPUT)/peakbpf
 	$(Q)install -D -m 0755 $(OUTPUT)/peakbpf $(DESTDIR)$(PREFIX)/bin/peakbpf
 
-# make bench / bench-short (tools/bench) and make vmtest (tools/vm).
+# make bench / bench-short / bench-cpus (tools/bench) and make vmtest (tools/vm).
 include tools/bench/bench.mk
 include tools/vm/vm.mk
 

@@ -6,6 +6,9 @@
 #
 #   tools/bench/bench.sh full|short       (make bench / make bench-short)
 #
+# The targets that need other CPU counts are make bench-cpus's
+# (tools/bench/bench-cpus.sh, in the kernel-matrix VM).
+#
 # Needs root, the built .output/peakbpf and .output/workload, and
 # .output/bench/{bpfstat,procsample} (tools/bench/bench.mk builds them).
 # Environment: OUTPUT (default .output); BENCH_* below override sizes/counts.
@@ -715,6 +718,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	echo "Notes: BPF statistics were on (BPF_ENABLE_STATS, held by bpfstat) only during [1] and [4];"
 	echo "  kernel.bpf_stats_enabled read $STATS_SYSCTL before and $STATS_SYSCTL_AFTER after. Other peakbpf programs loaded (other users): $OTHER_PROGS at start, $OTHER_PROGS_END at the end."
 	echo "  first/second: programs on a tracepoint run in attach order; alone, peakbpf's program is first, so 'first' is the production case."
+	echo "  Per-event cost and load time against the CPU count (flat from 2 to 64 CPUs): make bench-cpus (6.12 VM, not run here)."
 } | tee "$OUT/results.txt"
 
 # JSON
