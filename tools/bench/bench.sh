@@ -82,6 +82,14 @@ done
 mkdir -p "$OUT" || die "cannot create $OUT"
 TMP=$(mktemp -d /tmp/peakbpf-bench.XXXXXX) || die "mktemp failed"
 PAGE=$(getconf PAGESIZE)
+# Every timed fault loop ([1], [2], [4]) runs on one CPU, the last this
+# shell may use: on the 2-CPU machine the same loop ran ~30 % slower on
+# CPU 0 than on CPU 1, so runs that landed on different CPUs compared the
+# CPUs, not peakbpf (pairs of the wall time scattered from -6 % to +32 %).
+# peakbpf itself is not pinned, as in use. (taskset execs the workload: the
+# pid peakbpf's child has stays the workload's.)
+FAULT_CPU=$(taskset -cp $$ 2>/dev/null | grep -o '[0-9]*$')
+if [ -n "$FAULT_CPU" ]; then ON_CPU=(taskset -c "$FAULT_CPU"); else ON_CPU=(); fi
 T_START=$EPOCHREALTIME
 CGROUP=""
 
@@ -254,7 +262,7 @@ cost_untracked() {
 	if wait_up "$pb"; then
 		[ "$pos" = first ] && { bs attach || ok=0; }
 		bs "snap $pb" && WIN_S1=$BS_REPLY || ok=0
-		"$WORKLOAD" -s "$BENCH_COST_SIZE" faults 2>/dev/null || ok=0
+		"${ON_CPU[@]}" "$WORKLOAD" -s "$BENCH_COST_SIZE" faults 2>/dev/null || ok=0
 		bs "snap $pb" && WIN_S2=$BS_REPLY || ok=0
 	else
 		ok=0
@@ -277,7 +285,7 @@ cost_reference() {
 	if [ "$pos" = first ]; then bs attach-ref && bs attach || ok=0
 	else bs attach && bs attach-ref || ok=0; fi
 	bs "snap 0" && WIN_S1=$BS_REPLY || ok=0
-	"$WORKLOAD" -s "$BENCH_COST_SIZE" faults 2>/dev/null || ok=0
+	"${ON_CPU[@]}" "$WORKLOAD" -s "$BENCH_COST_SIZE" faults 2>/dev/null || ok=0
 	bs "snap 0" && WIN_S2=$BS_REPLY || ok=0
 	bs detach-ref
 	bs detach
@@ -293,7 +301,7 @@ cost_tracked() {
 	WIN_S2=""
 	drain_wl
 	[ "$pos" = second ] && { bs attach || return 1; }
-	"$PEAKBPF" -q -o "$TMP/t.json" -- "$WORKLOAD" -n "$n" -s "$size" -t 60s \
+	"$PEAKBPF" -q -o "$TMP/t.json" -- "${ON_CPU[@]}" "$WORKLOAD" -n "$n" -s "$size" -t 60s \
 		idle-plus-faulter 2>&"$fd_wl" &
 	pb=$!
 	if wait_wl ready "$pb" && wpid=$(child_of "$pb") && [ -n "$wpid" ]; then
@@ -337,7 +345,7 @@ NCPU=$(nproc)
 OTHER_PROGS=$( (bpftool prog show 2>/dev/null || true) | grep -c 'name handle_rss_stat')
 STATS_SYSCTL=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "?")
 THP=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
-echo "peakbpf bench ($MODE): Linux $KERNEL, $NCPU CPUs, page $PAGE B, THP ${THP:-?};" \
+echo "peakbpf bench ($MODE): Linux $KERNEL, $NCPU CPUs, page $PAGE B, THP ${THP:-?}, fault loops on CPU ${FAULT_CPU:-any (no taskset)};" \
 	"$OTHER_PROGS other peakbpf program(s) on rss_stat at start; kernel.bpf_stats_enabled=$STATS_SYSCTL" >&2
 
 # ---------------------------------------------------------------- 3. start-up
@@ -441,9 +449,9 @@ for ((i = 0; i < BENCH_WALL_RUNS; i++)); do
 		b0=$(busy_ticks)
 		t0=$EPOCHREALTIME
 		if [ "$which" = peakbpf ]; then
-			"$PEAKBPF" -q -o "$TMP/wall.json" -- "$WORKLOAD" -s "$BENCH_WALL_SIZE" faults 2>"$TMP/wall.err" || wall_ok=0
+			"$PEAKBPF" -q -o "$TMP/wall.json" -- "${ON_CPU[@]}" "$WORKLOAD" -s "$BENCH_WALL_SIZE" faults 2>"$TMP/wall.err" || wall_ok=0
 		else
-			"$WORKLOAD" -s "$BENCH_WALL_SIZE" faults 2>"$TMP/wall.err" || wall_ok=0
+			"${ON_CPU[@]}" "$WORKLOAD" -s "$BENCH_WALL_SIZE" faults 2>"$TMP/wall.err" || wall_ok=0
 		fi
 		t1=$EPOCHREALTIME
 		b1=$(busy_ticks)
@@ -685,7 +693,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 }
 
 {
-	echo "peakbpf benchmark, $MODE mode: Linux $KERNEL, $NCPU CPUs, $(date -u '+%Y-%m-%d %H:%M UTC'), ${T_TOTAL%.*} s"
+	echo "peakbpf benchmark, $MODE mode: Linux $KERNEL, $NCPU CPUs (fault loops on CPU ${FAULT_CPU:-any}), $(date -u '+%Y-%m-%d %H:%M UTC'), ${T_TOTAL%.*} s"
 	echo "Every figure below was measured in this run."
 	echo
 	for sec in cost wall startup scale; do
@@ -723,8 +731,8 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 
 # JSON
 {
-	printf '{"mode":"%s","kernel":"%s","cpus":%s,"page_size":%s,"thp":"%s","seconds":%s,' \
-		"$MODE" "$(json_str "$KERNEL")" "$NCPU" "$PAGE" "$(json_str "$THP")" "$T_TOTAL"
+	printf '{"mode":"%s","kernel":"%s","cpus":%s,"fault_cpu":%s,"page_size":%s,"thp":"%s","seconds":%s,' \
+		"$MODE" "$(json_str "$KERNEL")" "$NCPU" "${FAULT_CPU:-null}" "$PAGE" "$(json_str "$THP")" "$T_TOTAL"
 	printf '"other_peakbpf_programs_at_start":%s,"other_peakbpf_programs_at_end":%s,"bpf_stats_sysctl_before":"%s","bpf_stats_sysctl_after":"%s",' \
 		"$OTHER_PROGS" "$OTHER_PROGS_END" "$STATS_SYSCTL" "$STATS_SYSCTL_AFTER"
 	printf '"params":{"cost_size":"%s","cost_reps":%s,"wall_size":"%s","wall_runs":%s,"start_runs":%s,"scale_size":"%s","scale_n":"%s"},' \
