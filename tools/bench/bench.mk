@@ -4,8 +4,8 @@
 # $(WARN), $(LIBBPF_CFLAGS), $(LIBBPF_LIBS), $(Q) and $(call msg,...).
 # To try it alone: make -f Makefile -f tools/bench/bench.mk bench
 #
-#   make bench         the full table (~3 min on 2 CPUs), root
-#   make bench-short   the same rows, smaller and fewer runs (~1 min), for CI
+#   make bench         the full table (~2 min on 2 CPUs), root
+#   make bench-short   the same rows, smaller and fewer runs (~40 s), for CI
 #   make bench-cpus    per-event cost and load time at -smp 2 vs -smp 64 in
 #                      the 6.12 kernel-matrix VM (~2 min, qemu TCG; too slow
 #                      for make check); uses $(VMTEST_CACHE) from vm.mk
