@@ -257,7 +257,7 @@ install: $(OUTPUT)/peakbpf lib
 	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
 	$(Q)if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
-# make bench / bench-short (tools/bench) and make vmtest (tools/vm).
+# make bench / bench-short / bench-cpus (tools/bench) and make vmtest (tools/vm).
 include tools/bench/bench.mk
 include tools/vm/vm.mk
 

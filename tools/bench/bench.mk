@@ -4,14 +4,17 @@
 # $(WARN), $(LIBBPF_CFLAGS), $(LIBBPF_LIBS), $(Q) and $(call msg,...).
 # To try it alone: make -f Makefile -f tools/bench/bench.mk bench
 #
-#   make bench         the full table (~3 min on 2 CPUs), root
-#   make bench-short   the same rows, smaller and fewer runs (~1 min), for CI
+#   make bench         the full table (~2 min on 2 CPUs), root
+#   make bench-short   the same rows, smaller and fewer runs (~40 s), for CI
+#   make bench-cpus    per-event cost and load time at -smp 2 vs -smp 64 in
+#                      the 6.12 kernel-matrix VM (~2 min, qemu TCG; too slow
+#                      for make check); uses $(VMTEST_CACHE) from vm.mk
 #
-# Tables land in $(OUTPUT)/bench/results.{txt,json,md}.
+# Tables land in $(OUTPUT)/bench/results.{txt,json,md} and cpus.{txt,json}.
 BENCH_OUT := $(OUTPUT)/bench
 BENCH_TOOLS := $(BENCH_OUT)/bpfstat $(BENCH_OUT)/procsample
 
-.PHONY: bench bench-short bench-tools
+.PHONY: bench bench-short bench-cpus bench-tools
 
 $(BENCH_OUT):
 	$(Q)mkdir -p $@
@@ -40,3 +43,6 @@ bench: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
 
 bench-short: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
 	$(Q)OUTPUT=$(OUTPUT) tools/bench/bench.sh short
+
+bench-cpus: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_OUT)/bpfstat
+	$(Q)OUTPUT=$(OUTPUT) VMTEST_CACHE="$(VMTEST_CACHE)" tools/bench/bench-cpus.sh

@@ -5,8 +5,14 @@
  * exits or is killed; the same switch as kernel.bpf_stats_enabled, but
  * counted, so it never turns off statistics that someone else turned on),
  * loads the empty "floor" program (and a one-lookup reference) on rss_stat,
- * and answers commands read from
- * stdin, one per line, each with one line on stdout:
+ * and answers commands read from stdin, one per line, each with one line on
+ * stdout.
+ *
+ *   bpfstat [-n]    -n: leave the statistics as they are: the wall-time
+ *                   bench times the floor program alone, and statistics
+ *                   add two clock reads to every program run; snap then
+ *                   reports whatever the kernel counted (0 if nobody
+ *                   turned them on)
  *
  *   attach          attach the floor program (it runs after any program
  *                   already on rss_stat, before any attached later)  -> ok
@@ -122,18 +128,24 @@ static void snap(struct floor *skel, int pid)
 	printf("snap %lld %lld %lld %lld %d %lld %lld\n", f.ns, f.cnt, p.ns, p.cnt, found, r.ns, r.cnt);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct bpf_link *link = NULL, *ref = NULL;
 	struct floor *skel;
 	char line[256];
-	int stats_fd;
+	int stats_fd = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-	if (stats_fd < 0) {
-		printf("error: BPF_ENABLE_STATS: %s\n", strerror(errno));
-		return 1;
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "-n"))) {
+		printf("error: usage: bpfstat [-n]\n");
+		return 2;
+	}
+	if (argc == 1) {
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0) {
+			printf("error: BPF_ENABLE_STATS: %s\n", strerror(errno));
+			return 1;
+		}
 	}
 	skel = floor__open_and_load();
 	if (!skel) {
@@ -177,6 +189,7 @@ int main(void)
 	bpf_link__destroy(ref);
 	bpf_link__destroy(link);
 	floor__destroy(skel);
-	close(stats_fd);
+	if (stats_fd >= 0)
+		close(stats_fd);
 	return 0;
 }

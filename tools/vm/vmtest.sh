@@ -29,6 +29,10 @@ REFRESH=0
 STRICT=0
 VM_MEM=${VMTEST_MEM:-2048}
 VM_SMP=${VMTEST_SMP:-2}
+# More qemu options, split on spaces: make bench-cpus boots with
+# "-icount shift=0,sleep=off", so that the guest's clock counts
+# instructions and its timings do not move with the host's load.
+read -r -a VM_QEMU_ARGS <<<"${VMTEST_QEMU_ARGS:-}"
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 die() { echo "$PROG: error: $*" >&2; exit 2; }
@@ -59,6 +63,7 @@ Exit status: 0 if no kernel FAILED (SKIPs are printed loudly but allowed unless 
 1 if any kernel failed, 2 on a usage or set-up error.
 Logs: <cache>/logs/<version>.log (serial console + test output), <version>.out (test output).
 Environment: VMTEST_MEM (MiB, default 2048), VMTEST_SMP (default 2),
+VMTEST_QEMU_ARGS (more qemu options, split on spaces),
 VMTEST_MIRROR / VMTEST_SECURITY_MIRROR (override the Debian mirror read from /etc/apt).
 EOF
 }
@@ -484,7 +489,7 @@ run_kernel() {
     # that another vCPU is patching (text_poke_bp's int3, as attaching BPF
     # to a tracepoint does): 6.12 died with "Oops: int3" in trace_rss_stat.
     timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
-        -accel tcg,thread=single -cpu max -smp "$VM_SMP" -m "$VM_MEM" \
+        -accel tcg,thread=single -cpu max -smp "$VM_SMP" -m "$VM_MEM" "${VM_QEMU_ARGS[@]}" \
         -nodefaults -no-reboot -display none -monitor none \
         -kernel "$kdir/vmlinuz" -initrd "$WORK/initramfs.gz" \
         -append "console=ttyS0 quiet loglevel=3 panic=-1 oops=panic" \

@@ -1,0 +1,202 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The in-VM side of make bench-cpus (tools/bench/bench-cpus.sh boots the
+# kernel-matrix VM once per vCPU count and runs this as /bin/sh
+# /opt/test/cpus.sh: busybox sh, POSIX only). /opt/test holds peakbpf,
+# workload, bpfstat (with their libraries) and this file.
+#
+# Measures two figures that must not grow with the CPU count (issue 11):
+#  per-event cost: bpfstat's BPF run-time statistics (read bpfstat.c) of
+#    peakbpf's rss_stat program while it tracks `workload idle-plus-faulter`,
+#    the window being exactly the fault loop, as bench.sh's cost_tracked
+#    does; and of the empty floor program over the same kind of window. Both
+#    are taken first on the tracepoint (the first program after a fault runs
+#    colder than the next): peakbpf's in a window where the floor was
+#    attached after peakbpf started, the floor's in one where it was
+#    attached before. A round is one of each: their ratio is one sample.
+#  start-up: `peakbpf -q --json -- true`: the record's host.bpf_startup_ms
+#    (probe, load = libbpf open + load: BTF, maps, verification; learn,
+#    attach) and the run's wall time (/proc/uptime: 10 ms steps; busybox
+#    date has no %N).
+# bench-cpus.sh boots the VM with qemu's -icount: the guest's clock then
+# counts instructions (2^shift ns each), so these timings are the same on a
+# busy host and between runs, all but a window now and then with an
+# interrupt inside a program run, which the medians over rounds leave out.
+#
+# Prints one "cpus round KEY=VALUE..." and "cpus start KEY=VALUE..." line a
+# sample, "cpus-na FIGURE: REASON" for a figure that could not be measured,
+# and exits 1 if any was n/a. Nothing is left running: every child is
+# bounded (timeout, the workload's own -t) and waited for.
+set -u
+cd "$(dirname "$0")" || exit 1
+
+# Sizes: with 64 vCPUs under icount a round takes some 5 s here; the
+# figures hardly vary, so a few samples make a median.
+SIZE_MIB=16
+PAGES=$((SIZE_MIB * 256))    # 4 KiB pages (x86-64)
+ROUNDS=5
+START_RUNS=5
+# Bounds, in the guest's seconds (under icount not the host's, but of the
+# same order):
+# bpfstat lives through the whole script; one peakbpf run, and each of the
+# workload's waits for SIGUSR1, are bounded on their own.
+BS_LIMIT=150
+RUN_LIMIT=60
+HOLD=20s
+
+T=$(mktemp -d /tmp/cpus.XXXXXX) || exit 1
+NA=0
+na() { echo "cpus-na $*"; NA=1; }
+# A write to a FIFO whose reader died must fail, not kill this shell.
+trap '' PIPE
+
+echo "cpus info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) size=${SIZE_MIB}MiB rounds=$ROUNDS start_runs=$START_RUNS"
+
+# Transparent huge pages as on the hosts (madvise): the workload asks for
+# 4 KiB faults itself, and peakbpf's own memory should not come in 2 MiB
+# pieces either (Debian's kernels default to always).
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+[ -w "$thp" ] && echo madvise >"$thp"
+
+# ---------------------------------------------------------------- bpfstat
+# Its stdin and stdout are FIFOs opened here write-only and read-only, so
+# that when it exits (or its timeout ends it) a read here sees EOF.
+mkfifo "$T/bs.in" "$T/bs.out" "$T/wl" || exit 1
+timeout "$BS_LIMIT" ./bpfstat <"$T/bs.in" >"$T/bs.out" 2>"$T/bs.err" &
+BS_PID=$!
+exec 3>"$T/bs.in" 4<"$T/bs.out"
+bs() {  # COMMAND: one line to bpfstat, its answer in BS_REPLY
+	if ! echo "$*" >&3 2>/dev/null; then
+		BS_REPLY="error: bpfstat is gone: $(cat "$T/bs.err")"
+	elif ! read -r BS_REPLY <&4; then
+		BS_REPLY="error: bpfstat did not answer: $(cat "$T/bs.err")"
+	fi
+	case $BS_REPLY in error*) return 1 ;; esac
+}
+
+# ---------------------------------------------------------------- per-event
+# The workload's stderr is a FIFO read with the read builtin: nothing in
+# this shell forks while a window is open, so the rss_stat events in it are
+# the workload's.
+WL_LAST=""
+wait_wl() {  # WORD: read the workload's lines (fd 5) until one has WORD
+	while read -r line <&5; do
+		WL_LAST=$line
+		case $line in *"$1"*) return 0 ;; esac
+	done
+	return 1
+}
+# One window, POS first (the floor attached after peakbpf started) or
+# second (before): appends "POS SNAP1 SNAP2" to $T/snaps, or says why not
+# in WHY.
+window() {
+	pos=$1 wpid="" s1="" s2="" WHY="" WL_LAST=""
+	if [ "$pos" = second ] && ! bs attach; then
+		WHY=$BS_REPLY
+		return 1
+	fi
+	timeout "$RUN_LIMIT" ./peakbpf -q -o "$T/t.json" -- ./workload -n 1 -s "${SIZE_MIB}MiB" -t "$HOLD" \
+		idle-plus-faulter 2>"$T/wl" 3>&- 4>&- &
+	pb=$!
+	exec 5<"$T/wl"
+	if ! wait_wl ready; then
+		WHY="the workload never said ready: ${WL_LAST:-no output}"
+	elif ! { read -r wpid _ <"/proc/$pb/task/$pb/children"; [ -n "$wpid" ]; }; then
+		# (the file has no newline: read fails, and sets wpid all the same)
+		WHY="no workload under peakbpf (pid $pb)"
+	elif [ "$pos" = first ] && ! bs attach; then
+		WHY=$BS_REPLY
+	elif ! bs "snap $pb"; then
+		WHY=$BS_REPLY
+	else
+		s1=$BS_REPLY
+		kill -USR1 "$wpid"
+		if ! wait_wl "done"; then
+			WHY="the fault loop did not end: ${WL_LAST:-no output}"
+		elif ! bs "snap $pb"; then
+			WHY=$BS_REPLY
+		else
+			s2=$BS_REPLY
+		fi
+	fi
+	if [ -z "$WHY" ]; then
+		kill -USR1 "$wpid"    # the workload's second wait: let it exit
+	else
+		kill "$pb" ${wpid:+"$wpid"} 2>/dev/null
+	fi
+	bs detach
+	# EOF comes once peakbpf and the workload have both exited.
+	while read -r _ <&5; do :; done
+	exec 5<&-
+	wait "$pb"
+	rc=$?
+	[ -n "$WHY" ] || [ $rc = 0 ] || WHY="peakbpf exited $rc"
+	# shellcheck disable=SC2086 # the snap line's fields
+	[ -n "$WHY" ] || { set -- $s2; [ $# = 8 ] && [ "$6" -ge 1 ]; } ||
+		WHY="bpfstat's snap did not find peakbpf's program: $s2"
+	[ -z "$WHY" ] || return 1
+	echo "$pos $s1 $s2" >>"$T/snaps"
+}
+
+# One round: a window at each place, in the order R (0 or 1) says, then one
+# line with the round's figures. A line of $T/snaps: POS, then twice "snap
+# F_NS F_CNT P_NS P_CNT P_PROGS R_NS R_CNT". Per place on the tracepoint:
+# peakbpf's program at the first place runs in "first" windows, the
+# floor's in "second" ones, and the other way round at the second place.
+# Events beyond the workload's own (a fault a page, an unmap batch a 512
+# pages) are counted, not taken out: nothing else runs in the VM.
+round() {
+	if [ "$1" = 0 ]; then order="first second"; else order="second first"; fi
+	: >"$T/snaps"
+	for pos in $order; do
+		window "$pos" || return 1
+	done
+	out=$(awk -v pages=$PAGES '{
+		k = $1
+		fns[k] = $11 - $3; fcnt[k] = $12 - $4; pns[k] = $13 - $5; pcnt[k] = $14 - $6
+	} END {
+		if (!pcnt["first"] || !fcnt["second"] || !pcnt["second"] || !fcnt["first"]) {
+			print "a program ran no events in its window"
+			exit 1
+		}
+		p = pns["first"] / pcnt["first"]; f = fns["second"] / fcnt["second"]
+		p2 = pns["second"] / pcnt["second"]; f2 = fns["first"] / fcnt["first"]
+		printf "cpus round peakbpf_ns=%.1f floor_ns=%.1f ratio=%.4f", p, f, p / f
+		printf " second_peakbpf_ns=%.1f second_floor_ns=%.1f second_ratio=%.4f", p2, f2, p2 / f2
+		printf " other_events=%d\n", pcnt["first"] - int(pages * (1 + 1 / 512))
+	}' "$T/snaps") || { WHY=$out; return 1; }
+	echo "$out"
+}
+
+read -r BS_REPLY <&4 || BS_REPLY="error: bpfstat did not start: $(cat "$T/bs.err")"
+if [ "$BS_REPLY" != ready ]; then
+	na "per_event: $BS_REPLY"
+else
+	r=0
+	while [ $r -lt $ROUNDS ]; do
+		round $((r % 2)) || { na "per_event: $WHY"; break; }
+		r=$((r + 1))
+	done
+fi
+echo quit >&3 2>/dev/null
+exec 3>&- 4<&-
+wait "$BS_PID"
+
+# ---------------------------------------------------------------- start-up
+# One line a run: its wall time and the record's steps, "probe":1.2,...
+# turned into probe_ms=1.2 ...
+i=0
+while [ $i -lt $START_RUNS ]; do
+	read -r u0 _ </proc/uptime
+	if ! timeout "$RUN_LIMIT" ./peakbpf -q --json -- true >"$T/s.json" 2>"$T/s.err"; then
+		na "startup: peakbpf -q --json -- true failed: $(head -n 1 "$T/s.err")"
+		break
+	fi
+	read -r u1 _ </proc/uptime
+	steps=$(sed -n '/"bpf_startup_ms":{/{s/.*"bpf_startup_ms":{\([^}]*\)}.*/\1/;s/"\([a-z]*\)":/\1_ms=/g;s/,/ /g;p;}' "$T/s.json")
+	[ -n "$steps" ] || { na "startup: no host.bpf_startup_ms in the record"; break; }
+	echo "cpus start total_ms=$(awk -v a="$u0" -v b="$u1" 'BEGIN { print (b - a) * 1000 }') $steps"
+	i=$((i + 1))
+done
+rm -rf "$T"
+exit $NA
