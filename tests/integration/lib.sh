@@ -36,6 +36,13 @@ need() {
 	return 1
 }
 
+# page_size: the page size, from getconf, or where busybox has none (the
+# kernel-matrix VMs) from peakbpf's own record.
+page_size() {
+	getconf PAGESIZE 2>/dev/null ||
+		"$PEAKBPF" -q --json -- true 2>/dev/null | grep -o '"page_size":[0-9]*' | cut -d: -f2
+}
+
 abs() { if [ "$1" -lt 0 ]; then echo $((-$1)); else echo "$1"; fi; }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }

@@ -33,7 +33,7 @@ t_timeline_json() {
 	need python3 "timeline json: the trace event check" || return
 	peak=$(tail -n 1 "$TMP/tl.json" | grep -o '"peak_bytes":[0-9]*' | head -n 1 | cut -d: -f2)
 	windows=$(grep -c '"record":"window"' "$TMP/tl.json")
-	page=$(getconf PAGESIZE)
+	page=$(page_size)
 	if ! out=$(python3 "$CHECK" json "$TMP/tl-trace.json" 2>&1); then
 		fail "timeline json: not a valid trace: $out"
 		return
@@ -49,7 +49,7 @@ t_timeline_json() {
 # The plots --timeline draws: the plotted maximum is the reported peak, to
 # the page, and the page fetches nothing.
 t_timeline_plots() {
-	page=$(getconf PAGESIZE)
+	page=$(page_size)
 	bad=""
 	for f in tl-run.svg tl-run.html; do
 		if ! "$PEAKBPF" -q -o "$TMP/tl-run.json" --timeline "$TMP/$f" -- \
@@ -76,7 +76,7 @@ t_timeline_plot_cmd() {
 	[ -f "$TMP/tl-trace.json" ] || { skip "timeline plot: no trace from t_timeline_json"; return; }
 	inexact "timeline plot" "$TMP/tl.json" && return
 	peak=$(tail -n 1 "$TMP/tl.json" | grep -o '"peak_bytes":[0-9]*' | head -n 1 | cut -d: -f2)
-	page=$(getconf PAGESIZE)
+	page=$(page_size)
 	"$PEAKBPF" plot "$TMP/tl-trace.json" -o "$TMP/tl.html" &&
 		"$PEAKBPF" plot "$TMP/tl-trace.json" -o "$TMP/tl.csv" &&
 		"$PEAKBPF" plot "$TMP/tl.csv" -o "$TMP/tl-csv.svg" || { fail "timeline plot: peakbpf plot failed"; return; }
