@@ -2,7 +2,8 @@
 # Integration tests: load the real BPF programs into this kernel and measure
 # real workloads with known memory shapes. Needs root (or CAP_BPF +
 # CAP_PERFMON) and a kernel with BTF; otherwise every test says "skip".
-# Usage: tests/integration/run.sh   (OUTPUT=dir of the built binaries)
+# Usage: tests/integration/run.sh   (OUTPUT=dir of the built binaries,
+#        ONLY="t_name ..." to run some tests only)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 OUTPUT=${OUTPUT:-$here/../../.output}
@@ -24,6 +25,9 @@ TESTS=""
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"
 done
+
+# ONLY="t_a t_b": run just these tests (while working on them; CI runs all).
+[ -n "${ONLY:-}" ] && TESTS=$ONLY
 
 echo "integration: $(uname -r), $(nproc 2>/dev/null || echo '?') CPUs"
 why=""

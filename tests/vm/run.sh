@@ -54,6 +54,8 @@ thp=/sys/kernel/mm/transparent_hugepage/enabled
 export QUICK="${QUICK:-1}"
 export OUTPUT="$here" PEAKBPF="$here/peakbpf" WORKLOAD="$here/workload"
 export EXTRA_TESTS="$here/test_cgroup_v2.sh"
+# make vmtest VMTEST_ONLY="t_a t_b" ships the names in the file "only".
+[ -s "$here/only" ] && ONLY=$(cat "$here/only") && export ONLY
 # shellcheck disable=SC3045 # ulimit -l: busybox sh and dash have it
 echo "vm: $(uname -r), QUICK=$QUICK, shell $shell, thp $(cat "$thp" 2>/dev/null), memlock $(ulimit -l) KiB"
 exec "$shell" "$here/integration/run.sh"

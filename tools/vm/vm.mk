@@ -3,6 +3,7 @@
 #   make vmtest         build, then run the integration suite (QUICK=1) and
 #                       the VM-only tests inside Debian's 5.10, 6.1 and 6.12
 #                       kernels under qemu (TCG); fails if any kernel fails
+#                       (VMTEST_ONLY="t_a t_b": just these tests)
 #   make vmtest-fetch   only download and cache the kernels (CI pre-fetch)
 # VMTEST_KERNELS picks kernels, VMTEST_CACHE the cache, VMTEST_TIMEOUT the
 # per-kernel limit in seconds (boot included), VMTEST_FLAGS more options of
@@ -12,17 +13,20 @@ VMTEST_KERNELS ?= 5.10 6.1 6.12
 VMTEST_CACHE ?= $(OUTPUT)/vm
 VMTEST_TIMEOUT ?= 420
 VMTEST_FLAGS ?=
+# VMTEST_ONLY="t_a t_b": run just these tests in each kernel.
+VMTEST_ONLY ?=
 # Host tools the suite uses, shipped in when the host has them
 # (tests/vm/run.sh says which it left out): dash runs the suite, setpriv
 # drops capabilities, bpftool lists loaded programs.
 VMTEST_TOOLS = $(foreach t,dash setpriv bpftool,$(shell command -v $(t) 2>/dev/null))
 VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload tests/integration \
-	tests/vm/test_cgroup_v2.sh $(VMTEST_TOOLS)
+	tests/vm/test_cgroup_v2.sh $(VMTEST_TOOLS) $(OUTPUT)/only
 
 .PHONY: vmtest vmtest-fetch
 
 vmtest: all
 	$(call msg,VMTEST,$(VMTEST_KERNELS))
+	$(Q)printf '%s' "$(VMTEST_ONLY)" >$(OUTPUT)/only
 	$(Q)tools/vm/vmtest.sh --cache "$(VMTEST_CACHE)" --kernels "$(VMTEST_KERNELS)" \
 		--timeout $(VMTEST_TIMEOUT) $(VMTEST_FLAGS) --files "$(VMTEST_FILES)" -- tests/vm/run.sh
 
