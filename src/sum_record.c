@@ -127,12 +127,11 @@ int sum_record_write(struct sum_record *r, const char *path, uint64_t end_ns, ui
 		return -ENODATA;
 	}
 	timeline_end(t, end_ns);
-	if (peak_bytes) {
-		/* One peak mark: a later write moves it. */
-		if (t->n_marks && t->marks[t->n_marks - 1].kind == TL_MARK_PEAK)
-			t->n_marks--;
+	/* One peak mark: a later write moves it. */
+	if (t->n_marks && t->marks[t->n_marks - 1].kind == TL_MARK_PEAK)
+		t->n_marks--;
+	if (peak_bytes)
 		timeline_mark(t, peak_ns, TL_MARK_PEAK, (int64_t)(peak_bytes / t->unit_bytes), "peak");
-	}
 	return timeline_write(t, r->title, path, err, errlen);
 }
 
