@@ -158,18 +158,22 @@ static void svg_holders(FILE *out, const struct plot *p)
 	for (size_t k = 0; k < p->n_top; k++) {
 		const struct tl_track *tr = p->top[k];
 		bool pen = false;
+		double last = 0;
 
 		fprintf(out, "<path id=\"holder-%zu\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
 			"data-own-peak-bytes=\"%" PRIu64 "\" d=\"", k + 1, holder_color[k],
 			timeline_bytes(p->t, tr->line.peak));
-		for (int c = 0; c < COLS; c++) {
-			if (!p->h_on[k][c]) {
-				pen = false;
-				continue;
-			}
-			fprintf(out, "%c%d %.1fL%d %.1f", pen ? 'L' : 'M', LEFT + c, px_y(p, p->h_hi[k][c]),
-				LEFT + c + 1, px_y(p, p->h_hi[k][c]));
-			pen = true;
+		/* Steps: a point where the height changes, the run's end where
+		 * the line stops. */
+		for (int c = 0; c <= COLS; c++) {
+			double y = c < COLS && p->h_on[k][c] ? px_y(p, p->h_hi[k][c]) : -1;
+
+			if (pen && y != last)
+				fprintf(out, "L%d %.1f", LEFT + c, last);
+			if (y >= 0 && (!pen || y != last))
+				fprintf(out, "%c%d %.1f", pen ? 'L' : 'M', LEFT + c, y);
+			pen = y >= 0;
+			last = y;
 		}
 		fputs("\"/>\n", out);
 	}
