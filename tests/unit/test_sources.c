@@ -1114,6 +1114,14 @@ static void test_cgroup_swap_after_validation(void **state)
 	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), 0);
 	child_name(name, sizeof(name));
 	assert_true(exists(swap_moved, name));                  /* made where validated */
+	{
+		struct stat held, made;
+
+		JOIN(path, "%s/%s", swap_moved, name);
+		assert_int_equal(fstat(cgroup_source_own_dir_fd(s), &held), 0);
+		assert_int_equal(stat(path, &made), 0);
+		assert_true(held.st_ino == made.st_ino && held.st_dev == made.st_dev);
+	}
 	assert_false(exists(victim, name));
 	assert_string_equal(get(victim, "cgroup.subtree_control", buf, sizeof(buf)), "");
 	/* Again between open and use: the moved root moves on, a symlink to
