@@ -33,10 +33,10 @@ cgs_home() {
 }
 
 # cgs_own PID: the cgroup peakbpf PID made (peakbpf-PID-*), waited for up
-# to 20 s (qemu's TCG is slow); empty when none appeared.
+# to 20 s (qemu's TCG is slow) while PID runs; empty when none appeared.
 cgs_own() {
 	i=0
-	while [ "$i" -lt 200 ]; do
+	while [ "$i" -lt 200 ] && kill -0 "$1" 2>/dev/null; do
 		for d in "$CGS_HOME/peakbpf-$1"-*; do
 			[ -d "$d" ] && echo "$d" && return 0
 		done
@@ -147,7 +147,7 @@ cgs_peer() {
 	PEER=$!
 	PEER_DIR=""
 	i=0
-	while [ -z "$PEER_DIR" ] && [ "$i" -lt 200 ]; do
+	while [ -z "$PEER_DIR" ] && [ "$i" -lt 200 ] && kill -0 "$PEER" 2>/dev/null; do
 		for d in "$CGS_HOME"/peakbpf-*-*-*; do
 			[ -d "$d" ] && cgs_no_procs "$d" &&
 				! grep -q "^$(basename "$d")\$" "$TMP/cgs.before" && PEER_DIR=$d
