@@ -221,7 +221,8 @@ t_cgroup_peer_other_pidns() {
 			res="$res(FAILED: $(cat "$TMP/cgn.err" "$TMP/peer.err"))"
 	done
 	case "$res" in
-	*FAILED* | *no-peer*) fail "peer in another PID namespace:$res" ;;
+	*FAILED*) fail "peer in another PID namespace:$res" ;;
+	*no-peer*) skip "peer in another PID namespace: a peer made no empty cgroup:$res" ;;
 	*) ok "a live peer's cgroup kept across PID namespaces:$res" ;;
 	esac
 }
