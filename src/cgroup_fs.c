@@ -627,7 +627,8 @@ static bool proc_is_ours(void)
 }
 
 /* From the initial PID namespace, which sees every process: whether any
- * process is in the namespace ino. Unreadable: taken to be. */
+ * process is in the namespace ino. Unreadable (/proc, or a process's
+ * namespace without the right to see it): taken to be. */
 static bool pidns_has_processes(unsigned long long ino)
 {
 	DIR *d = opendir("/proc");
@@ -638,11 +639,13 @@ static bool pidns_has_processes(unsigned long long ino)
 		return true;
 	while (!found && (de = readdir(d))) {
 		unsigned long long other;
+		int err;
 
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
+		err = pidns_of(de->d_name, &other);
 		/* A process that exits meanwhile has nothing more to say. */
-		found = pidns_of(de->d_name, &other) == 0 && other == ino;
+		found = err ? err != -ENOENT && err != -ESRCH : other == ino;
 	}
 	closedir(d);
 	return found;
