@@ -119,6 +119,12 @@ void cg_remove_stale(const struct cg_hierarchy *h, int home_fd);
 /* dir + "/" + name into out[len]; name "/" or "" is dir itself. */
 int cg_path_join(char *out, size_t len, const char *dir, const char *name);
 
+/*
+ * File helpers. The path forms (cg_write_text, cg_read_u64, cg_is_dir,
+ * cg_is_file) are for the unit tests' fixture and for reading before the
+ * root is open; below the root peakbpf uses the _at forms on held fds.
+ */
+
 /* Write text with one write() (cgroup files act on each write), never
  * through a symlink (-ELOOP); flags are added to O_WRONLY: O_APPEND,
  * O_TRUNC. */
