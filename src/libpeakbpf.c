@@ -11,6 +11,7 @@
 #include "peakbpf.h"
 #include "report.h"
 #include "session.h"
+#include "sources.h"
 #include "sum_record.h"
 
 #define NOTES_MAX 8
@@ -147,7 +148,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	if (err) {
 		set_why(why, why_len, reason);
 		free(p);
-		return err;
+		/* The API promises errnos: an unsafe cgroup root is not permitted. */
+		return err == -CGROUP_ROOT_UNSAFE ? -EPERM : err;
 	}
 	p->timeline = o.timeline && session_has_bpf(p->s);
 	*out = p;

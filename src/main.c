@@ -26,6 +26,7 @@
 #include "runs.h"
 #include "sampler_model.h"
 #include "session.h"
+#include "sources.h"
 #include "spawn.h"
 #include "status.h"
 #include "sum_record.h"
@@ -364,6 +365,8 @@ static int run_prepare(struct run *r)
 	err = session_open(&so, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
+		if (err == -CGROUP_ROOT_UNSAFE)
+			r->exit_status = EXIT_CGROUP_ROOT_UNSAFE;
 		return err;
 	}
 	/* Why a better source was not used matters when peakbpf fell back;

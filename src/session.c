@@ -137,17 +137,24 @@ static int open_named(struct session *s, const struct session_opts *o,
  * better source and recorded as other_sources. A cgroup the tree does not
  * own is only a last resort.
  */
-static void open_auto(struct session *s, const struct session_opts *o,
-		      const struct source_opts *so, const char *no_bpf)
+static int open_auto(struct session *s, const struct session_opts *o,
+		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
 	struct source *src, *shared_cgroup = NULL;
 	char reason[192];
+	int err;
 
 	if (no_bpf)
 		note(s, "bpf: %s", no_bpf);
 	else if (open_bpf(s, o, reason, sizeof(reason)))
 		note(s, "bpf: %s", reason);
-	if (cgroup_source_open(so, &src, reason, sizeof(reason)) == 0) {
+	err = cgroup_source_open(so, &src, reason, sizeof(reason));
+	if (err == -CGROUP_ROOT_UNSAFE) {
+		/* An unsafe root is refused, not fallen back from. */
+		snprintf(why, whylen, "%s", reason);
+		return err;
+	}
+	if (!err) {
 		if (cgroup_source_is_exclusive(src))
 			add_source(s, src);
 		else
@@ -172,6 +179,7 @@ static void open_auto(struct session *s, const struct session_opts *o,
 		else
 			note(s, "rusage: %s", reason);
 	}
+	return 0;
 }
 
 int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
@@ -193,7 +201,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	host_facts_fill(&s->host, capeff);
 	no_bpf = bpf_unusable(&s->host, capeff);
 	if (o->source == SOURCE_AUTO)
-		open_auto(s, o, &so, no_bpf);
+		err = open_auto(s, o, &so, no_bpf, why, whylen);
 	else
 		err = open_named(s, o, &so, no_bpf, why, whylen);
 	if (err) {
