@@ -286,6 +286,11 @@ bool cgroup_source_is_exclusive(const struct source *s)
 	return s && s->ops == &cgroup_ops && ((const struct cgroup_source *)s)->own;
 }
 
+const char *cgroup_source_own_dir(const struct source *s)
+{
+	return cgroup_source_is_exclusive(s) ? ((const struct cgroup_source *)s)->dir : NULL;
+}
+
 int cgroup_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen)
 {
 	static const struct source_opts defaults;

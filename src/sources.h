@@ -58,6 +58,10 @@ int rusage_source_open(const struct source_opts *o, struct source **out, char *w
  */
 bool cgroup_source_is_exclusive(const struct source *s);
 
+/* Command mode, a cgroup of the tree's own: its directory in the memory
+ * hierarchy (the unique memory watches it, unique_api.h); NULL otherwise. */
+const char *cgroup_source_own_dir(const struct source *s);
+
 /* ---- parsers (pure: no I/O) ---------------------------------------------- */
 
 /* /proc/PID/statm: the resident pages (2nd field). 0, -EINVAL or -ERANGE. */
