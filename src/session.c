@@ -226,6 +226,8 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		session_close(s);
 		return err;
 	}
+	if (o->measure_unique && !s->unique)
+		note(s, "--measure unique: not measured (%s); the headline is summed RSS", s->unique_why);
 	*out = s;
 	return 0;
 }
