@@ -266,6 +266,11 @@ void report_json(const struct record *r, FILE *out)
 		json_end_object(&w);
 	}
 	json_end_array(&w);
+	json_key(&w, "not_used");
+	json_begin_array(&w);
+	for (i = 0; i < r->n_skipped; i++)
+		json_string(&w, r->skipped[i]);
+	json_end_array(&w);
 	json_key(&w, "unique");
 	if (r->unique) {
 		json_begin_object(&w);
@@ -274,11 +279,6 @@ void report_json(const struct record *r, FILE *out)
 	} else {
 		json_null(&w);
 	}
-	json_key(&w, "not_used");
-	json_begin_array(&w);
-	for (i = 0; i < r->n_skipped; i++)
-		json_string(&w, r->skipped[i]);
-	json_end_array(&w);
 	json_kv_string(&w, "measure", SHARED_NOTE);
 	if (r->command)
 		json_command(&w, r->command);
