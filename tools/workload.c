@@ -453,6 +453,7 @@ static int run_shared(const struct opts *o)
 
 	if (region == MAP_FAILED)
 		return fail_size("mmap shared", o->size);
+	report_cgroup = true;
 	rc = fan_out(o, shared_child, region);
 	munmap(region, o->size);
 	return rc;

@@ -52,12 +52,12 @@ unique_run() {
 		return 1
 	fi
 	# No tracepoint (before 6.13): labelled, never a number, never exact.
-	why=$(unique_val "$TMP/$name.json" inexact_reason)
+	u_why=$(unique_val "$TMP/$name.json" inexact_reason)
 	if [ "$u_src" = '"unavailable"' ] && [ "$u_exact" = false ] && [ "$u_peak" = null ] &&
-		{ echo "$why" | grep -q '6.13' || echo "$why" | grep -q 'cgroup of its own'; }; then
-		ok "$name: no memcg statistic tracepoint: unique not measured, labelled: $why"
+		{ echo "$u_why" | grep -q '6.13' || echo "$u_why" | grep -q 'cgroup of its own'; }; then
+		ok "$name: no memcg statistic tracepoint here: unique not measured, labelled: $u_why"
 	else
-		fail "$name: no tracepoint, but unique is $u_src exact $u_exact peak $u_peak ($why)"
+		fail "$name: no tracepoint, but unique is $u_src exact $u_exact peak $u_peak ($u_why)"
 	fi
 	return 1
 }
@@ -104,8 +104,9 @@ t_unique_fork_write() {
 t_unique_shared() {
 	s=$(q 200 64)
 	unique_run unique-shared shared "${s}MiB" || return
-	if within_tol "$u_peak" $((s * MIB)) && within_tol "$summed" $((3 * s * MIB)); then
-		ok "unique shared (MAP_SHARED): unique $(mib "$u_peak"), summed $(mib "$summed"), S $s MiB"
+	if within_tol "$u_peak" $((s * MIB)) && within_tol "$summed" $((3 * s * MIB)) &&
+		{ [ -z "$cg_anon" ] || within_tol "$u_peak" "$cg_anon"; }; then
+		ok "unique shared (MAP_SHARED): unique $(mib "$u_peak"), summed $(mib "$summed"), cgroup mapped $(mib "${cg_anon:-0}"), S $s MiB"
 	else
 		fail "unique shared (MAP_SHARED): unique $(mib "$u_peak"), summed $(mib "$summed"), S $s MiB"
 	fi
@@ -159,10 +160,10 @@ t_unique_attach_label() {
 	wait "$pid"
 	src=$(unique_val "$TMP/unique-attach.json" source)
 	peak=$(unique_val "$TMP/unique-attach.json" peak_bytes)
-	why=$(unique_val "$TMP/unique-attach.json" inexact_reason)
-	if [ "$src" = '"unavailable"' ] && [ "$peak" = null ] && echo "$why" | grep -q "attach mode"; then
-		ok "unique in attach mode: not measured: $why"
+	u_why=$(unique_val "$TMP/unique-attach.json" inexact_reason)
+	if [ "$src" = '"unavailable"' ] && [ "$peak" = null ] && echo "$u_why" | grep -q "attach mode"; then
+		ok "unique in attach mode: not measured: $u_why"
 	else
-		fail "unique in attach mode: $src $peak $why"
+		fail "unique in attach mode: $src $peak $u_why"
 	fi
 }
