@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "host.h"
 #include "peakbpf.h"
 #include "session.h"
@@ -29,7 +30,7 @@ struct session {
 	struct bpf_counters counters;
 	/* The tree's unique memory, beside the sources (unique_api.h). */
 	struct unique *unique;          /* NULL: not measured, unique_why says why */
-	char unique_why[192];
+	char unique_why[256];
 	bool measure_unique;
 	struct figure unique_fig, unique_run;
 };
@@ -147,8 +148,15 @@ static void open_unique(struct session *s, const struct source *cg, const char *
 		return;
 	if (no_bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
-	else if (unique_open(dir, s->host.page_size, &s->unique, why, sizeof(why)))
-		snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
+	else {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (unique_open(dir, s->host.page_size, &s->unique, why, sizeof(why)))
+			snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		s->host.unique_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	}
 }
 
 /*
@@ -160,7 +168,7 @@ static void open_unique(struct session *s, const struct source *cg, const char *
 static void open_auto(struct session *s, const struct session_opts *o,
 		      const struct source_opts *so, const char *no_bpf)
 {
-	struct source *src, *shared_cgroup = NULL;
+	struct source *src = NULL, *shared_cgroup = NULL;
 	char reason[192];
 
 	if (no_bpf)
@@ -168,15 +176,18 @@ static void open_auto(struct session *s, const struct session_opts *o,
 	else if (open_bpf(s, o, reason, sizeof(reason)))
 		note(s, "bpf: %s", reason);
 	if (cgroup_source_open(so, &src, reason, sizeof(reason)) == 0) {
-		if (cgroup_source_is_exclusive(src))
+		if (cgroup_source_is_exclusive(src)) {
 			open_unique(s, src, no_bpf);
-		if (cgroup_source_is_exclusive(src))
 			add_source(s, src);
-		else
+		} else {
 			shared_cgroup = src;
+		}
 	} else {
 		note(s, "cgroup: %s", reason);
 	}
+	if (o->command_mode && !s->unique && !cgroup_source_is_exclusive(src))
+		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
+			 reason[0] ? reason : "its cgroup is shared");
 	if (!s->bpf || o->with_proc) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
@@ -216,7 +227,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	no_bpf = bpf_unusable(&s->host, capeff);
 	s->measure_unique = o->measure_unique;
 	snprintf(s->unique_why, sizeof(s->unique_why), "%s",
-		 o->command_mode ? "the tree has no cgroup of its own (it needs --source auto)"
+		 o->command_mode ? "the tree has no cgroup of its own: only --source auto makes one"
 				 : "attach mode: the tree has no cgroup of its own");
 	if (o->source == SOURCE_AUTO)
 		open_auto(s, o, &so, no_bpf);
