@@ -46,10 +46,8 @@ static __always_inline void raise_peak(__s64 now)
 
 		if (now <= seen)
 			return;
-		if (__sync_val_compare_and_swap(&ustate.peak, seen, now) != seen)
-			continue;
-		ustate.peak_ns = bpf_ktime_get_ns();
-		return;
+		if (__sync_val_compare_and_swap(&ustate.peak, seen, now) == seen)
+			return;
 	}
 	__sync_fetch_and_add(&ustate.peak_races, 1);
 }
@@ -59,13 +57,13 @@ int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
 {
 	__s64 now;
 
+	/* Filter first: this runs on every statistic update of every cgroup. */
 	if (item != (int)bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED) &&
 	    item != (int)bpf_core_enum_value(enum node_stat_item, NR_FILE_MAPPED))
 		return 0;
 	if (memcg->css.cgroup->kn->id != tree_cgroup_id)
 		return 0;
 	now = __sync_fetch_and_add(&ustate.pages, (__s64)val) + val;
-	__sync_fetch_and_add(&ustate.events, 1);
 	raise_peak(now);
 	return 0;
 }

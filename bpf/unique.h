@@ -15,8 +15,6 @@
 struct unique_state {
 	__s64 pages;            /* NR_ANON_MAPPED + NR_FILE_MAPPED of the cgroup now */
 	__s64 peak;             /* the running maximum of pages in this window */
-	__u64 peak_ns;          /* bpf_ktime_get_ns() when peak was last raised */
-	__u64 events;           /* updates of the tree cgroup's two items taken */
 	__u64 peak_races;       /* CAS retries exhausted: a peak may be lost */
 };
 
