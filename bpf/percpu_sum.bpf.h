@@ -40,7 +40,7 @@ static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm,
 		struct cpu_loop c = { .key = key, .counters = mm_slot_counters(mm, slot), .slot = slot };
 
 		bpf_loop(nr_cpus, settle_cpu, &c, 0);
-		apply_delta(ms, slot, c.sum + take_count(ms, mm, slot));
+		apply_delta(ms, key, slot, c.sum + take_count(ms, mm, slot));
 	}
 	COUNT(&hot.tree.settles, 1);
 }

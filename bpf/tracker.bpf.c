@@ -27,7 +27,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by userspace before load; the verifier sees them as constants. */
 const volatile bool has_fetch_atomics = true;   /* BPF_FETCH atomics (5.12+) */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
-const volatile bool record_sums = false;        /* --compare-sampler */
+const volatile bool record_sums = false;        /* --timeline, --compare-sampler */
 
 struct hot_state hot;
 /*
@@ -170,8 +170,10 @@ static __always_inline void raise_peak(__s64 sum)
 	COUNT(&hot.tree.peak_races, 1);
 }
 
-/* Userspace drains the ring on a timer: no wakeup per event. */
-static __always_inline void record_sum(__s64 sum)
+/* Userspace drains the ring on a timer: no wakeup per event. Which mm
+ * changed and its new total ride along, for the timeline's per-process
+ * lines: values already at hand, and the tgid beside them. */
+static __always_inline void record_sum(__s64 sum, __u64 key, const struct mm_state *ms, __s64 mine)
 {
 	struct sum_event *e = bpf_ringbuf_reserve(&sum_events, sizeof(*e), 0);
 
@@ -181,12 +183,16 @@ static __always_inline void record_sum(__s64 sum)
 	}
 	e->ns = bpf_ktime_get_ns();
 	e->sum_pages = sum;
+	e->mm = key;
+	e->mm_pages = mine;
+	e->tgid = ms->tgid;
+	e->pad = 0;
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
 /* A change of d pages in one counter of an mm: into the mm, the tree sum
  * and its peak. */
-static __always_inline void apply_delta(struct mm_state *ms, int slot, __s64 d)
+static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot, __s64 d)
 {
 	__s64 mine, sum;
 
@@ -199,7 +205,7 @@ static __always_inline void apply_delta(struct mm_state *ms, int slot, __s64 d)
 		WRITE_ONCE(ms->own_peak, mine);
 	sum = atomic_add_return(&hot.tree.sum_pages, d);
 	if (record_sums)
-		record_sum(sum);
+		record_sum(sum, key, ms, mine);
 	raise_peak(sum);
 }
 
@@ -260,7 +266,7 @@ static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *m
 	if (slot < 0 || slot >= RSS_SLOTS)
 		return;
 	if (!exact_path()) {
-		apply_delta(ms, slot, take_count(ms, mm, slot));
+		apply_delta(ms, key, slot, take_count(ms, mm, slot));
 		return;
 	}
 	seen = bpf_map_lookup_elem(&mm_cpu_slots, &key);
@@ -273,7 +279,7 @@ static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *m
 			COUNT(&hot.tree.count_takes, 1);
 		d += c;
 	}
-	apply_delta(ms, slot, d);
+	apply_delta(ms, key, slot, d);
 }
 
 /* Enter an mm with its shared counter parts as they are now; on the exact
@@ -316,7 +322,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	COUNT(&hot.tree.mms_live, 1);
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
-		apply_delta(ms, slot, take_count(ms, mm, slot));
+		apply_delta(ms, key, slot, take_count(ms, mm, slot));
 }
 
 SEC("tp_btf/rss_stat")
@@ -411,7 +417,7 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 		return;
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
-		apply_delta(ms, slot, -READ_ONCE(ms->pages[slot]));
+		apply_delta(ms, key, slot, -READ_ONCE(ms->pages[slot]));
 	COUNT(&hot.tree.departed_events, READ_ONCE(ms->events));
 	note_departure(ms);
 	bpf_map_delete_elem(&mm_cpu_slots, &key);

@@ -125,10 +125,17 @@ struct hot_state {
 	__u64 cpu_offset[MAX_CPUS];         /* __per_cpu_offset[cpu], from learn_cpu_offsets */
 };
 
-/* One change of the tree sum, recorded for --compare-sampler. */
+/* One change of the tree sum, recorded for --timeline and
+ * --compare-sampler: the sum after it, and the mm whose change it was
+ * (its key in mm_states and its own total after it) for the per-process
+ * lines. */
 struct sum_event {
 	__u64 ns;
 	__s64 sum_pages;
+	__u64 mm;                   /* the mm's key (its address) */
+	__s64 mm_pages;             /* the mm's rss after the change */
+	__u32 tgid;                 /* a process using it (global PID) */
+	__u32 pad;
 };
 
 /* What verify_sums found: every mm's counters summed over every CPU,

@@ -11,16 +11,25 @@
 #include "peakbpf.h"
 #include "report.h"
 #include "session.h"
+#include "sum_record.h"
 
 #define NOTES_MAX 8
 #define NOTE_LEN 192
 #define OTHERS_MAX 4
+
+#define LIB_RING_BYTES (8U << 20)      /* the timeline's kernel buffer: ~175 k changes */
+#define LIB_ROOTS_NAMED 8               /* the timeline's title names these */
 
 struct peakbpf_session {
 	struct session *s;
 	bool started;
 	uint64_t t0_ns;                 /* when the first window opened */
 	uint64_t window_start_ns;       /* when the open window opened */
+	bool timeline;                  /* opts.timeline, and the bpf source is open */
+	struct sum_record rec;
+	uint64_t record_drops;
+	pid_t roots[LIB_ROOTS_NAMED];
+	size_t n_roots;
 };
 
 struct peakbpf_figure {
@@ -135,6 +144,7 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	so.max_tracked = o.max_tracked;
 	so.sample_interval_ns = o.sample_interval_ns;
 	so.cgroup_root = o.cgroup_root;
+	so.record_ring_bytes = o.timeline ? LIB_RING_BYTES : 0;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -148,6 +158,7 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 		free(p);
 		return err;
 	}
+	p->timeline = o.timeline && session_has_bpf(p->s);
 	*out = p;
 	return 0;
 }
@@ -160,6 +171,8 @@ PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
 		return -EBUSY;
 	if (kill(pid, 0) && errno == ESRCH)
 		return -ESRCH;
+	if (p->n_roots < LIB_ROOTS_NAMED)
+		p->roots[p->n_roots++] = pid;
 	return session_add_root(p->s, pid);
 }
 
@@ -182,6 +195,14 @@ PEAKBPF_API int peakbpf_start(struct peakbpf_session *p)
 		return err;
 	p->started = true;
 	p->t0_ns = p->window_start_ns = monotonic_ns();
+	if (p->timeline) {
+		/* No file yet: peakbpf_timeline_write names it. */
+		err = sum_record_open(&p->rec, NULL, false, NULL, p->roots, p->n_roots);
+		if (err)
+			return err;
+		sum_record_keep_timeline(&p->rec);
+		sum_record_begin(&p->rec, p->t0_ns, session_window_start_pages(p->s), sysconf(_SC_PAGESIZE));
+	}
 	return 0;
 }
 
@@ -236,10 +257,14 @@ PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_f
 	*out = NULL;
 	if (!p->started)
 		return -EINVAL;
+	if (p->timeline)
+		peakbpf_timeline_poll(p);       /* the changes before the cut */
 	err = session_close_window(p->s, &rec);
 	if (err)
 		return err;
 	now = monotonic_ns();
+	if (p->timeline)
+		sum_record_window(&p->rec, now, rec.window);
 	*out = figure_from(&rec, p);
 	if (!*out)
 		return -ENOMEM;
@@ -277,10 +302,67 @@ PEAKBPF_API const char *peakbpf_note(const struct peakbpf_session *p, size_t i)
 	return p ? session_note(p->s, i) : NULL;
 }
 
+PEAKBPF_API int peakbpf_timeline_poll(struct peakbpf_session *p)
+{
+	if (!p)
+		return -EINVAL;
+	if (!p->timeline || !p->started)
+		return -ENODATA;
+	return sum_record_drain(&p->rec, p->s, &p->record_drops);
+}
+
+PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *p, const char *label)
+{
+	if (!p || !label)
+		return -EINVAL;
+	if (!p->timeline || !p->started)
+		return -ENODATA;
+	peakbpf_timeline_poll(p);       /* the mark after the changes before it */
+	sum_record_mark(&p->rec, monotonic_ns(), label);
+	return 0;
+}
+
+PEAKBPF_API int peakbpf_timeline_write(struct peakbpf_session *p, const char *path)
+{
+	struct record rec = { .kind = "run" };
+	uint64_t peak_bytes = 0, peak_ns = 0;
+	char err[512];
+	int rc;
+
+	if (!p || !path)
+		return -EINVAL;
+	if (!p->timeline || !p->started)
+		return -ENODATA;
+	rc = peakbpf_timeline_poll(p);
+	if (rc)
+		return rc;
+	session_fill_run(p->s, &rec);
+	/* The closed windows' peak, the one a figure reports, when it is
+	 * the largest recorded (an open window may have gone higher). */
+	if (rec.primary.measured && rec.primary.has_detail &&
+	    rec.primary.peak_bytes >= timeline_bytes(&p->rec.timeline, p->rec.timeline.peak)) {
+		peak_bytes = rec.primary.peak_bytes;
+		peak_ns = rec.primary.peak_mono_ns;
+	}
+	return sum_record_write(&p->rec, path, monotonic_ns(), peak_bytes, peak_ns, err, sizeof(err));
+}
+
+PEAKBPF_API int peakbpf_timeline_drops(const struct peakbpf_session *p, uint64_t *n)
+{
+	if (!p || !n)
+		return -EINVAL;
+	if (!p->timeline)
+		return -ENODATA;
+	*n = p->record_drops;
+	return 0;
+}
+
 PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
 {
 	if (!p)
 		return;
+	if (p->timeline && p->started)
+		sum_record_free(&p->rec);
 	session_close(p->s);
 	free(p);
 }

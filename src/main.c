@@ -71,7 +71,7 @@ struct run {
 	struct run_result *result;      /* the harness's copy of the run's figure */
 };
 
-#define RECORD_RING_BYTES (32U << 20)   /* ~1.4 M changes between drains */
+#define RECORD_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */
 #define RECORD_DRAIN_MS 20
 
 static bool recording(const struct run *r)

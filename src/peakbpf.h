@@ -24,7 +24,8 @@ struct tracker_opts {
 					   of this size (a power of 2 of pages); 0: off */
 };
 
-typedef int (*tracker_sum_fn)(void *ctx, __u64 ns, __s64 sum_pages);
+/* One recorded change of the sum (struct sum_event, tracker.h). */
+typedef int (*tracker_sum_fn)(void *ctx, const struct sum_event *e);
 
 #define MAX_HOLDERS 256         /* holders kept per window, largest first */
 
@@ -79,6 +80,10 @@ int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 depart
 int tracker_verify_sums(struct tracker *t, struct sum_check *out);
 /* Hand every recorded change of the sum, oldest first, to fn. */
 int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx);
+/* Who uses mm key (with tgid, as a struct sum_event names it): its PID in
+ * peakbpf's namespace (0 if not visible) and comm, from the mm's entry or,
+ * once it left, the departed ring. -ENOENT when neither has it. */
+int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN]);
 /* CLOCK_MONOTONIC in ns, the clock of the kernel side's timestamps. */
 __u64 monotonic_ns(void);
 /* Which program removes an mm at teardown: "tp_btf/exit_mmap" or
@@ -125,9 +130,11 @@ void bpf_source_window_counters(struct source *s, struct bpf_counters *c);
 int64_t bpf_source_procs_live(struct source *s);
 /* tracker_verify_sums into c (sums_checked false where it cannot run). */
 void bpf_source_check_sums(struct source *s, struct bpf_counters *c);
-/* --compare-sampler: drain the record into the trace (pages); drops so far. */
-struct sum_trace;
-int bpf_source_drain_trace(struct source *s, struct sum_trace *trace, uint64_t *drops);
+/* --timeline, --compare-sampler: hand every recorded change to fn; drops so far. */
+int bpf_source_drain_sums(struct source *s, tracker_sum_fn fn, void *ctx, uint64_t *drops);
+/* tracker_mm_identity. */
+int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
+			   char comm[COMM_LEN]);
 /* The open window's baseline, pages. */
 int64_t bpf_source_window_start_pages(struct source *s);
 

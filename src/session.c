@@ -438,9 +438,14 @@ const struct host_facts *session_host(const struct session *s)
 	return &s->host;
 }
 
-int session_drain_sums(struct session *s, struct sum_trace *t, uint64_t *drops)
+int session_drain_sums(struct session *s, session_sum_fn fn, void *ctx, uint64_t *drops)
 {
-	return s->bpf ? bpf_source_drain_trace(s->bpf, t, drops) : -EOPNOTSUPP;
+	return s->bpf ? bpf_source_drain_sums(s->bpf, fn, ctx, drops) : -EOPNOTSUPP;
+}
+
+int session_mm_identity(struct session *s, uint64_t key, uint32_t tgid, uint32_t *vpid, char *comm)
+{
+	return s->bpf ? bpf_source_mm_identity(s->bpf, key, tgid, vpid, comm) : -EOPNOTSUPP;
 }
 
 int64_t session_window_start_pages(struct session *s)

@@ -75,11 +75,16 @@ const char *session_source_name(const struct session *s);
 /* Facts about this machine; those of the tracker once bpf is open. */
 const struct host_facts *session_host(const struct session *s);
 /*
- * --compare-sampler: append every change of the tree sum (pages) recorded
- * since the last call to t, and the changes lost so far to *drops.
- * -EOPNOTSUPP without the bpf source.
+ * --timeline, --compare-sampler: hand every change of the tree sum recorded
+ * since the last call to fn (struct sum_event, bpf/tracker.h), and the
+ * changes lost so far to *drops. -EOPNOTSUPP without the bpf source.
  */
-int session_drain_sums(struct session *s, struct sum_trace *t, uint64_t *drops);
+struct sum_event;
+typedef int (*session_sum_fn)(void *ctx, const struct sum_event *e);
+int session_drain_sums(struct session *s, session_sum_fn fn, void *ctx, uint64_t *drops);
+/* Who uses the mm a sum_event names: PID in peakbpf's namespace (0 if not
+ * visible) and comm (16 bytes). -ENOENT unknown, -EOPNOTSUPP without bpf. */
+int session_mm_identity(struct session *s, uint64_t key, uint32_t tgid, uint32_t *vpid, char *comm);
 /* The tree sum (pages) when the open window began: where a record of the
  * sum starts. 0 without the bpf source. */
 int64_t session_window_start_pages(struct session *s);

@@ -216,20 +216,21 @@ void bpf_source_check_sums(struct source *s, struct bpf_counters *c)
 	c->sums_max_off_pages = check.max_off_pages;
 }
 
-static int add_to_trace(void *ctx, __u64 ns, __s64 sum_pages)
-{
-	return trace_add(ctx, ns, sum_pages);
-}
-
-int bpf_source_drain_trace(struct source *s, struct sum_trace *trace, uint64_t *drops)
+int bpf_source_drain_sums(struct source *s, tracker_sum_fn fn, void *ctx, uint64_t *drops)
 {
 	struct bpf_source *b = to_bpf(s);
 	struct tree_state now;
-	int err = tracker_drain_sums(b->tracker, add_to_trace, trace);
+	int err = tracker_drain_sums(b->tracker, fn, ctx);
 
 	tracker_read_tree(b->tracker, &now);
 	*drops = now.record_drops;
 	return err;
+}
+
+int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
+			   char comm[COMM_LEN])
+{
+	return tracker_mm_identity(to_bpf(s)->tracker, key, tgid, vpid, comm);
 }
 
 int64_t bpf_source_window_start_pages(struct source *s)

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/types.h>
 #include "session.h"
 #include "sum_record.h"
 #include "timeline_export.h"
+#include "tracker.h"
 
 #define SAMPLER_RESOLUTION_NS 10000ULL  /* 10 us: the sampler model's slots */
 
@@ -28,10 +30,10 @@ int sum_record_open(struct sum_record *r, const char *path, bool sampling,
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	trace_init(&r->drain, 1);       /* every change: the timeline keeps min and max */
 	trace_init(&r->sampler, SAMPLER_RESOLUTION_NS);
 	r->sampling = sampling;
 	r->path = path;
+	r->keep_timeline = path != NULL;
 	name_run(r->title, sizeof(r->title), argv, pids, n_pids);
 	if (!path)
 		return 0;
@@ -44,27 +46,60 @@ int sum_record_open(struct sum_record *r, const char *path, bool sampling,
 	return 0;
 }
 
+void sum_record_keep_timeline(struct sum_record *r)
+{
+	r->keep_timeline = true;
+}
+
 void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages, long page_size)
 {
 	if (r->sampling)
 		trace_add(&r->sampler, t0_ns, start_pages);
-	if (!r->path)
+	if (!r->keep_timeline)
 		return;
 	timeline_init(&r->timeline, t0_ns, page_size > 0 ? (uint64_t)page_size : 1, 0);
+	timeline_tracks_init(&r->timeline, 0, 0);       /* no lines if it fails: -ENOMEM */
 	timeline_add(&r->timeline, t0_ns, start_pages);
+}
+
+/* A line just started: label it while its process is likely still known
+ * (a drain comes within 20 ms of the change). */
+static void label_track(struct sum_record *r, struct tl_track *tr)
+{
+	char comm[COMM_LEN] = "";
+
+	if (session_mm_identity(r->draining, tr->key, tr->tgid, &tr->pid, comm))
+		return;                 /* unknown: labelled by tgid */
+	memcpy(tr->comm, comm, sizeof(tr->comm) < sizeof(comm) ? sizeof(tr->comm) : sizeof(comm));
+	tr->comm[sizeof(tr->comm) - 1] = '\0';
+}
+
+static int on_change(void *ctx, const struct sum_event *e)
+{
+	struct sum_record *r = ctx;
+	struct tl_track *started;
+	int err = 0;
+
+	if (r->keep_timeline) {
+		if (timeline_add(&r->timeline, e->ns, e->sum_pages))
+			err = -ENOMEM;
+		if (timeline_track_add(&r->timeline, e->ns, e->mm, e->tgid, e->mm_pages, &started))
+			err = -ENOMEM;
+		else if (started)
+			label_track(r, started);
+	}
+	if (r->sampling && trace_add(&r->sampler, e->ns, e->sum_pages))
+		err = -ENOMEM;
+	return err;
 }
 
 int sum_record_drain(struct sum_record *r, struct session *s, uint64_t *drops)
 {
-	int err = session_drain_sums(s, &r->drain, drops);
+	int err;
 
-	for (size_t i = 0; i < r->drain.n; i++) {
-		if (r->path && timeline_add(&r->timeline, r->drain.ns[i], r->drain.value[i]) && !err)
-			err = -ENOMEM;
-		if (r->sampling && trace_add(&r->sampler, r->drain.ns[i], r->drain.value[i]) && !err)
-			err = -ENOMEM;
-	}
-	r->drain.n = 0;         /* keeps its allocation for the next drain */
+	r->draining = s;
+	err = session_drain_sums(s, on_change, r, drops);
+	r->draining = NULL;
 	return err;
 }
 
@@ -72,10 +107,32 @@ void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window)
 {
 	char label[TIMELINE_LABEL_LEN];
 
-	if (!r->path)
-		return;
 	snprintf(label, sizeof(label), "window %u", window);
-	timeline_mark(&r->timeline, ns, TL_MARK_WINDOW, 0, label);
+	sum_record_mark(r, ns, label);
+}
+
+void sum_record_mark(struct sum_record *r, uint64_t ns, const char *label)
+{
+	if (r->keep_timeline)
+		timeline_mark(&r->timeline, ns, TL_MARK_WINDOW, 0, label);
+}
+
+int sum_record_write(struct sum_record *r, const char *path, uint64_t end_ns, uint64_t peak_bytes,
+		     uint64_t peak_ns, char *err, size_t errlen)
+{
+	struct timeline *t = &r->timeline;
+
+	if (!r->keep_timeline) {
+		snprintf(err, errlen, "no timeline was recorded");
+		return -ENODATA;
+	}
+	timeline_end(t, end_ns);
+	/* One peak mark: a later write moves it. */
+	if (t->n_marks && t->marks[t->n_marks - 1].kind == TL_MARK_PEAK)
+		t->n_marks--;
+	if (peak_bytes)
+		timeline_mark(t, peak_ns, TL_MARK_PEAK, (int64_t)(peak_bytes / t->unit_bytes), "peak");
+	return timeline_write(t, r->title, path, err, errlen);
 }
 
 int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes, uint64_t peak_ns)
@@ -85,14 +142,11 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
 
 	if (!r->out)
 		return 0;
-	timeline_end(&r->timeline, end_ns);
-	timeline_mark(&r->timeline, peak_ns, TL_MARK_PEAK,
-		      (int64_t)(peak_bytes / r->timeline.unit_bytes), "peak");
 	/* Written through the path, as `peakbpf plot` writes: the stream
 	 * opened at the start only proved it can be. */
 	fclose(r->out);
 	r->out = NULL;
-	rc = timeline_write(&r->timeline, r->title, r->path, err, sizeof(err));
+	rc = sum_record_write(r, r->path, end_ns, peak_bytes, peak_ns, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "peakbpf: --timeline: %s\n", err);
 	return rc;
@@ -106,7 +160,6 @@ void sum_record_free(struct sum_record *r)
 		unlink(r->path);
 	}
 	r->out = NULL;
-	trace_free(&r->drain);
 	trace_free(&r->sampler);
 	timeline_free(&r->timeline);
 }

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The exact record of the tree sum during a run, for --timeline and
- * --compare-sampler: every change the kernel recorded (session_drain_sums)
- * goes into the bounded timeline (timeline.h) and into the sampler model's
- * capped trace (sampler_model.h, TRACE_MAX_POINTS).
+ * The exact record of the tree sum during a run, for --timeline, the
+ * library's timeline and --compare-sampler: every change the kernel
+ * recorded (session_drain_sums) goes into the bounded timeline (timeline.h),
+ * the mm that changed onto its per-process line, and the sum into the
+ * sampler model's capped trace (sampler_model.h, TRACE_MAX_POINTS).
  *
- * Memory: the timeline (at most TIMELINE_MAX_BYTES), the sampler's trace
- * (at most TRACE_MAX_POINTS points), and the drain buffer, which holds one
- * drain's changes (main.c drains every 20 ms; at most what the kernel's
- * ring holds) and is emptied after each drain. None grows with the run.
+ * Memory: the timeline with its lines (at most TIMELINE_MAX_BYTES) and the
+ * sampler's trace (at most TRACE_MAX_POINTS points). Changes go straight
+ * from the kernel's ring into them: nothing grows with the run.
  */
 #ifndef PEAKBPF_SUM_RECORD_H
 #define PEAKBPF_SUM_RECORD_H
@@ -23,10 +23,11 @@
 struct session;
 
 struct sum_record {
-	struct sum_trace drain;         /* one drain's changes, every one */
 	struct sum_trace sampler;       /* --compare-sampler's trace */
 	bool sampling;
+	bool keep_timeline;             /* --timeline, or the library's */
 	struct timeline timeline;
+	struct session *draining;       /* during a drain: labels for new lines */
 	const char *path;               /* --timeline FILE, or NULL */
 	FILE *out;                      /* opened before the run, written at its end */
 	char title[256];                /* the command, or the PIDs */
@@ -39,12 +40,22 @@ struct sum_record {
  */
 int sum_record_open(struct sum_record *r, const char *path, bool sampling,
 		    char *const *argv, const pid_t *pids, size_t n_pids);
+/* Keep a timeline without a file (the library): sum_record_write writes it
+ * on demand. Call between sum_record_open and sum_record_begin. */
+void sum_record_keep_timeline(struct sum_record *r);
 /* The run begins: the sum is start_pages at t0_ns. */
 void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages, long page_size);
 /* Take every change recorded since the last drain. 0 or a negative errno. */
 int sum_record_drain(struct sum_record *r, struct session *s, uint64_t *drops);
 /* A window closed at ns: a phase mark. */
 void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window);
+/* The timeline so far, ended at end_ns, with this peak marked (0 bytes:
+ * the largest value recorded), into path in its extension's format.
+ * Callable again later. 0, or a negative errno and a reason in err. */
+int sum_record_write(struct sum_record *r, const char *path, uint64_t end_ns, uint64_t peak_bytes,
+		     uint64_t peak_ns, char *err, size_t errlen);
+/* A phase mark with the caller's label. */
+void sum_record_mark(struct sum_record *r, uint64_t ns, const char *label);
 /* The run ended at end_ns with this peak: mark it, write --timeline's
  * file. 0, or a negative errno and a one-line message on stderr. */
 int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes, uint64_t peak_ns);

@@ -111,7 +111,14 @@ int timeline_add(struct timeline *t, uint64_t ns, int64_t value)
 
 int timeline_end(struct timeline *t, uint64_t ns)
 {
-	return t->has_value ? timeline_add(t, ns, t->last) : 0;
+	int err = 0;
+
+	for (size_t i = 0; t->tracks && i < t->tracks->n; i++)
+		if (timeline_end(&t->tracks->v[i].line, ns))
+			err = -ENOMEM;
+	if (t->has_value && timeline_add(t, ns, t->last))
+		err = -ENOMEM;
+	return err;
 }
 
 void timeline_mark(struct timeline *t, uint64_t ns, enum tl_mark_kind kind, int64_t value,
@@ -119,9 +126,18 @@ void timeline_mark(struct timeline *t, uint64_t ns, enum tl_mark_kind kind, int6
 {
 	struct tl_mark *m;
 
-	if (t->n_marks >= TIMELINE_MAX_MARKS) {
-		t->marks_dropped++;
-		return;
+	if (t->n_marks >= t->cap_marks) {
+		size_t cap = t->cap_marks ? 2 * t->cap_marks : 16;
+
+		if (cap > TIMELINE_MAX_MARKS)
+			cap = TIMELINE_MAX_MARKS;
+		m = cap > t->cap_marks ? realloc(t->marks, cap * sizeof(*m)) : NULL;
+		if (!m) {
+			t->marks_dropped++;     /* beyond the cap, or no memory */
+			return;
+		}
+		t->marks = m;
+		t->cap_marks = cap;
 	}
 	m = &t->marks[t->n_marks++];
 	m->ns = ns;
@@ -192,14 +208,125 @@ uint64_t timeline_bytes(const struct timeline *t, int64_t value)
 	return value > 0 ? (uint64_t)value * t->unit_bytes : 0;
 }
 
+int timeline_tracks_init(struct timeline *t, size_t max_tracks, size_t track_buckets)
+{
+	if (!max_tracks)
+		max_tracks = TL_TRACKS_MAX;
+	if (!track_buckets)
+		track_buckets = TL_TRACK_BUCKETS;
+	if (max_tracks > TL_TRACKS_MAX || track_buckets < 2 || (track_buckets & (track_buckets - 1)))
+		return -EINVAL;
+	if (!t->tracks)
+		t->tracks = calloc(1, sizeof(*t->tracks));
+	if (!t->tracks)
+		return -ENOMEM;
+	t->tracks->max = max_tracks;
+	t->tracks->max_buckets = track_buckets;
+	return 0;
+}
+
+/* The line to start for an mm not kept: a free one, else the one with the
+ * smallest own peak if pages exceed it (dropped). NULL: not kept. */
+static struct tl_track *track_slot(struct tl_tracks *s, int64_t pages)
+{
+	struct tl_track *low = NULL;
+
+	if (s->n < s->max)
+		return &s->v[s->n++];
+	for (size_t i = 0; i < s->n; i++)
+		if (!low || s->v[i].line.peak < low->line.peak)
+			low = &s->v[i];
+	if (!low || pages <= low->line.peak)
+		return NULL;
+	timeline_free(&low->line);
+	s->evicted++;
+	return low;
+}
+
+int timeline_track_add(struct timeline *t, uint64_t ns, uint64_t key, uint32_t tgid,
+		       int64_t pages, struct tl_track **admitted)
+{
+	struct tl_tracks *s = t->tracks;
+	struct tl_track *tr;
+
+	if (admitted)
+		*admitted = NULL;
+	if (!s)
+		return 0;
+	/* O(max) per change, max <= TL_TRACKS_MAX: userspace, at drain time. */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].key == key && s->v[i].tgid == tgid)
+			return timeline_add(&s->v[i].line, ns, pages);
+	if (pages <= 0)
+		return 0;
+	tr = track_slot(s, pages);
+	if (!tr)
+		return 0;
+	memset(tr, 0, sizeof(*tr));
+	tr->key = key;
+	tr->tgid = tgid;
+	if (ns < t->start_ns)
+		ns = t->start_ns;
+	timeline_init(&tr->line, ns, t->unit_bytes, s->max_buckets);
+	if (timeline_add(&tr->line, ns, pages)) {
+		tr->key = 0;            /* an empty line: shown nowhere */
+		return -ENOMEM;
+	}
+	s->admitted++;
+	if (admitted)
+		*admitted = tr;
+	return 0;
+}
+
+size_t timeline_top_tracks(const struct timeline *t, const struct tl_track **out, size_t max)
+{
+	size_t n = 0;
+
+	/* Insertion by own peak: max and the set are small. */
+	for (size_t i = 0; t->tracks && i < t->tracks->n; i++) {
+		const struct tl_track *tr = &t->tracks->v[i];
+		size_t j;
+
+		if (!tr->line.has_value)
+			continue;
+		for (j = n; j > 0 && out[j - 1]->line.peak < tr->line.peak; j--)
+			if (j < max)
+				out[j] = out[j - 1];
+		if (j < max) {
+			out[j] = tr;
+			if (n < max)
+				n++;
+		}
+	}
+	return n;
+}
+
+void timeline_track_label(const struct tl_track *tr, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u %s", tr->pid ? tr->pid : tr->tgid, tr->comm[0] ? tr->comm : "?");
+}
+
 size_t timeline_memory_bytes(const struct timeline *t)
 {
-	return sizeof(*t) + t->cap * sizeof(*t->b);
+	size_t bytes = sizeof(*t) + t->cap * sizeof(*t->b) + t->cap_marks * sizeof(*t->marks);
+
+	if (t->tracks) {
+		bytes += sizeof(*t->tracks);
+		for (size_t i = 0; i < t->tracks->n; i++)
+			bytes += timeline_memory_bytes(&t->tracks->v[i].line) - sizeof(struct timeline);
+	}
+	return bytes;
 }
 
 void timeline_free(struct timeline *t)
 {
+	for (size_t i = 0; t->tracks && i < t->tracks->n; i++)
+		timeline_free(&t->tracks->v[i].line);
+	free(t->tracks);
+	free(t->marks);
 	free(t->b);
+	t->tracks = NULL;
+	t->marks = NULL;
 	t->b = NULL;
-	t->n = t->cap = 0;
+	t->n = t->cap = t->n_marks = t->cap_marks = 0;
 }

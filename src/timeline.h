@@ -11,9 +11,22 @@
  * largest value the sum had in it: the timeline's largest max is the peak of
  * every value fed, at any width.
  *
- * Memory: max_buckets x 16 bytes of buckets (allocated as they are reached)
- * plus the struct (its marks inline): at most TIMELINE_MAX_BYTES for any
- * run length; 24 h at the default cap ends with buckets of about 2.1 s.
+ * Memory: max_buckets x 16 bytes of buckets (allocated as they are reached),
+ * the marks (allocated as they come, at most TIMELINE_MAX_MARKS) and the
+ * per-process lines (below, at most TL_TRACKS_MAX_BYTES): at most
+ * TIMELINE_MAX_BYTES for any run length; 24 h at the default cap ends with
+ * buckets of about 2.1 s.
+ *
+ * Per-process lines: each change of the sum names the mm that changed and
+ * its own new total (timeline_track_add). A line is a timeline of its own
+ * (the same min/max buckets, TL_TRACK_BUCKETS of them), started when the mm
+ * is admitted. At most TL_TRACKS_MAX mms have a line: when all are taken, an
+ * mm is admitted only once its total exceeds the smallest own peak among
+ * them, and that line is dropped. So every mm among the TL_TRACKS_MAX
+ * largest own peaks has a line when it reaches its peak, and keeps it:
+ * the top holders' lines (timeline_top_tracks) reach their exact own peaks.
+ * What a line lacks is its mm's time before admission, when it held less
+ * than every line kept then.
  */
 #ifndef PEAKBPF_TIMELINE_H
 #define PEAKBPF_TIMELINE_H
@@ -27,6 +40,13 @@
 #define TIMELINE_MAX_MARKS 1024U        /* later marks are counted, not kept */
 #define TIMELINE_LABEL_LEN 32
 #define TIMELINE_MAX_BYTES (4U << 20)   /* the stated bound: 4 MiB */
+#define TL_TRACKS_MAX 16U               /* mms with a line kept */
+#define TL_TRACK_BUCKETS 8192U          /* each line's bucket cap: ~10.5 s buckets at 24 h */
+#define TL_TOP 5U                       /* the lines the files draw: the largest own peaks */
+#define TL_COMM_LEN 16
+/* The lines' bound: the set and every line's buckets (2 MiB + the set). */
+#define TL_TRACKS_MAX_BYTES (sizeof(struct tl_tracks) + \
+			     (size_t)TL_TRACKS_MAX * TL_TRACK_BUCKETS * sizeof(struct tl_bucket))
 
 struct tl_bucket {
 	int64_t min, max;
@@ -56,9 +76,26 @@ struct timeline {
 	int64_t last;           /* the value now */
 	int64_t peak;           /* the largest value fed ... */
 	uint64_t peak_ns;       /* ... first reached here */
-	struct tl_mark marks[TIMELINE_MAX_MARKS];
-	size_t n_marks;
+	struct tl_mark *marks;  /* n_marks of them (allocated as they come) */
+	size_t n_marks, cap_marks;
 	uint64_t marks_dropped;
+	struct tl_tracks *tracks;       /* per-process lines; NULL: none */
+};
+
+/* One mm's line: its own rss, from its admission on. */
+struct tl_track {
+	uint64_t key;                   /* the mm (the kernel's key) */
+	uint32_t tgid;                  /* with the key, names the mm (keys are reused) */
+	uint32_t pid;                   /* the label's PID (peakbpf's namespace); 0: tgid */
+	char comm[TL_COMM_LEN];
+	struct timeline line;           /* no marks, no tracks of its own */
+};
+
+struct tl_tracks {
+	struct tl_track v[TL_TRACKS_MAX];
+	size_t n, max;                  /* in use; the cap (tests lower it) */
+	size_t max_buckets;             /* each line's */
+	uint64_t admitted, evicted;     /* lines started, lines dropped for a larger mm */
 };
 
 enum tl_format {
@@ -98,7 +135,24 @@ bool timeline_peak(const struct timeline *t, uint64_t *ns, int64_t *value);
 uint64_t timeline_since(const struct timeline *t, uint64_t ns);
 /* A value in bytes (0 for a negative one). */
 uint64_t timeline_bytes(const struct timeline *t, int64_t value);
-/* What the timeline holds in memory: the struct and its buckets. */
+/* Keep per-process lines: at most max_tracks (0: TL_TRACKS_MAX) of at most
+ * track_buckets (0: TL_TRACK_BUCKETS, else a power of two >= 2) each.
+ * 0, -EINVAL or -ENOMEM. */
+int timeline_tracks_init(struct timeline *t, size_t max_tracks, size_t track_buckets);
+/* At ns mm (key, tgid) holds pages: onto its line, admitting it if it has
+ * none and either a line is free or pages exceed the smallest own peak
+ * kept (that line is dropped). *admitted (may be NULL) gets the line when
+ * it starts now, for the caller to label. 0 (also when not kept) or
+ * -ENOMEM. Without timeline_tracks_init: 0, nothing kept. */
+int timeline_track_add(struct timeline *t, uint64_t ns, uint64_t key, uint32_t tgid,
+		       int64_t pages, struct tl_track **admitted);
+/* Up to max lines with the largest own peaks, largest first (ties: the
+ * earlier admitted). Returns how many. */
+size_t timeline_top_tracks(const struct timeline *t, const struct tl_track **out, size_t max);
+/* "PID comm" for a line's labels. */
+void timeline_track_label(const struct tl_track *tr, char *buf, size_t len);
+/* What the timeline holds in memory: the struct, its buckets, its marks
+ * and its lines. */
 size_t timeline_memory_bytes(const struct timeline *t);
 void timeline_free(struct timeline *t);
 

@@ -9,7 +9,7 @@
 #include "json.h"
 #include "timeline_export.h"
 
-#define PID 1           /* one process in the trace: the tree */
+#define PID 1           /* the tree's process in the trace; holder k's is PID + 1 + k */
 #define TID_SUM 1       /* its tracks: the sum's counter, windows, the peak */
 #define TID_WINDOWS 2
 #define TID_PEAK 3
@@ -29,9 +29,13 @@ static void begin_event(struct json_writer *w, const char *name, const char *ph,
 	json_kv_int(w, "tid", tid);
 }
 
-static void name_event(struct json_writer *w, const char *what, int tid, const char *name)
+static void name_event_of(struct json_writer *w, int pid, const char *what, int tid, const char *name)
 {
-	begin_event(w, what, "M", tid);
+	json_begin_object(w);
+	json_kv_string(w, "name", what);
+	json_kv_string(w, "ph", "M");
+	json_kv_int(w, "pid", pid);
+	json_kv_int(w, "tid", tid);
 	json_key(w, "args");
 	json_begin_object(w);
 	json_kv_string(w, "name", name);
@@ -39,19 +43,34 @@ static void name_event(struct json_writer *w, const char *what, int tid, const c
 	json_end_object(w);
 }
 
-/* The counter: one event where a bucket differs from the one before, and
- * the last bucket, so each track's ts only grows. */
-static void counter_events(struct json_writer *w, const struct timeline *t)
+static void name_event(struct json_writer *w, const char *what, int tid, const char *name)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		if (i && i + 1 < t->n && t->b[i].min == t->b[i - 1].min && t->b[i].max == t->b[i - 1].max)
+	name_event_of(w, PID, what, tid, name);
+}
+
+/* A counter: one event where a bucket differs from the one before, and
+ * the last bucket, so each track's ts only grows. line is the tree's
+ * timeline (pid PID) or a holder's line (its own pid, from its start). */
+static void counter_events(struct json_writer *w, const struct timeline *t, const struct timeline *line,
+			   const char *name, int pid)
+{
+	double from_us = since_us(t, line->start_ns);
+
+	for (size_t i = 0; i < line->n; i++) {
+		const struct tl_bucket *b = line->b;
+
+		if (i && i + 1 < line->n && b[i].min == b[i - 1].min && b[i].max == b[i - 1].max)
 			continue;
-		begin_event(w, "tree rss", "C", TID_SUM);
-		json_kv_double(w, "ts", (double)(i * t->width_ns) / 1e3, 15);
+		json_begin_object(w);
+		json_kv_string(w, "name", name);
+		json_kv_string(w, "ph", "C");
+		json_kv_int(w, "pid", pid);
+		json_kv_int(w, "tid", TID_SUM);
+		json_kv_double(w, "ts", from_us + (double)(i * line->width_ns) / 1e3, 15);
 		json_key(w, "args");
 		json_begin_object(w);
-		json_kv_uint(w, "max", timeline_bytes(t, t->b[i].max));
-		json_kv_uint(w, "min", timeline_bytes(t, t->b[i].min));
+		json_kv_uint(w, "max", timeline_bytes(t, b[i].max));
+		json_kv_uint(w, "min", timeline_bytes(t, b[i].min));
 		json_end_object(w);
 		json_end_object(w);
 	}
@@ -69,6 +88,32 @@ static void instant_event(struct json_writer *w, const struct timeline *t, const
 		json_kv_uint(w, "bytes", timeline_bytes(t, value));
 	json_end_object(w);
 	json_end_object(w);
+}
+
+/* The holders drawn (pid PID + 1 + k in the trace), and how the lines
+ * were kept (timeline.h). */
+static void holder_facts(struct json_writer *w, const struct timeline *t)
+{
+	const struct tl_track *top[TL_TOP];
+	size_t n = timeline_top_tracks(t, top, TL_TOP);
+
+	if (!t->tracks)
+		return;
+	json_key(w, "holders");
+	json_begin_array(w);
+	for (size_t k = 0; k < n; k++) {
+		json_begin_object(w);
+		json_kv_int(w, "trace_pid", PID + 1 + (int)k);
+		json_kv_uint(w, "pid", top[k]->pid ? top[k]->pid : top[k]->tgid);
+		json_kv_string(w, "comm", top[k]->comm);
+		json_kv_uint(w, "own_peak_bytes", timeline_bytes(t, top[k]->line.peak));
+		json_kv_double(w, "from_s", since_us(t, top[k]->line.start_ns) / 1e6, 12);
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_kv_uint(w, "lines_kept_max", t->tracks->max);
+	json_kv_uint(w, "lines_started", t->tracks->admitted);
+	json_kv_uint(w, "lines_dropped", t->tracks->evicted);
 }
 
 static void facts(struct json_writer *w, const struct timeline *t, const char *title)
@@ -90,12 +135,15 @@ static void facts(struct json_writer *w, const struct timeline *t, const char *t
 		json_kv_double(w, "peak_s", since_us(t, peak_ns) / 1e6, 12);
 	}
 	json_kv_uint(w, "marks_dropped", t->marks_dropped);
+	holder_facts(w, t);
 	json_end_object(w);
 	json_end_object(w);
 }
 
 int timeline_write_json(const struct timeline *t, const char *title, FILE *out)
 {
+	const struct tl_track *top[TL_TOP];
+	size_t n_top;
 	struct json_writer w;
 	uint64_t peak_ns;
 	int64_t peak;
@@ -108,7 +156,17 @@ int timeline_write_json(const struct timeline *t, const char *title, FILE *out)
 	name_event(&w, "thread_name", TID_SUM, "tree rss (bytes)");
 	name_event(&w, "thread_name", TID_WINDOWS, "windows");
 	name_event(&w, "thread_name", TID_PEAK, "peak");
-	counter_events(&w, t);
+	counter_events(&w, t, t, "tree rss", PID);
+	n_top = timeline_top_tracks(t, top, TL_TOP);
+	for (size_t k = 0; k < n_top; k++) {
+		char label[64], name[96];
+
+		timeline_track_label(top[k], label, sizeof(label));
+		snprintf(name, sizeof(name), "holder %zu: %s", k + 1, label);
+		name_event_of(&w, PID + 1 + (int)k, "process_name", 0, name);
+		name_event_of(&w, PID + 1 + (int)k, "thread_name", TID_SUM, "rss (bytes)");
+		counter_events(&w, t, &top[k]->line, "rss", PID + 1 + (int)k);
+	}
 	for (size_t i = 0; i < t->n_marks; i++)
 		if (t->marks[i].kind == TL_MARK_WINDOW)
 			instant_event(&w, t, t->marks[i].label, t->marks[i].ns, TID_WINDOWS, 0);
@@ -121,23 +179,61 @@ int timeline_write_json(const struct timeline *t, const char *title, FILE *out)
 	return json_finish(&w) ? -EIO : 0;
 }
 
+/* Text for a CSV field: no commas, quotes or line ends. */
+static void csv_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(strchr(",\"\r\n", *s) ? '_' : *s, out);
+}
+
+/* Holder k's column in a bucket row: its line's largest value in the
+ * row's time, empty where the line does not cover it. */
+static void csv_holder_cell(FILE *out, const struct timeline *t, const struct tl_track *tr, size_t i)
+{
+	const struct timeline *l = &tr->line;
+	uint64_t from = t->start_ns + i * t->width_ns, to = from + t->width_ns;
+	int64_t lo, hi;
+
+	if (to <= l->start_ns || from > l->end_ns || !timeline_range(l, from, to, &lo, &hi)) {
+		fputc(',', out);
+		return;
+	}
+	fprintf(out, ",%" PRIu64, timeline_bytes(t, hi));
+}
+
 int timeline_write_csv(const struct timeline *t, FILE *out)
 {
+	const struct tl_track *top[TL_TOP];
+	size_t n_top = timeline_top_tracks(t, top, TL_TOP);
 	uint64_t peak_ns;
 	int64_t peak;
+	char label[64];
 
-	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\n", out);
-	for (size_t i = 0; i < t->n; i++)
-		fprintf(out, "bucket,%.9f,%.9f,%" PRIu64 ",%" PRIu64 ",\n",
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label", out);
+	for (size_t k = 0; k < n_top; k++) {
+		timeline_track_label(top[k], label, sizeof(label));
+		fputs(",max_bytes ", out);
+		csv_text(out, label);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < t->n; i++) {
+		fprintf(out, "bucket,%.9f,%.9f,%" PRIu64 ",%" PRIu64 ",",
 			(double)(i * t->width_ns) / 1e9, (double)t->width_ns / 1e9,
 			timeline_bytes(t, t->b[i].min), timeline_bytes(t, t->b[i].max));
-	for (size_t i = 0; i < t->n_marks; i++)
-		if (t->marks[i].kind == TL_MARK_WINDOW)
-			fprintf(out, "mark,%.9f,,,,%s\n", since_us(t, t->marks[i].ns) / 1e6,
-				t->marks[i].label);
+		for (size_t k = 0; k < n_top; k++)
+			csv_holder_cell(out, t, top[k], i);
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < t->n_marks; i++) {
+		if (t->marks[i].kind != TL_MARK_WINDOW)
+			continue;
+		fprintf(out, "mark,%.9f,,,,", since_us(t, t->marks[i].ns) / 1e6);
+		csv_text(out, t->marks[i].label);
+		fprintf(out, "%.*s\n", (int)n_top, ",,,,,");
+	}
 	if (timeline_peak(t, &peak_ns, &peak))
-		fprintf(out, "peak,%.9f,,%" PRIu64 ",%" PRIu64 ",peak\n", since_us(t, peak_ns) / 1e6,
-			timeline_bytes(t, peak), timeline_bytes(t, peak));
+		fprintf(out, "peak,%.9f,,%" PRIu64 ",%" PRIu64 ",peak%.*s\n", since_us(t, peak_ns) / 1e6,
+			timeline_bytes(t, peak), timeline_bytes(t, peak), (int)n_top, ",,,,,");
 	return ferror(out) ? -EIO : 0;
 }
 

@@ -13,6 +13,7 @@
 #include "fileutil.h"
 #include "timeline_export.h"
 
+#define TREE_COUNTER "{\"name\":\"tree rss\","
 #define MAX_BYTES 9e15    /* 2^53: a double holds every byte count below it */
 #define MAX_TS_US 1e15    /* 31 years: its ns fit in 64 bits */
 
@@ -126,6 +127,8 @@ static int json_event(struct timeline *t, const char *ev, const char *end)
 		return 0;       /* metadata */
 	if (ts < 0 || ts > MAX_TS_US)
 		return -EINVAL;
+	if (find_in(ev, end, "\"ph\":\"C\"") && strncmp(ev, TREE_COUNTER, strlen(TREE_COUNTER)))
+		return 0;       /* a holder's line: not read back */
 	if (find_in(ev, end, "\"ph\":\"C\"") && num_in(ev, end, "max", &b) && num_in(ev, end, "min", &a))
 		return !bytes_ok(a) || !bytes_ok(b) ? -EINVAL : fill_to(t, (size_t)round_u(ts * 1e3 / (double)t->width_ns), (int64_t)a, (int64_t)b);
 	copy_string(name, sizeof(name), ev + strlen("{\"name\":\""), end);
@@ -195,6 +198,7 @@ static int csv_row(struct timeline *t, char *line)
 	}
 	if (strcmp(f[0], "mark") && strcmp(f[0], "peak"))
 		return -EINVAL;
+	f[5][strcspn(f[5], ",")] = '\0';       /* the holders' columns follow */
 	timeline_mark(t, round_u(v[1] * 1e9), *f[0] == 'm' ? TL_MARK_WINDOW : TL_MARK_PEAK,
 		      (int64_t)v[4], f[5]);
 	return 0;
@@ -202,13 +206,15 @@ static int csv_row(struct timeline *t, char *line)
 
 static int load_csv(char *text, struct timeline *t)
 {
-	static const char header[] = "kind,t_s,width_s,min_bytes,max_bytes,label\n";
+	static const char header[] = "kind,t_s,width_s,min_bytes,max_bytes,label";
 	char *line, *save = NULL;
 	int err;
 
-	if (strncmp(text, header, strlen(header)))
+	/* The holders' columns, if any, follow label: not read back. */
+	if (strncmp(text, header, strlen(header)) || !strchr(",\n", text[strlen(header)]) ||
+	    !strchr(text, '\n'))
 		return -EINVAL;
-	for (line = strtok_r(text + strlen(header), "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(strchr(text, '\n'), "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		err = csv_row(t, line);
 		if (err)
 			return err;

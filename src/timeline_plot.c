@@ -22,6 +22,8 @@
 #define COLS 860        /* PLOT_W - LEFT - 20 */
 #define ROWS 316        /* PLOT_H - TOP - 44 */
 #define PEAK_COLOR "#e00000"    /* nothing else is drawn in it (tests find it) */
+/* The holders' lines: none of them red. */
+static const char *const holder_color[TL_TOP] = { "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf" };
 
 struct plot {
 	const struct timeline *t;
@@ -32,6 +34,10 @@ struct plot {
 	uint64_t peak_ns;               /* since the start */
 	int64_t peak;
 	bool has_peak;
+	const struct tl_track *top[TL_TOP];     /* the holders' lines, largest own peak first */
+	size_t n_top;
+	int64_t h_hi[TL_TOP][COLS];             /* each line's max per column ... */
+	bool h_on[TL_TOP][COLS];                /* ... where the line covers it */
 };
 
 static double px_x(const struct plot *p, uint64_t ns)
@@ -59,6 +65,19 @@ static void plot_compute(struct plot *p, const struct timeline *t)
 			p->lo[c] = p->hi[c] = 0;
 		if (p->hi[c] > p->plotted_max)
 			p->plotted_max = p->hi[c];
+	}
+	p->n_top = timeline_top_tracks(t, p->top, TL_TOP);
+	for (size_t k = 0; k < p->n_top; k++) {
+		const struct timeline *l = &p->top[k]->line;
+
+		for (int c = 0; c < COLS; c++) {
+			uint64_t from = t->start_ns + p->span_ns * (uint64_t)c / COLS;
+			uint64_t to = t->start_ns + p->span_ns * (uint64_t)(c + 1) / COLS;
+			int64_t lo;
+
+			p->h_on[k][c] = to > l->start_ns && from <= l->end_ns &&
+					timeline_range(l, from, to, &lo, &p->h_hi[k][c]);
+		}
 	}
 	p->has_peak = timeline_peak(t, &at, &p->peak);
 	p->peak_ns = timeline_since(t, at);
@@ -131,6 +150,49 @@ static void svg_data(FILE *out, const struct plot *p)
 	fputs("\"/>\n", out);
 }
 
+/* Each holder's line (its max per column) and the legend. */
+static void svg_holders(FILE *out, const struct plot *p)
+{
+	char label[64], b[32];
+
+	for (size_t k = 0; k < p->n_top; k++) {
+		const struct tl_track *tr = p->top[k];
+		bool pen = false;
+		double last = 0;
+
+		fprintf(out, "<path id=\"holder-%zu\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+			"data-own-peak-bytes=\"%" PRIu64 "\" d=\"", k + 1, holder_color[k],
+			timeline_bytes(p->t, tr->line.peak));
+		/* Steps: a point where the height changes, the run's end where
+		 * the line stops. */
+		for (int c = 0; c <= COLS; c++) {
+			double y = c < COLS && p->h_on[k][c] ? px_y(p, p->h_hi[k][c]) : -1;
+
+			if (pen && y != last)
+				fprintf(out, "L%d %.1f", LEFT + c, last);
+			if (y >= 0 && (!pen || y != last))
+				fprintf(out, "%c%d %.1f", pen ? 'L' : 'M', LEFT + c, y);
+			pen = y >= 0;
+			last = y;
+		}
+		fputs("\"/>\n", out);
+	}
+	if (!p->n_top)
+		return;
+	fprintf(out, "<g id=\"legend\" font-size=\"11\" fill=\"#000\">");
+	for (size_t k = 0; k < p->n_top; k++) {
+		int y = TOP + 14 + 15 * (int)k;
+
+		timeline_track_label(p->top[k], label, sizeof(label));
+		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
+			"<text x=\"%d\" y=\"%d\">", LEFT + 8, LEFT + 26, y - 4, y - 4, holder_color[k], LEFT + 32, y);
+		xml_text(out, label);
+		fprintf(out, " (own peak %s)</text>", format_bytes(timeline_bytes(p->t, p->top[k]->line.peak),
+								   b, sizeof(b)));
+	}
+	fputs("</g>\n", out);
+}
+
 static void svg_marks(FILE *out, const struct plot *p)
 {
 	const struct timeline *t = p->t;
@@ -173,6 +235,7 @@ static void svg_body(FILE *out, const struct plot *p, const char *title)
 	fputs("</text>\n", out);
 	svg_axes(out, p);
 	svg_data(out, p);
+	svg_holders(out, p);
 	svg_marks(out, p);
 }
 
@@ -202,9 +265,16 @@ static const char page_script[] =
 "var lo=D.min[i],hi=D.max[i];for(var k=i+1;k<=j;k++){if(D.min[k]<lo)lo=D.min[k];"
 "if(D.max[k]>hi)hi=D.max[k];}return [lo,hi];}\n"
 "function el(id){return document.getElementById(id);}\n"
+"function hcol(H,c){var a=v0+(v1-v0)*c/CW,b=v0+(v1-v0)*(c+1)/CW;if(b<=H.s||a>H.e)return null;"
+"var i=Math.max(0,Math.min(Math.floor((a-H.s)/H.w),H.max.length-1)),"
+"j=Math.max(i,Math.min(Math.ceil((b-H.s)/H.w)-1,H.max.length-1)),hi=H.max[i];"
+"for(var k=i+1;k<=j;k++)if(H.max[k]>hi)hi=H.max[k];return hi;}\n"
 "function draw(){var a='M'+L+' '+(T+RH),d='';for(var c=0;c<CW;c++){var m=col(c);"
 "a+='L'+(L+c)+' '+y(m[1])+'L'+(L+c+1)+' '+y(m[1]);d+='M'+(L+c+0.5)+' '+y(m[1])+'V'+y(m[0]);}\n"
 "el('area').setAttribute('d',a+'L'+(L+CW)+' '+(T+RH)+'Z');el('band').setAttribute('d',d);\n"
+"for(var h=0;h<D.h.length;h++){var H=D.h[h],s='',on=false;for(var c2=0;c2<CW;c2++){"
+"var q=hcol(H,c2);if(q===null){on=false;continue;}s+=(on?'L':'M')+(L+c2)+' '+y(q)+'L'+(L+c2+1)+' '+y(q);on=true;}"
+"el('holder-'+(h+1)).setAttribute('d',s);}\n"
 "var st=1,h='';for(var p=1;;p*=10){var f=[1,2,5].filter(function(m){return (v1-v0)/(m*p)<6;});"
 "if(f.length){st=f[0]*p;break;}}\n"
 "for(var t=Math.ceil(v0/st)*st;t<=v1;t+=st)h+='<text x=\"'+x(t).toFixed(1)+'\" y=\"'+(T+RH+18)+'\">'"
@@ -253,6 +323,23 @@ static void page_data(FILE *out, const struct plot *p)
 	json_begin_array(&w);
 	for (size_t i = 0; i < t->n; i++)
 		json_int(&w, t->b[i].max);
+	json_end_array(&w);
+	json_key(&w, "h");             /* the holders' lines: start, end, width, maxes */
+	json_begin_array(&w);
+	for (size_t k = 0; k < p->n_top; k++) {
+		const struct timeline *l = &p->top[k]->line;
+
+		json_begin_object(&w);
+		json_kv_uint(&w, "s", timeline_since(t, l->start_ns));
+		json_kv_uint(&w, "e", timeline_since(t, l->end_ns));
+		json_kv_uint(&w, "w", l->width_ns);
+		json_key(&w, "max");
+		json_begin_array(&w);
+		for (size_t i = 0; i < l->n; i++)
+			json_int(&w, l->b[i].max);
+		json_end_array(&w);
+		json_end_object(&w);
+	}
 	json_end_array(&w);
 	json_key(&w, "marks");
 	json_begin_array(&w);

@@ -205,7 +205,7 @@ static int on_sum_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*e) || !t->sum_fn)
 		return 0;
-	return t->sum_fn(t->sum_ctx, e->ns, e->sum_pages);
+	return t->sum_fn(t->sum_ctx, e);
 }
 
 int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
@@ -219,6 +219,37 @@ int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
 	n = ring_buffer__consume(t->sums);
 	t->sum_fn = NULL;
 	return n < 0 ? n : 0;
+}
+
+int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN])
+{
+	const struct departed_mm *ring = t->skel->bss->departed;
+	__u64 best = 0;
+	struct mm_state ms;
+
+	if (!bpf_map__lookup_elem(t->skel->maps.mm_states, &key, sizeof(key), &ms, sizeof(ms), 0) &&
+	    ms.tgid == tgid) {
+		*vpid = ms.vpid;
+		memcpy(comm, ms.comm, COMM_LEN);
+		return 0;
+	}
+	/* It left: the latest departure of that tgid, read like holders.c
+	 * reads the ring (skipped while written or when it changed). */
+	for (size_t i = 0; i < MAX_DEPARTED; i++) {
+		__u64 seq = __atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE);
+		struct departed_mm e;
+
+		if (!seq || seq <= best || ring[i].tgid != tgid)
+			continue;
+		memcpy(&e, &ring[i], sizeof(e));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE) != seq || e.tgid != tgid)
+			continue;
+		best = seq;
+		*vpid = e.vpid;
+		memcpy(comm, e.comm, COMM_LEN);
+	}
+	return best ? 0 : -ENOENT;
 }
 
 int tracker_open(const struct tracker_opts *opts, struct tracker **out)

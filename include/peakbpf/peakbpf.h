@@ -75,6 +75,7 @@ struct peakbpf_opts {
 	uint64_t sample_interval_ns;    /* proc sampler; 0: 100 ms */
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
 	bool libbpf_log;                /* true: leave libbpf's messages on (stderr by default) */
+	bool timeline;                  /* bpf: record the tree's timeline (peakbpf_timeline_write) */
 	enum peakbpf_measure measure;   /* RSS (0); UNIQUE: -EOPNOTSUPP, see above */
 };
 
@@ -125,6 +126,29 @@ PEAKBPF_API const char *peakbpf_note(const struct peakbpf_session *s, size_t i);
 /* Unload everything; NULL is fine. Figures stay valid. A session belongs
  * to the process that opened it: a forked child opens its own. */
 PEAKBPF_API void peakbpf_close(struct peakbpf_session *s);
+
+/*
+ * ---- the timeline (a session opened with opts.timeline, bpf only) ----
+ * Every change of the tree sum goes into a bounded min/max timeline (at most
+ * 4 MiB for any run length) with lines for the top holders, windows marked
+ * where they close. The kernel keeps the changes in a buffer of about 175 k
+ * until they are taken: a busy tree needs peakbpf_timeline_poll every few
+ * tens of ms (the Python binding polls from a thread); changes lost to a
+ * full buffer are counted (peakbpf_timeline_drops). Each returns 0 or a
+ * negative errno; -ENODATA: the session records no timeline.
+ */
+/* Take the changes recorded since the last call. */
+PEAKBPF_API int peakbpf_timeline_poll(struct peakbpf_session *s);
+/* A phase mark now, with a label (cut to 31 bytes). */
+PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *s, const char *label);
+/* Write the timeline so far to path, in the format its extension names:
+ * .json (Chrome/Perfetto trace events), .csv, .svg or .html (self-contained
+ * page). The peak marked is the run's (the closed windows'), else the
+ * largest value recorded. -EINVAL: another extension. */
+PEAKBPF_API int peakbpf_timeline_write(struct peakbpf_session *s, const char *path);
+/* Changes lost so far because the buffer was full (0: the timeline has
+ * every change). */
+PEAKBPF_API int peakbpf_timeline_drops(const struct peakbpf_session *s, uint64_t *n);
 
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */

@@ -15,6 +15,11 @@ folds every window cut while it was open, so its peak is the largest over
 its span. measure(pid=N) measures process N and its descendants instead
 (a session, and a BPF load, of its own per block).
 
+measure(timeline="out.html") also records the tree's memory over time and
+writes it when the block ends, in the format the extension names (.html,
+.svg, .json for ui.perfetto.dev, .csv): a session of its own too, polled
+from a thread every 20 ms; m.mark("label") marks a phase in it.
+
 It never raises for a measurement problem: without privileges it falls
 back to a labelled, inexact source, and when nothing can be measured the
 figure's source is "unavailable" and `inexact_reason` says why.
@@ -30,6 +35,8 @@ from ._units import format_bytes, parse_size
 
 __all__ = ["measure", "Measurement", "parse_size", "format_bytes", "session_info"]
 __version__ = "0.1.0"
+
+TIMELINE_POLL_S = 0.02  # the kernel's buffer holds ~175 k changes between polls
 
 _lock = threading.RLock()
 _session = None         # this process's session over itself, opened at first use
@@ -76,15 +83,18 @@ class Measurement:
     Attributes (None when not measured, never 0 for "unknown"):
     peak_bytes, baseline_bytes, growth_bytes, exact, error_bound_bytes,
     source, inexact_reason, holders, breakdown, other_sources, windows,
-    duration_s.
+    duration_s; with timeline=PATH, timeline (PATH once written, else None)
+    and timeline_error (why not), timeline_drops (changes lost: 0 when the
+    timeline has every one).
     """
 
-    def __init__(self, pid=None, callback=None, measure="rss"):
+    def __init__(self, pid=None, callback=None, timeline=None, measure="rss"):
         if measure not in _lib.MEASURES:
             raise ValueError("measure=%r: use \"rss\" (summed RSS) or \"unique\" (each page once)"
                              % (measure,))
         self.pid = pid
         self.callback = callback
+        self.timeline_path = os.fspath(timeline) if timeline is not None else None
         self.measure = measure
         self._reset()
 
@@ -104,8 +114,13 @@ class Measurement:
         self.windows = 0
         self.duration_s = None
         self._state = "new"
-        self._own = None                # measure(pid=): its own session
+        self._own = None                # measure(pid=) or timeline=: its own session
         self._started = None
+        self.timeline = None
+        self.timeline_error = None
+        self.timeline_drops = None
+        self._poller = None
+        self._stop = None
 
     # -- folding the windows the block spans --------------------------------
     def _fold(self, w):
@@ -167,10 +182,12 @@ class Measurement:
             # why it cannot, and the block is not measured.
             self._unavailable(_lib.refusal(self.measure))
             return self
-        if self.pid is not None:
-            self._own = _lib.Session(self.pid)
+        if self.pid is not None or self.timeline_path is not None:
+            self._own = _lib.Session(self.pid, timeline=self.timeline_path is not None)
             if self._own.error:
                 self._unavailable(self._own.error)
+            elif self.timeline_path is not None:
+                self._start_polling()
             return self
         with _lock:
             s = _self_session()
@@ -188,7 +205,10 @@ class Measurement:
             return False
         self._state = "closed"
         if self._own is not None:
+            self._stop_polling()
             self._fold(self._own.close_window())
+            if self.timeline_path is not None:
+                self._write_timeline()
             self._own.close()
         else:
             with _lock:
@@ -203,13 +223,51 @@ class Measurement:
             self.callback(self)
         return False
 
+    # -- the timeline ------------------------------------------------------------
+    def _start_polling(self):
+        if self._own.poll() != 0:
+            self.timeline_error = ("the timeline needs the bpf source (this session uses %s)"
+                                   % self._own.source)
+            return
+        self._stop = threading.Event()
+
+        def poll(own=self._own, stop=self._stop):
+            while not stop.wait(TIMELINE_POLL_S):
+                own.poll()
+        self._poller = threading.Thread(target=poll, name="peakbpf-timeline", daemon=True)
+        self._poller.start()
+
+    def _stop_polling(self):
+        if self._poller is not None:
+            self._stop.set()
+            self._poller.join()
+            self._poller = None
+
+    def _write_timeline(self):
+        if self.timeline_error or self._own.error:
+            self.timeline_error = self.timeline_error or self._own.error
+            return
+        err = self._own.write_timeline(self.timeline_path)
+        if err:
+            self.timeline_error = "cannot write %s: %s" % (self.timeline_path, os.strerror(-err))
+            return
+        self.timeline = self.timeline_path
+        self.timeline_drops = self._own.timeline_drops()
+
+    def mark(self, label):
+        """Mark a phase on the timeline now (measure(timeline=...) only):
+        True when marked."""
+        if self._state != "open" or self._own is None or self._poller is None:
+            return False
+        return self._own.mark(label) == 0
+
     # -- a decorator -----------------------------------------------------------
     def __call__(self, fn):
         """@peakbpf.measure(): each call is measured; the last Measurement is
         the wrapper's .last_measurement (and goes to callback, if given)."""
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            m = Measurement(self.pid, self.callback, self.measure)
+            m = Measurement(self.pid, self.callback, self.timeline_path, self.measure)
             wrapper.last_measurement = m
             with m:
                 return fn(*args, **kwargs)
@@ -250,16 +308,20 @@ class Measurement:
             "windows": self.windows,
             "duration_s": self.duration_s,
             "pid": self.pid if self.pid is not None else os.getpid(),
+            "timeline": self.timeline,
+            "timeline_error": self.timeline_error,
         }
 
     def __repr__(self):
         return "<peakbpf.Measurement %s>" % (self.describe() if self._state == "closed" else self._state)
 
 
-def measure(pid=None, callback=None, measure="rss"):
+def measure(pid=None, callback=None, timeline=None, measure="rss"):
     """A Measurement: a context manager (`with measure() as m`) or a
     decorator (`@measure()`). pid=None: this process and its descendants.
+    timeline="out.html" (.svg, .json, .csv): write the tree's memory over
+    time there when the block ends (bpf only; timeline_error says why not).
     measure="unique" (each page once) needs the tree in a cgroup of its own,
     which only the CLI's command mode makes: here the block is not measured
     and inexact_reason says so."""
-    return Measurement(pid, callback, measure)
+    return Measurement(pid, callback, timeline, measure)

@@ -9,6 +9,7 @@ import ctypes
 import errno
 import json
 import os
+import threading
 
 ENV_LIBRARY = "PEAKBPF_LIBRARY"
 SONAME = "libpeakbpf.so.0"
@@ -18,10 +19,12 @@ MEASURES = ("rss", "unique")    # enum peakbpf_measure, in order
 
 
 class _Opts(ctypes.Structure):
-    """struct peakbpf_opts."""
-    _fields_ = [("sz", ctypes.c_size_t), ("source", ctypes.c_int), ("max_tracked", ctypes.c_uint32),
-                ("sample_interval_ns", ctypes.c_uint64), ("cgroup_root", ctypes.c_char_p),
-                ("libbpf_log", ctypes.c_bool), ("measure", ctypes.c_int)]
+    """struct peakbpf_opts (include/peakbpf/peakbpf.h): sz says how much of
+    it this binding knows; the library takes the rest as zero."""
+    _fields_ = [("sz", ctypes.c_size_t), ("source", ctypes.c_int),
+                ("max_tracked", ctypes.c_uint32), ("sample_interval_ns", ctypes.c_uint64),
+                ("cgroup_root", ctypes.c_char_p), ("libbpf_log", ctypes.c_bool),
+                ("timeline", ctypes.c_bool), ("measure", ctypes.c_int)]
 
 
 class _Holder(ctypes.Structure):
@@ -60,6 +63,10 @@ def _declare(lib):
         "peakbpf_figure_holder": (ctypes.c_int, [vp, ctypes.c_size_t, ctypes.POINTER(_Holder)]),
         "peakbpf_figure_json": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_size_t]),
         "peakbpf_figure_free": (None, [vp]),
+        "peakbpf_timeline_poll": (ctypes.c_int, [vp]),
+        "peakbpf_timeline_mark": (ctypes.c_int, [vp, ctypes.c_char_p]),
+        "peakbpf_timeline_write": (ctypes.c_int, [vp, ctypes.c_char_p]),
+        "peakbpf_timeline_drops": (ctypes.c_int, [vp, u64p]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
@@ -103,7 +110,7 @@ def refusal(measure):
     opts = _Opts(sz=ctypes.sizeof(_Opts), measure=MEASURES.index(measure))
     h = ctypes.c_void_p()
     why = ctypes.create_string_buffer(256)
-    err = lib.peakbpf_open(ctypes.addressof(opts), ctypes.byref(h), why, len(why))
+    err = lib.peakbpf_open(ctypes.byref(opts), ctypes.byref(h), why, len(why))
     if not err:
         lib.peakbpf_close(h)
         return None
@@ -117,8 +124,11 @@ class Session:
     says why and every window is None.
     """
 
-    def __init__(self, pid=None):
+    def __init__(self, pid=None, timeline=False):
         self.handle = None
+        # The timeline's calls come from a polling thread and the caller's:
+        # a session is not locked (peakbpf.h), so they take turns here.
+        self._tl_lock = threading.Lock()
         self.error = None
         self.source = "unavailable"
         self.notes = []
@@ -130,7 +140,11 @@ class Session:
         self.lib = lib
         h = ctypes.c_void_p()
         why = ctypes.create_string_buffer(256)
-        err = lib.peakbpf_open(None, ctypes.byref(h), why, len(why))
+        opts = None
+        if timeline:
+            opts = _Opts(sz=ctypes.sizeof(_Opts), source=SOURCE_AUTO, timeline=True)
+            opts = ctypes.byref(opts)
+        err = lib.peakbpf_open(opts, ctypes.byref(h), why, len(why))
         if err:
             self.error = why.value.decode() or os.strerror(-err)
             return
@@ -179,6 +193,34 @@ class Session:
         if self.lib.peakbpf_figure_peak_time(fig, ctypes.byref(t)) == 0:
             d["peak_mono_ns"] = t.value
         return d
+
+    # -- the timeline (a session opened with timeline=True, bpf only) --------
+    def poll(self):
+        """Take the changes recorded since the last call: 0 or a negative errno."""
+        if self.handle is None:
+            return -errno.ENODATA
+        with self._tl_lock:
+            return self.lib.peakbpf_timeline_poll(self.handle)
+
+    def mark(self, label):
+        if self.handle is None:
+            return -errno.ENODATA
+        with self._tl_lock:
+            return self.lib.peakbpf_timeline_mark(self.handle, str(label).encode("utf-8", "replace"))
+
+    def write_timeline(self, path):
+        """Write the timeline so far (.json, .csv, .svg, .html): 0 or a
+        negative errno."""
+        if self.handle is None:
+            return -errno.ENODATA
+        with self._tl_lock:
+            return self.lib.peakbpf_timeline_write(self.handle, os.fsencode(path))
+
+    def timeline_drops(self):
+        n = ctypes.c_uint64()
+        if self.handle is None or self.lib.peakbpf_timeline_drops(self.handle, ctypes.byref(n)):
+            return None
+        return n.value
 
     def close(self):
         if self.handle is not None and os.getpid() == self.owner:

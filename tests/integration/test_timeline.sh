@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # --timeline and peakbpf plot: the tree sum over time, from a real run.
 
-TESTS="$TESTS t_timeline_json t_timeline_plots t_timeline_chromium t_timeline_plot_cmd t_timeline_errors"
+TESTS="$TESTS t_timeline_json t_timeline_holders t_timeline_plots t_timeline_chromium t_timeline_plot_cmd t_timeline_errors"
 
 CHECK="$here/timeline_check.py"
 
@@ -43,6 +43,43 @@ t_timeline_json() {
 		ok "timeline json: trace events valid, ts monotonic per track; plotted max $(mib "$1") = reported peak $(mib "$peak"); $3 window instants"
 	else
 		fail "timeline json: plotted max $1, peak instant $2, reported peak $peak; $3 window instants of $windows"
+	fi
+}
+
+# The holders' lines, on the ladder (children of 256, 128 and 64 MiB at
+# once): in the trace and the CSV, each holder the record lists at the peak
+# has a line labelled with its PID and comm that reaches its own peak
+# exactly; the tree's line is still the reported peak to the page, and the
+# trace with its new tracks still follows the format.
+t_timeline_holders() {
+	need python3 "timeline holders: the trace and CSV check" || return
+	page=$(page_size)
+	bad=""
+	for f in tl-ladder.json tl-ladder.csv; do
+		if ! "$PEAKBPF" -q -o "$TMP/tl-ladder-rec.json" --timeline "$TMP/$f" -- \
+			"$WORKLOAD" -s 64MiB -n 3 -t 200ms ladder 2>"$TMP/tl.err"; then
+			fail "timeline holders: peakbpf failed: $(cat "$TMP/tl.err")"
+			return
+		fi
+		inexact "timeline holders" "$TMP/tl-ladder-rec.json" && return
+		peak=$(json_num "$TMP/tl-ladder-rec.json" peak_bytes)
+		case $f in
+		*.json)
+			out=$(python3 "$CHECK" json "$TMP/$f" 2>&1) || { bad="$bad trace: $out"; continue; }
+			set -- $out
+			[ "$(($1 / page))" = "$((peak / page))" ] && [ "$2" = "$peak" ] ||
+				bad="$bad tree line $1, peak instant $2, reported $peak;"
+			lines=$(python3 "$CHECK" holders-json "$TMP/$f" "$TMP/tl-ladder-rec.json" 2>&1) ||
+				bad="$bad json: $lines" ;;
+		*)
+			out=$(python3 "$CHECK" holders-csv "$TMP/$f" "$TMP/tl-ladder-rec.json" 2>&1) ||
+				bad="$bad csv: $out" ;;
+		esac
+	done
+	if [ -z "$bad" ]; then
+		ok "timeline holders: ladder: lines for $lines reach their own peaks (trace and CSV); tree line = reported peak $(mib "$peak")"
+	else
+		fail "timeline holders:$bad"
 	fi
 }
 

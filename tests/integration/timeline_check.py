@@ -6,6 +6,11 @@
                                      ts monotonic per track; prints the
                                      largest counter max, the peak instant's
                                      bytes and the number of window instants
+  timeline_check.py holders-json TRACE RECORD
+  timeline_check.py holders-csv CSV RECORD
+                                     the record's holders at the peak have
+                                     lines labelled "PID COMM" that reach
+                                     their own peaks (see holders_json)
   timeline_check.py red PNG          the centroid of the peak marker's red
                                      pixels in a screenshot: "x y count"
   timeline_check.py drag PAGE OUT    OUT: PAGE with a script that drags across
@@ -56,6 +61,55 @@ def check_json(path):
         else:
             raise AssertionError("unexpected ph: %r" % e)
     print(top, peak, windows)
+
+
+def want_holders(record):
+    """The record's holders at the peak, largest own peak first, top 5."""
+    with open(record) as f:
+        rec = json.loads(f.read().splitlines()[-1])
+    return sorted(rec["processes"], key=lambda p: -p["own_peak_bytes"])[:5]
+
+
+def holders_json(trace, record):
+    """Each holder at the record's peak has a line in the trace: a process
+    named "holder K: PID COMM" (largest own peak first) whose rss counter
+    reaches its own_peak_bytes. Prints "N PID:COMM..." or raises."""
+    with open(trace) as f:
+        doc = json.load(f)
+    names, tops = {}, {}
+    for e in doc["traceEvents"]:
+        if e["ph"] == "M" and e["name"] == "process_name" and e["pid"] > 1:
+            names[e["pid"]] = e["args"]["name"]
+        if e["ph"] == "C" and e["pid"] > 1:
+            assert e["name"] == "rss", e
+            tops[e["pid"]] = max(tops.get(e["pid"], -1), e["args"]["max"])
+    facts = doc["otherData"]["peakbpf_timeline"]["holders"]
+    want = want_holders(record)
+    assert len(facts) == len(names) >= len(want), (facts, names, want)
+    labels = []
+    for k, p in enumerate(want):
+        label = "%d %s" % (p["pid"], p["comm"])
+        assert names.get(2 + k) == "holder %d: %s" % (k + 1, label), (k, names, label)
+        assert tops[2 + k] == p["own_peak_bytes"], (label, tops[2 + k], p)
+        assert facts[k]["own_peak_bytes"] == p["own_peak_bytes"], (facts[k], p)
+        labels.append(label.replace(" ", ":"))
+    print(len(labels), " ".join(labels))
+
+
+def holders_csv(path, record):
+    """The same in a .csv: a column "max_bytes PID COMM" per holder whose
+    largest value is its own peak."""
+    with open(path) as f:
+        rows = [line.rstrip("\n").split(",") for line in f]
+    cols = {}
+    for i, name in enumerate(rows[0][6:], 6):
+        vals = [int(r[i]) for r in rows[1:] if r[0] == "bucket" and len(r) > i and r[i]]
+        cols[name[len("max_bytes "):]] = max(vals)
+    want = want_holders(record)
+    for p in want:
+        label = ("%d %s" % (p["pid"], p["comm"])).replace(",", "_")
+        assert cols.get(label) == p["own_peak_bytes"], (label, cols, p)
+    print(len(want))
 
 
 def png_rows(path):
@@ -148,4 +202,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "drag":
         drag_page(sys.argv[2], sys.argv[3])
     else:
-        {"json": check_json, "red": red_centroid, "zoomed": zoomed}[sys.argv[1]](sys.argv[2])
+        if sys.argv[1] in ("holders-json", "holders-csv"):
+            (holders_json if sys.argv[1] == "holders-json" else holders_csv)(sys.argv[2], sys.argv[3])
+        else:
+            {"json": check_json, "red": red_centroid, "zoomed": zoomed}[sys.argv[1]](sys.argv[2])

@@ -3,7 +3,8 @@
  * libpeakbpf's contract at its edges, built against the installed header
  * and library: options (sz, unknown fields), misuse (-EINVAL, -EBUSY,
  * -ESRCH), a figure's "not there" (-ENODATA, never 0), every accessor of
- * a bpf figure, and two sessions in two threads at once. Prints "ok N" per check; exit 1 on the first
+ * a bpf figure, two sessions in two threads at once, and a session's
+ * timeline written to a file (marks, the peak, the holders). Prints "ok N" per check; exit 1 on the first
  * failure. As root with BTF it uses the bpf source; else it checks the
  * refusal.
  */
@@ -107,6 +108,82 @@ static void *one_session(void *arg)
 	return (void *)(long)(growth >> 20);
 }
 
+/* Touch mib MiB, then let it go (mmap: ASan's quarantine keeps malloc's). */
+static void hold(size_t mib)
+{
+	char *p = mmap(NULL, mib << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(1);
+	for (size_t i = 0; i < mib << 20; i += 4096)
+		p[i] = 1;
+	munmap(p, mib << 20);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 64 << 20);
+	size_t n = f && buf ? fread(buf, 1, (64 << 20) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	if (!n) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* A session's timeline: windows and a phase marked, the run's peak
+ * marked and equal to the figure's, a line for this process. */
+static void timeline_checks(void)
+{
+	PEAKBPF_OPTS(o, .source = PEAKBPF_SOURCE_BPF, .timeline = true);
+	PEAKBPF_OPTS(plain, .source = PEAKBPF_SOURCE_BPF);
+	char path[] = "/tmp/peakbpf-api-XXXXXX.json", html[64], want[64], *doc;
+	struct peakbpf_session *s;
+	struct peakbpf_figure *f;
+	uint64_t peak = 0, drops = 1;
+
+	CHECK(peakbpf_open(&plain, &s, NULL, 0) == 0 && peakbpf_add_self(s) == 0 && peakbpf_start(s) == 0);
+	CHECK(peakbpf_timeline_poll(s) == -ENODATA && peakbpf_timeline_write(s, "/tmp/x.json") == -ENODATA);
+	peakbpf_close(s);
+	CHECK(peakbpf_open(&o, &s, NULL, 0) == 0 && peakbpf_add_self(s) == 0);
+	CHECK(peakbpf_timeline_poll(s) == -ENODATA);            /* not started */
+	CHECK(peakbpf_start(s) == 0);
+	hold(48);
+	CHECK(peakbpf_close_window(s, &f) == 0);
+	peakbpf_figure_free(f);
+	CHECK(peakbpf_timeline_mark(s, "phase 2") == 0);
+	hold(16);
+	CHECK(peakbpf_timeline_poll(s) == 0);
+	CHECK(peakbpf_close_window(s, &f) == 0);
+	peakbpf_figure_free(f);
+	CHECK(peakbpf_run_figure(s, &f) == 0 && peakbpf_figure_peak(f, &peak) == 0 && peak > 48 << 20);
+	peakbpf_figure_free(f);
+	close(mkstemps(path, 5));
+	CHECK(peakbpf_timeline_write(s, "/tmp/peakbpf-api.txt") == -EINVAL);
+	CHECK(peakbpf_timeline_write(s, path) == 0);
+	snprintf(html, sizeof(html), "%.*s.html", (int)strlen(path) - 5, path);
+	CHECK(peakbpf_timeline_write(s, html) == 0);            /* again, another format */
+	CHECK(peakbpf_timeline_drops(s, &drops) == 0 && drops == 0);
+	peakbpf_close(s);
+	doc = slurp(path);
+	snprintf(want, sizeof(want), "\"peak_bytes\":%llu,", (unsigned long long)peak);
+	CHECK(doc && strstr(doc, want));
+	CHECK(strstr(doc, "\"name\":\"window 1\"") && strstr(doc, "\"name\":\"window 2\"") &&
+	      strstr(doc, "\"name\":\"phase 2\""));
+	snprintf(want, sizeof(want), "\"pid\":%d,", (int)getpid());
+	CHECK(strstr(doc, "\"holders\":[{\"trace_pid\":2,") && strstr(strstr(doc, "\"holders\":["), want));
+	free(doc);
+	doc = slurp(html);
+	CHECK(doc && strstr(doc, "id=\"peak-marker\"") && strstr(doc, "id=\"holder-1\""));
+	free(doc);
+	unlink(path);
+	unlink(html);
+}
+
 static void bpf_checks(void)
 {
 	PEAKBPF_OPTS(o, .source = PEAKBPF_SOURCE_BPF);
@@ -154,8 +231,10 @@ int main(void)
 {
 	opts_and_misuse();
 	figure_edges();
-	if (geteuid() == 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0)
+	if (geteuid() == 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0) {
 		bpf_checks();
+		timeline_checks();
+	}
 	printf("api: %d checks passed, libpeakbpf %s\n", checks, peakbpf_version());
 	return 0;
 }

@@ -201,6 +201,46 @@ def test_sizes():
         peakbpf.parse_size("lots")
 
 
+def test_timeline_from_measure(tmp_path, workload):
+    """measure(timeline=...) writes the block's timeline: its peak is the
+    block's peak, the phase mark and the window are in it, and the ladder's
+    children have labelled lines that reach their own peaks."""
+    needs_bpf()
+    out = tmp_path / "t.json"
+    with peakbpf.measure(timeline=out) as m:
+        subprocess.run([workload, "-s", "32MiB", "-t", "5ms", "spike"], check=True,
+                       stderr=subprocess.DEVNULL)
+        assert m.mark("ladder")
+        subprocess.run([workload, "-s", "16MiB", "-n", "3", "-t", "50ms", "ladder"], check=True,
+                       stderr=subprocess.DEVNULL)
+    assert m.timeline == os.fspath(out) and m.timeline_error is None and m.timeline_drops == 0
+    doc = json.loads(out.read_text())
+    facts = doc["otherData"]["peakbpf_timeline"]
+    events = doc["traceEvents"]
+    tree = max(e["args"]["max"] for e in events if e["ph"] == "C" and e["pid"] == 1)
+    print("timeline: peak %d, tree line max %d, holders %s" % (m.peak_bytes, tree, facts["holders"]))
+    assert facts["peak_bytes"] == m.peak_bytes == tree
+    names = [e["name"] for e in events if e["ph"] == "i"]
+    assert "ladder" in names and "window 1" in names and "peak" in names
+    own = sorted(h["own_peak_bytes"] for h in facts["holders"])
+    # The ladder's children: 64, 32 and 16 MiB (and a few pages of their own).
+    for size in (16, 32, 64):
+        assert any(size * MIB <= b <= size * MIB + 2 * MIB for b in own), (size, own)
+    assert all(h["comm"] for h in facts["holders"])
+
+
+def test_timeline_html_and_errors(tmp_path):
+    needs_bpf()
+    with peakbpf.measure(timeline=tmp_path / "t.html") as m:
+        b = bytearray(48 * MIB)
+        del b
+    assert m.timeline and "id=\"peak-marker\"" in open(m.timeline).read()
+    with peakbpf.measure(timeline=tmp_path / "t.txt") as m:
+        pass
+    assert m.timeline is None and "cannot write" in m.timeline_error
+    assert not m.mark("after the block")
+
+
 def test_measure_unique_is_labelled():
     """measure="unique" needs a cgroup of the tree's own, which only the CLI
     makes: the block is not measured, and says why in the library's words."""

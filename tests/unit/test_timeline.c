@@ -167,6 +167,100 @@ static void test_marks(void **state)
 	timeline_free(&t);
 }
 
+/* Lines for the mms with the largest own peaks: a small mm is dropped for
+ * a larger newcomer, a smaller newcomer is not kept, and the kept lines
+ * reach each mm's exact own peak. */
+static void test_tracks_keep_largest(void **state)
+{
+	const struct tl_track *top[TL_TOP];
+	struct tl_track *started;
+	struct timeline t;
+
+	(void)state;
+	assert_int_equal(timeline_init(&t, T0, 4096, 0), 0);
+	assert_int_equal(timeline_tracks_init(&t, 3, 64), 0);
+	/* mm 1..3 take the three lines: own peaks 10, 20, 30. */
+	for (uint64_t mm = 1; mm <= 3; mm++) {
+		assert_int_equal(timeline_track_add(&t, T0 + mm * MS, mm, 100 + (uint32_t)mm,
+						    (int64_t)mm * 10, &started), 0);
+		assert_non_null(started);
+		assert_int_equal(started->key, mm);
+	}
+	/* mm 4 at 5 pages: smaller than every kept peak, not kept. */
+	assert_int_equal(timeline_track_add(&t, T0 + 4 * MS, 4, 104, 5, &started), 0);
+	assert_null(started);
+	/* mm 4 grows to 15: drops mm 1 (own peak 10), its line starts now. */
+	assert_int_equal(timeline_track_add(&t, T0 + 5 * MS, 4, 104, 15, &started), 0);
+	assert_non_null(started);
+	assert_int_equal(t.tracks->evicted, 1);
+	/* mm 4 goes on to 50, then leaves (0); mm 2 changes. */
+	timeline_track_add(&t, T0 + 6 * MS, 4, 104, 50, NULL);
+	timeline_track_add(&t, T0 + 7 * MS, 4, 104, 0, NULL);
+	timeline_track_add(&t, T0 + 8 * MS, 2, 102, 25, NULL);
+	/* Same key, another process (an address reused): a new mm, not kept
+	 * at 1 page. */
+	assert_int_equal(timeline_track_add(&t, T0 + 9 * MS, 4, 999, 1, &started), 0);
+	assert_null(started);
+	assert_int_equal(timeline_end(&t, T0 + 10 * MS), 0);
+	assert_int_equal(timeline_top_tracks(&t, top, TL_TOP), 3);
+	assert_int_equal(top[0]->key, 4);
+	assert_int_equal(top[0]->line.peak, 50);
+	assert_int_equal(top[0]->line.last, 0);
+	assert_int_equal(top[1]->key, 3);
+	assert_int_equal(top[2]->key, 2);
+	assert_int_equal(top[2]->line.peak, 25);
+	assert_int_equal(top[0]->line.start_ns, T0 + 5 * MS);
+	assert_int_equal(timeline_top_tracks(&t, top, 2), 2);
+	assert_int_equal(top[1]->key, 3);
+	timeline_free(&t);
+}
+
+/* 24 h of 100 000 short-lived mms, each growing and leaving, among them 5
+ * large ones at random times, and a churn of changes every 10 ms: the lines
+ * stay within TL_TRACKS_MAX_BYTES, the whole timeline within
+ * TIMELINE_MAX_BYTES, and the top five lines are the five large mms with
+ * their exact own peaks. */
+static void test_tracks_memory_bound_24h(void **state)
+{
+	const struct tl_track *top[TL_TOP];
+	struct timeline t;
+	uint64_t end = 24ULL * 3600 * S, next_mm = 1, rnd = 12345;
+	size_t lines_bytes;
+
+	(void)state;
+	assert_int_equal(timeline_init(&t, T0, 4096, 0), 0);
+	assert_int_equal(timeline_tracks_init(&t, 0, 0), 0);
+	for (uint64_t ns = 0; ns < end; ns += 10 * MS) {
+		uint64_t mm = next_mm;
+		int64_t pages;
+
+		rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+		pages = (int64_t)(rnd >> 54);                   /* 0..1023 */
+		if (ns % (860 * MS) == 0)
+			next_mm++;                              /* 100 465 mms over the day */
+		if (mm % 20000 == 7 && mm < 100000 && ns % (860 * MS) == 430 * MS)
+			pages = 100000 + (int64_t)mm;           /* five large ones */
+		assert_int_equal(timeline_add(&t, T0 + ns, pages), 0);
+		assert_int_equal(timeline_track_add(&t, T0 + ns, mm, (uint32_t)mm, pages, NULL), 0);
+	}
+	assert_int_equal(timeline_end(&t, T0 + end), 0);
+	lines_bytes = sizeof(*t.tracks);
+	for (size_t i = 0; i < t.tracks->n; i++)
+		lines_bytes += t.tracks->v[i].line.cap * sizeof(struct tl_bucket);
+	assert_true(lines_bytes <= TL_TRACKS_MAX_BYTES);
+	assert_true(TL_TRACKS_MAX_BYTES <= (2U << 20) + sizeof(struct tl_tracks));
+	assert_true(timeline_memory_bytes(&t) <= TIMELINE_MAX_BYTES);
+	assert_true(t.tracks->admitted > TL_TRACKS_MAX);
+	assert_int_equal(timeline_top_tracks(&t, top, TL_TOP), TL_TOP);
+	for (size_t k = 0; k < TL_TOP; k++) {
+		uint64_t mm = 80007 - 20000 * k;
+
+		assert_int_equal(top[k]->key, mm);
+		assert_int_equal(top[k]->line.peak, 100000 + (int64_t)mm);
+	}
+	timeline_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +270,8 @@ int main(void)
 		cmocka_unit_test(test_5ms_spike_in_60s_run),
 		cmocka_unit_test(test_memory_bound_24h),
 		cmocka_unit_test(test_marks),
+		cmocka_unit_test(test_tracks_keep_largest),
+		cmocka_unit_test(test_tracks_memory_bound_24h),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

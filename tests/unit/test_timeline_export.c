@@ -3,6 +3,7 @@
  * the plots (the plotted maximum is the peak, the marker on it, a 5 ms
  * spike in 60 s visible), self-contained HTML, and reading them back. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +75,12 @@ static double num_after(const char *p, const char *key)
 
 /* Every event has name, ph, pid and tid, and ts unless metadata; ts never
  * goes back on a track (pid, tid). */
+static int timeline_write_csv_titled(const struct timeline *t, const char *title, FILE *out)
+{
+	(void)title;
+	return timeline_write_csv(t, out);
+}
+
 static void test_json_trace_events(void **state)
 {
 	char *doc = render(timeline_write_json, spike_run()), *ev, *next, *other;
@@ -249,6 +256,91 @@ static void test_errors(void **state)
 	unlink("/tmp/peakbpf-test-bad.json");
 }
 
+/* The ladder's shape: three mms holding 4000, 2000 and 1000 pages from
+ * 1, 2 and 3 s to 8 s, the parent 10 pages throughout, the tree their sum;
+ * with lines kept, and the same run without them. */
+static void ladder_run(struct timeline *t, bool lines)
+{
+	static const int64_t own[4] = { 10, 4000, 2000, 1000 };
+	int64_t held[4] = { 0 }, sum = 0;
+
+	assert_int_equal(timeline_init(t, T0, PAGE, 0), 0);
+	if (lines)
+		assert_int_equal(timeline_tracks_init(t, 0, 0), 0);
+	for (uint64_t ms = 0; ms <= 9000; ms += 10) {
+		for (int k = 0; k < 4; k++) {
+			int64_t want = ms >= (uint64_t)k * 1000 && ms < 8000 ? own[k] * (int64_t)(ms % 1000 + 1000) / 2000 : 0;
+			struct tl_track *started;
+
+			if (want == held[k] || (k == 0 && ms >= 8000))
+				continue;
+			sum += want - held[k];
+			held[k] = want;
+			assert_int_equal(timeline_add(t, T0 + ms * MS, sum), 0);
+			assert_int_equal(timeline_track_add(t, T0 + ms * MS, 0x1000 + (uint64_t)k, 40 + (uint32_t)k,
+							    want, &started), 0);
+			if (started) {
+				started->pid = 40 + (uint32_t)k;
+				snprintf(started->comm, sizeof(started->comm), k == 1 ? "big,one" : "w%d", k);
+			}
+		}
+	}
+	assert_int_equal(timeline_end(t, T0 + 9 * S), 0);
+}
+
+/* The holders' lines in every format: labelled, each reaching its own
+ * peak, ts monotonic per track; the tree's line unchanged by them. */
+static void test_holder_lines(void **state)
+{
+	struct timeline t, bare;
+	char *doc, *p;
+	double last[8] = { -1, -1, -1, -1, -1, -1, -1, -1 }, top[8] = { 0 };
+
+	(void)state;
+	ladder_run(&t, true);
+	ladder_run(&bare, false);
+	assert_int_equal(t.n, bare.n);
+	assert_memory_equal(t.b, bare.b, t.n * sizeof(*t.b));
+	/* JSON: holder k is trace pid 1 + k, largest own peak first. */
+	doc = render(timeline_write_json, &t);
+	assert_non_null(strstr(doc, "\"args\":{\"name\":\"holder 1: 41 big,one\"}"));
+	assert_non_null(strstr(doc, "\"args\":{\"name\":\"holder 2: 42 w2\"}"));
+	assert_non_null(strstr(doc, "\"args\":{\"name\":\"holder 4: 40 w0\"}"));
+	for (p = strstr(doc, "{\"name\":\"rss\",\"ph\":\"C\""); p; p = strstr(p + 1, "{\"name\":\"rss\",\"ph\":\"C\"")) {
+		int pid = (int)num_after(p, "\"pid\":");
+		double ts = num_after(p, "\"ts\":"), max = num_after(p, "\"max\":");
+
+		assert_true(pid >= 2 && pid <= 5);
+		assert_true(ts >= last[pid]);
+		last[pid] = ts;
+		if (max > top[pid])
+			top[pid] = max;
+	}
+	assert_true(top[2] == 3980.0 * PAGE);           /* 4000 * 1990 / 2000 */
+	assert_true(top[3] == 1990.0 * PAGE);
+	assert_true(top[4] == 995.0 * PAGE);
+	assert_true(num_after(strstr(doc, "\"holders\":["), "\"own_peak_bytes\":") == 3980.0 * PAGE);
+	free(doc);
+	/* CSV: a column per holder, labelled, its largest value the peak. */
+	doc = render(timeline_write_csv_titled, &t);
+	assert_non_null(strstr(doc, "label,max_bytes 41 big_one,max_bytes 42 w2,max_bytes 43 w3,max_bytes 40 w0\n"));
+	assert_non_null(strstr(doc, ",16302080,"));     /* 3980 pages */
+	free(doc);
+	/* SVG: a line per holder with its own peak, and the legend. */
+	doc = render(timeline_write_svg, &t);
+	assert_non_null(strstr(doc, "<path id=\"holder-1\""));
+	assert_true(num_after(strstr(doc, "id=\"holder-1\""), "data-own-peak-bytes=\"") == 3980.0 * PAGE);
+	assert_non_null(strstr(doc, "<path id=\"holder-4\""));
+	assert_null(strstr(doc, "<path id=\"holder-5\""));
+	assert_non_null(strstr(doc, ">41 big,one (own peak 15.5 MiB)</text>"));
+	free(doc);
+	doc = render(timeline_write_html, &t);
+	assert_non_null(strstr(doc, "\"h\":[{\"s\":1000000000,"));
+	free(doc);
+	timeline_free(&t);
+	timeline_free(&bare);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -264,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_svg_peak),
 		cmocka_unit_test(test_html_self_contained),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_holder_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, teardown);
