@@ -14,6 +14,7 @@ enum {
 	OPT_SAMPLE_INTERVAL,
 	OPT_CGROUP_ROOT,
 	OPT_TIMELINE,
+	OPT_MEASURE,
 };
 
 static const struct option long_options[] = {
@@ -32,6 +33,7 @@ static const struct option long_options[] = {
 	{ "compare-sampler", required_argument, NULL, OPT_COMPARE_SAMPLER },
 	{ "user", required_argument, NULL, 'u' },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "measure", required_argument, NULL, OPT_MEASURE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RUNS_LONG_OPTIONS
@@ -64,6 +66,9 @@ void cli_usage(FILE *out)
 "  -t, --top N           list the N processes holding most at the peak (default\n"
 "                        5, at most 32; 0: none)\n"
 "  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
+"      --measure WHAT    the headline: rss (default: summed RSS, a page counted\n"
+"                        once per process) or unique (the tree's own cgroup's\n"
+"                        mapped pages, each once; command mode, Linux 6.13+)\n"
 "      --sample-interval DUR  period of the proc sampler (default 100ms; 1ms to 1h)\n"
 "      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
 "                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
@@ -215,6 +220,13 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 	case OPT_CGROUP_ROOT:
 		o->cgroup_root = optarg;
 		return CLI_RUN;
+	case OPT_MEASURE:
+		if (!strcmp(optarg, "rss") || !strcmp(optarg, "unique")) {
+			o->measure_unique = optarg[0] == 'u';
+			return CLI_RUN;
+		}
+		snprintf(err, errlen, "--measure: '%s' is not one of rss, unique", optarg);
+		return CLI_ERROR;
 	case OPT_TIMELINE:
 		o->timeline = optarg;
 		if (timeline_format_of(optarg) != TL_FORMAT_NONE)

@@ -34,6 +34,7 @@ struct options {
 	const char *user;       /* -u: run the command as USER[:GROUP] */
 	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
 	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
+	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
 };
 
 enum cli_action {

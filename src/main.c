@@ -326,6 +326,7 @@ static int run_prepare(struct run *r)
 		.cgroup_root = o->cgroup_root,
 		.record_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES : 0,
 		.with_proc = o->n_samplers > 0,
+		.measure_unique = o->measure_unique,
 	};
 	char why[256] = "";
 	const char *note;

@@ -30,6 +30,7 @@ struct session_opts {
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
 	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (--compare-sampler) */
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
+	bool measure_unique;            /* --measure unique: the unique figure is the primary */
 };
 
 /* Opaque: read it through the functions below. */

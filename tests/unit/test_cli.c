@@ -268,6 +268,24 @@ static void test_timeline(void **state)
 	assert_null(o.timeline);
 }
 
+/* --measure rss|unique: the headline; anything else names the choices. */
+static void test_measure(void **state)
+{
+	struct options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "true"), CLI_RUN);
+	assert_false(o.measure_unique);
+	assert_int_equal(PARSE(&o, err, "--measure", "unique", "true"), CLI_RUN);
+	assert_true(o.measure_unique);
+	assert_int_equal(PARSE(&o, err, "--measure=rss", "true"), CLI_RUN);
+	assert_false(o.measure_unique);
+	assert_int_equal(PARSE(&o, err, "--measure", "pss", "true"), CLI_ERROR);
+	assert_string_equal(err, "--measure: 'pss' is not one of rss, unique");
+	assert_int_equal(PARSE(&o, err, "--measure", "", "true"), CLI_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_durations_and_sources),
 		cmocka_unit_test(test_compare_sampler_and_top),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_measure),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
