@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "kfeatures.h"
@@ -38,6 +39,17 @@ static bool probe_percpu_sum(void)
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_probe_read_kernel, NULL) == 1;
 }
 
+/* True unless tracefs is mounted and lists no such event. */
+static bool probe_memcg_stat_tp(void)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/tracing/events", &st))
+		return true;            /* not mounted, or not ours to read: try */
+	return access("/sys/kernel/tracing/events/memcg/mod_memcg_lruvec_state", F_OK) == 0 ||
+	       errno != ENOENT;
+}
+
 void features_probe(struct tracker_features *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -45,6 +57,7 @@ void features_probe(struct tracker_features *f)
 	/* The per-CPU sums also exchange values: they need both. */
 	f->has_percpu_sum = f->has_fetch_atomics && probe_percpu_sum();
 	f->has_exit_mmap_tp = true;
+	f->has_memcg_stat_tp = probe_memcg_stat_tp();
 	f->possible_cpus = libbpf_num_possible_cpus();
 	if (f->possible_cpus < 1)
 		f->possible_cpus = 1;
@@ -60,6 +73,7 @@ int features_lookup(const struct tracker_features *f, const char *name, bool *on
 		{ "percpu_sum", offsetof(struct tracker_features, has_percpu_sum) },
 		{ "exit_mmap_tp", offsetof(struct tracker_features, has_exit_mmap_tp) },
 		{ "percpu_rss", offsetof(struct tracker_features, has_percpu_rss) },
+		{ "memcg_stat_tp", offsetof(struct tracker_features, has_memcg_stat_tp) },
 	};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
