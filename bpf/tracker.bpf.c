@@ -197,34 +197,38 @@ static __always_inline void raise_upper(void)
 	COUNT(&hot.tree.peak_races, 1);
 }
 
-/* Before 6.2: a thread's bound becomes b; the tree's sum of them follows. */
+/* Before 6.2: a thread's bound becomes b; the tree's sum of them follows.
+ * Only the thread itself moves its entry (its events, its exec and exit;
+ * fork makes it before it runs): plain loads and stores, and an XADD, so
+ * that this may run in a subprogram, where poison_fetch_atomics (tracker.c)
+ * cannot reach before 5.12. The caller raises the upper end. */
 static __always_inline void set_thread_bound(struct thread_state *ts, __s64 b)
 {
-	__s64 d = b - atomic_xchg(&ts->bound_pages, b);
+	__s64 d = b - READ_ONCE(ts->bound_pages);
 
 	if (!d)
 		return;
+	WRITE_ONCE(ts->bound_pages, b);
 	atomic_add(&hot.tree.bound_sum_pages, d);
-	if (d > 0)
-		raise_upper();
 }
 
 /* Before 6.2: a thread of the tree begins (fork, exec, attach), with its
  * cache empty or unknown: it may cache CACHE_FAULTS faults unseen. */
 static __always_inline void enter_thread(__u32 pid)
 {
-	struct thread_state ts = {};
-	struct thread_state *e;
+	struct thread_state ts = { .bound_pages = cache_bound_pages(0, 0, 1, fault_pages) };
+	long err = bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST);
 
-	if (bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST) == -EEXIST)
+	if (err == -EEXIST)
 		return;
-	e = bpf_map_lookup_elem(&thread_states, &pid);
-	if (!e) {
+	if (err) {
 		COUNT(&hot.tree.drop_task_full, 1);
 		return;
 	}
+	/* Made whole by the insert: the thread may run already (attach). */
 	COUNT(&hot.tree.threads_live, 1);
-	set_thread_bound(e, cache_bound_pages(0, 0, 1, fault_pages));
+	atomic_add(&hot.tree.bound_sum_pages, ts.bound_pages);
+	raise_upper();
 }
 
 /* Before 6.2: a thread leaves (its exit synced its cache): its bound goes. */
@@ -243,10 +247,9 @@ static __always_inline void leave_thread(__u32 pid)
  * Before 6.2, after an event was applied: if the current thread is one of
  * the tree's, its cache is read as it is now and its bound follows
  * (cache_bound_pages), whichever mm the event was about: its cache is its
- * own mm's. Then the window's upper end. One lookup and one probe read;
- * the other threads' bounds stand until their own events. Not inlined and
- * without arguments: the 6.2+ program, where the call is dead, keeps the
- * registers it had without it.
+ * own mm's. One lookup and one probe read; the other threads' bounds stand
+ * until their own events. Not inlined and without arguments: the 6.2+
+ * program, where the call is dead, keeps the registers it had without it.
  */
 static __noinline int pre62_after_event(void)
 {
@@ -262,7 +265,6 @@ static __noinline int pre62_after_event(void)
 		else
 			COUNT(&hot.tree.read_errors, 1);
 	}
-	raise_upper();
 	return 0;
 }
 
@@ -432,8 +434,10 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	 * counter would be one more line shared by every faulting CPU. */
 	COUNT(&ms->events, 1);
 	apply_event(ms, mm, key, rss_slot_of_member(member));
-	if (!has_percpu_rss())
+	if (!has_percpu_rss()) {
 		pre62_after_event();
+		raise_upper();  /* the sum or the bound moved */
+	}
 	return 0;
 }
 
