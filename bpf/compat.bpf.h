@@ -168,6 +168,15 @@ static __always_inline int rss_slot_of_member(int member)
 extern const volatile bool has_fetch_atomics;
 
 /*
+ * A map update's error. Before 6.4 (commit "bpf: return long from
+ * bpf_map_*_elem() helpers") a map's update op returned int, and the
+ * verifier calls that op directly: the upper half of the result is not
+ * sign-extended (5.10 and 6.1 give -EEXIST as 0xffffffef). Its low half is
+ * the error on every kernel.
+ */
+#define MAP_UPDATE_ERR(call) ((int)(call))
+
+/*
  * Loops. Until 6.7, check_cfg() accepted a loop's back-edge only where it
  * is a jump; commit 10e14e9652bf ("bpf: fix control-flow graph checking in
  * privileged mode") accepts any. clang may lay a loop out so that its latch

@@ -217,7 +217,7 @@ static __always_inline void set_thread_bound(struct thread_state *ts, __s64 b)
 static __always_inline void enter_thread(__u32 pid)
 {
 	struct thread_state ts = { .bound_pages = cache_bound_pages(0, 0, 1, fault_pages) };
-	long err = bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST);
+	int err = MAP_UPDATE_ERR(bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST));
 
 	if (err == -EEXIST)
 		return;
@@ -382,7 +382,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	struct mm_cpu_slots zero = {};
 	struct mm_state *ms;
 	__u64 key = (__u64)mm;
-	long err;
+	int err;
 
 	if (!mm)
 		return;
@@ -392,13 +392,13 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		init.counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);
 		init.counters[RSS_ANON] = mm_slot_counters(mm, RSS_ANON);
 		init.counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
-		err = bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST);
+		err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST));
 		if (err && err != -EEXIST) {
 			COUNT(&hot.tree.drop_mm_full, 1);
 			return;
 		}
 	}
-	err = bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST);
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST));
 	if (err == -EEXIST)
 		return;
 	if (err) {
