@@ -25,6 +25,12 @@ struct tracker_features {
 	 * the BPF object, reported by learn_cpu_offsets after load. */
 	bool has_percpu_rss;
 	int possible_cpus;
+	/* Before 6.2: the most pages one fault maps without an rss_stat
+	 * event, fault_around_bytes in pages (mm/memory.c, do_fault_around),
+	 * read from debugfs; fault_pages_read false: not readable there, the
+	 * kernel's default (64 KiB) assumed. */
+	unsigned fault_pages;
+	bool fault_pages_read;
 };
 
 /* Probe what can be probed before load (each probe loads a tiny program). */
