@@ -1102,6 +1102,109 @@ static int run_flash(const struct opts *o)
 	return 0;
 }
 
+/* ---- ranks of an MPI job (peakbpf --record, peakbpf merge) ---- */
+
+/* The first of these that is a number, else dflt. */
+static long env_number(const char *const *names, long dflt)
+{
+	for (size_t i = 0; names[i]; i++) {
+		const char *v = getenv(names[i]);
+		char *end;
+		long n;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (!errno && !*end && n >= 0 && n < 1000000)
+			return n;
+	}
+	return dflt;
+}
+
+static const char *const rank_env[] = { "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK", NULL };
+static const char *const size_env[] = { "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMI_SIZE", NULL };
+
+/* Sleep until CLOCK_REALTIME reaches ns (at once if it has). */
+static void until_realtime(uint64_t ns)
+{
+	struct timespec t = { .tv_sec = (time_t)(ns / NSEC), .tv_nsec = (long)(ns % NSEC) };
+
+	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
+
+/* A CLOCK_REALTIME instant in ns, from text; 0 if it is not one. */
+static uint64_t parse_ns(const char *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || (*end && *end != '\n') ? 0 : n;
+}
+
+/* The job's common start (CLOCK_REALTIME ns): the number in the file
+ * $WORKLOAD_START_FILE once it is there (a test writes it when every rank
+ * has started: their peakbpf start-ups may be seconds apart on a loaded
+ * machine), else $WORKLOAD_START_NS, else now. Wall-clock slots, not
+ * launch order, decide when ranks hold. */
+static uint64_t job_start_ns(void)
+{
+	const char *file = getenv("WORKLOAD_START_FILE");
+	uint64_t ns = parse_ns(getenv("WORKLOAD_START_NS"));
+	struct timespec now;
+
+	for (int tries = 0; file && *file && tries < 12000; tries++) {
+		char buf[32] = "";
+		FILE *f = fopen(file, "re");
+
+		if (f) {
+			ns = fgets(buf, sizeof(buf), f) ? parse_ns(buf) : 0;
+			fclose(f);
+			if (ns)
+				return ns;
+		}
+		hold(10 * NSEC / 1000);         /* 10 ms; at most 2 min */
+	}
+	if (ns)
+		return ns;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (uint64_t)now.tv_sec * NSEC + (uint64_t)now.tv_nsec;
+}
+
+static int rank_hold(const struct opts *o, uint64_t from, uint64_t to, uint64_t end)
+{
+	char *b;
+
+	until_realtime(from);
+	b = alloc_block(o->size);
+	if (!b)
+		return 1;
+	until_realtime(to);
+	free_block(b, o->size);
+	until_realtime(end);
+	return 0;
+}
+
+static int run_rank_apart(const struct opts *o)
+{
+	uint64_t t0 = job_start_ns(), r = (uint64_t)env_number(rank_env, 0);
+	uint64_t n = (uint64_t)env_number(size_env, 1);
+
+	return rank_hold(o, t0 + r * o->hold_ns, t0 + r * o->hold_ns + o->hold_ns / 2, t0 + n * o->hold_ns);
+}
+
+static int run_rank_together(const struct opts *o)
+{
+	uint64_t t0 = job_start_ns();
+
+	return rank_hold(o, t0, t0 + o->hold_ns, t0 + o->hold_ns + o->hold_ns / 4);
+}
+
 /* ---- expected growth ---- */
 
 static uint64_t exp_s(const struct opts *o) { return o->size; }
@@ -1171,6 +1274,14 @@ static const struct shape shapes[] = {
 	{ "blip", run_blip, exp_s, 1,
 	  "write S to a memfd, then live ~1 s; at a random moment map it all at once,\n"
 	  "                    hold T (N ignored); expect S" },
+	{ "rank-apart", run_rank_apart, exp_s, 1,
+	  "an MPI rank (OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK = R of SIZE): from\n"
+	  "                    $WORKLOAD_START_FILE's or $WORKLOAD_START_NS's wall-clock ns\n"
+	  "                    + R*T, hold S for T/2; live until SIZE*T; the ranks' peaks\n"
+	  "                    are apart; expect S per rank" },
+	{ "rank-together", run_rank_together, exp_s, 1,
+	  "an MPI rank: from that start, hold S for T, live T/4 more; every rank\n"
+	  "                    peaks at once; expect S per rank" },
 	{ "exec-stage2", run_exec_stage2, exp_2s, 4, NULL },
 	{ "vfork-stage2", run_vfork_stage2, exp_s, 4, NULL },
 };
