@@ -1125,84 +1125,80 @@ static long env_number(const char *const *names, long dflt)
 static const char *const rank_env[] = { "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK", NULL };
 static const char *const size_env[] = { "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMI_SIZE", NULL };
 
-/* Sleep until CLOCK_REALTIME reaches ns (at once if it has). */
-static void until_realtime(uint64_t ns)
+/*
+ * Ranks meet through files in $WORKLOAD_SYNC_DIR (a directory every rank
+ * sees): NAME.R says rank R got there. Barriers, never sleeps, order the
+ * ranks, so that "apart" and "together" hold however far apart their
+ * start-ups (each behind its own peakbpf) or page faults are on a loaded
+ * machine. Without the variable a rank waits for nobody.
+ */
+static int sync_mark(const char *name, uint64_t rank)
 {
-	struct timespec t = { .tv_sec = (time_t)(ns / NSEC), .tv_nsec = (long)(ns % NSEC) };
+	const char *dir = getenv("WORKLOAD_SYNC_DIR");
+	char path[4096];
+	FILE *f;
 
-	while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &t, NULL) == EINTR)
-		;
-}
-
-/* A CLOCK_REALTIME instant in ns, from text; 0 if it is not one. */
-static uint64_t parse_ns(const char *v)
-{
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
+	if (!dir || !*dir)
 		return 0;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	return errno || (*end && *end != '\n') ? 0 : n;
-}
-
-/* The job's common start (CLOCK_REALTIME ns): the number in the file
- * $WORKLOAD_START_FILE once it is there (a test writes it when every rank
- * has started: their peakbpf start-ups may be seconds apart on a loaded
- * machine), else $WORKLOAD_START_NS, else now. Wall-clock slots, not
- * launch order, decide when ranks hold. */
-static uint64_t job_start_ns(void)
-{
-	const char *file = getenv("WORKLOAD_START_FILE");
-	uint64_t ns = parse_ns(getenv("WORKLOAD_START_NS"));
-	struct timespec now;
-
-	for (int tries = 0; file && *file && tries < 12000; tries++) {
-		char buf[32] = "";
-		FILE *f = fopen(file, "re");
-
-		if (f) {
-			ns = fgets(buf, sizeof(buf), f) ? parse_ns(buf) : 0;
-			fclose(f);
-			if (ns)
-				return ns;
-		}
-		hold(10 * NSEC / 1000);         /* 10 ms; at most 2 min */
-	}
-	if (ns)
-		return ns;
-	clock_gettime(CLOCK_REALTIME, &now);
-	return (uint64_t)now.tv_sec * NSEC + (uint64_t)now.tv_nsec;
-}
-
-static int rank_hold(const struct opts *o, uint64_t from, uint64_t to, uint64_t end)
-{
-	char *b;
-
-	until_realtime(from);
-	b = alloc_block(o->size);
-	if (!b)
-		return 1;
-	until_realtime(to);
-	free_block(b, o->size);
-	until_realtime(end);
+	snprintf(path, sizeof(path), "%s/%s.%" PRIu64, dir, name, rank);
+	f = fopen(path, "we");
+	if (!f)
+		return fail(path);
+	fclose(f);
 	return 0;
 }
 
-static int run_rank_apart(const struct opts *o)
+/* Wait (10 ms polls, at most 10 min) until NAME.R exists for every R in
+ * [from, to). */
+static int sync_wait(const char *name, uint64_t from, uint64_t to)
 {
-	uint64_t t0 = job_start_ns(), r = (uint64_t)env_number(rank_env, 0);
-	uint64_t n = (uint64_t)env_number(size_env, 1);
+	const char *dir = getenv("WORKLOAD_SYNC_DIR");
+	char path[4096];
 
-	return rank_hold(o, t0 + r * o->hold_ns, t0 + r * o->hold_ns + o->hold_ns / 2, t0 + n * o->hold_ns);
+	if (!dir || !*dir)
+		return 0;
+	for (uint64_t r = from; r < to; r++) {
+		int tries = 0;
+
+		snprintf(path, sizeof(path), "%s/%s.%" PRIu64, dir, name, r);
+		while (access(path, F_OK)) {
+			if (++tries > 60000) {
+				fprintf(stderr, "workload: rank %" PRIu64 " never wrote %s\n", r, path);
+				return 1;
+			}
+			hold(10 * NSEC / 1000);
+		}
+	}
+	return 0;
 }
 
+/* Rank R of SIZE: every rank up, then R holds S for T only once R - 1
+ * has freed its block; all stay alive until the last has freed. */
+static int run_rank_apart(const struct opts *o)
+{
+	uint64_t r = (uint64_t)env_number(rank_env, 0), n = (uint64_t)env_number(size_env, 1);
+
+	if (sync_mark("up", r) || sync_wait("up", 0, n) || (r > 0 && sync_wait("freed", r - 1, r)))
+		return 1;
+	if (alloc_hold_free(o->size, o->hold_ns) || sync_mark("freed", r))
+		return 1;
+	return sync_wait("freed", 0, n);
+}
+
+/* Every rank up, every block touched, then all hold S for T at once. */
 static int run_rank_together(const struct opts *o)
 {
-	uint64_t t0 = job_start_ns();
+	uint64_t r = (uint64_t)env_number(rank_env, 0), n = (uint64_t)env_number(size_env, 1);
+	char *b;
 
-	return rank_hold(o, t0, t0 + o->hold_ns, t0 + o->hold_ns + o->hold_ns / 4);
+	if (sync_mark("up", r) || sync_wait("up", 0, n))
+		return 1;
+	b = alloc_block(o->size);
+	if (!b || sync_mark("held", r) || sync_wait("held", 0, n))
+		return 1;
+	hold(o->hold_ns);
+	free_block(b, o->size);
+	return 0;
 }
 
 /* ---- expected growth ---- */
@@ -1275,13 +1271,11 @@ static const struct shape shapes[] = {
 	  "write S to a memfd, then live ~1 s; at a random moment map it all at once,\n"
 	  "                    hold T (N ignored); expect S" },
 	{ "rank-apart", run_rank_apart, exp_s, 1,
-	  "an MPI rank (OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK = R of SIZE): from\n"
-	  "                    $WORKLOAD_START_FILE's or $WORKLOAD_START_NS's wall-clock ns\n"
-	  "                    + R*T, hold S for T/2; live until SIZE*T; the ranks' peaks\n"
-	  "                    are apart; expect S per rank" },
+	  "an MPI rank (OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK = R of SIZE):\n"
+	  "                    hold S for T after rank R-1 freed its block, live until all\n"
+	  "                    have (ranks meet by files in $WORKLOAD_SYNC_DIR); expect S" },
 	{ "rank-together", run_rank_together, exp_s, 1,
-	  "an MPI rank: from that start, hold S for T, live T/4 more; every rank\n"
-	  "                    peaks at once; expect S per rank" },
+	  "an MPI rank: touch S; once every rank has, hold it for T; expect S" },
 	{ "exec-stage2", run_exec_stage2, exp_2s, 4, NULL },
 	{ "vfork-stage2", run_vfork_stage2, exp_s, 4, NULL },
 };
