@@ -399,7 +399,15 @@ static int run_prepare(struct run *r)
 		r->rec.on_change_ctx = &r->rank;
 	}
 	libbpf_set_print(libbpf_log);
-	err = session_open(&so, &r->session, why, sizeof(why));
+	/* --record closes 100 windows a second: the bpf source alone, if it
+	 * can be used, as a cgroup read beside it doubles each close's cost
+	 * (README, "A multi-node job"). */
+	if (o->record_dir && o->source == SOURCE_AUTO) {
+		so.source = SOURCE_BPF;
+		if (session_open(&so, &r->session, why, sizeof(why)))
+			so.source = SOURCE_AUTO;
+	}
+	err = r->session ? 0 : session_open(&so, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
 		if (err == -CGROUP_ROOT_UNSAFE)

@@ -91,8 +91,18 @@ t_mpi_together() {
 		return
 	fi
 	truth=$(merge_num "$TMP/together.json" sum_of_peaks_bytes)
-	mpi_check "mpi together" "$TMP/together.json" "$truth" &&
-		ok "mpi together: 3 ranks peak at once: the interval holds the sum of peaks $(mib "$truth")"
+	mpi_check "mpi together" "$TMP/together.json" "$truth" || return
+	# The job's timeline: its largest bucket is the upper bound (one host).
+	if ! "$PEAKBPF" merge --timeline "$TMP/job.csv" "$TMP/mpi-together" >/dev/null 2>"$TMP/merge.err"; then
+		fail "mpi together: merge --timeline: $(cat "$TMP/merge.err")"
+		return
+	fi
+	top=$(awk -F, '$1 == "bucket" && $5 > m { m = $5 } END { printf "%d", m }' "$TMP/job.csv")
+	if [ "$top" = "$(merge_num "$TMP/together.json" upper_bytes)" ]; then
+		ok "mpi together: 3 ranks peak at once: the interval holds the sum of peaks $(mib "$truth"); the job's timeline peaks there too"
+	else
+		fail "mpi together: the job's timeline peaks at $top, the upper bound is $(merge_num "$TMP/together.json" upper_bytes)"
+	fi
 }
 
 # A rank's peakbpf killed mid-run (SIGKILL): every window it closed is in its
