@@ -141,15 +141,18 @@ static void human(const struct merge_rec *recs, size_t n, const struct merge_res
 
 	fprintf(out, "peakbpf merge: %zu record%s from %zu host%s%s%s\n", n, n == 1 ? "" : "s", m->hosts,
 		m->hosts == 1 ? "" : "s", recs[0].job[0] ? ", job " : "", recs[0].job);
-	fprintf(out, "  peak of the sum   [%s, %s]  between %s and %s (+%.3f s), summed RSS%s\n",
+	fprintf(out, "  peak of the sum   [%s, %s]  at %s (+%.3f s)%s%s, summed RSS%s\n",
 		format_bytes(m->lower, a, sizeof(a)), format_bytes(m->upper, b, sizeof(b)),
-		format_rt(m->upper_start, t1, sizeof(t1)), format_rt(m->upper_end, t2, sizeof(t2)),
-		(double)(m->upper_start - t0) / 1e9, m->exact ? "" : " (a window was not exact)");
+		format_rt(m->upper_start, t1, sizeof(t1)), (double)(m->upper_start - t0) / 1e9,
+		m->upper_end - m->upper_start > 1000000 ? " to " : "",
+		m->upper_end - m->upper_start > 1000000 ? format_rt(m->upper_end, t2, sizeof(t2)) : "",
+		m->exact ? "" : " (a window was not exact)");
 	fprintf(out, "  sum of peaks      %s  (each rank's own peak, added: IPM's figure)\n",
 		format_bytes(m->sum_of_peaks, c, sizeof(c)));
-	fprintf(out, "  largest rank      %s  (%s pid %ld%s: Slurm's MaxRSS at best)\n",
-		format_bytes(m->largest, a, sizeof(a)), recs[m->largest_rec].host, recs[m->largest_rec].pid,
-		recs[m->largest_rec].rank >= 0 ? ", a rank" : "");
+	snprintf(t1, sizeof(t1), "rank %ld, ", recs[m->largest_rec].rank);
+	fprintf(out, "  largest rank      %s  (%s%s pid %ld: Slurm's MaxRSS at best)\n",
+		format_bytes(m->largest, a, sizeof(a)), recs[m->largest_rec].rank >= 0 ? t1 : "",
+		recs[m->largest_rec].host, recs[m->largest_rec].pid);
 	if (m->hosts > 1)
 		fprintf(out, "  clocks            up to %.3f ms off (adjtimex maxerror)%s\n",
 			(double)m->max_err_ns / 1e6, m->all_synced ? "" : "; a clock is not synchronised");
