@@ -186,15 +186,16 @@ $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/t
 		-fno-omit-frame-pointer -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 # libFuzzer targets (tests/fuzz): the parsers of sizes, durations, PIDs,
-# the command line, JSON escaping, /proc and cgroupfs text. make fuzz runs
+# the command line, JSON escaping, /proc and cgroupfs text, --record files. make fuzz runs
 # each for FUZZ_SECONDS from the committed seeds (tests/fuzz/corpus/NAME);
 # what it finds new stays in $(OUTPUT)/fuzz/corpus-NAME.
-FUZZ_TARGETS := units cli json procfs
+FUZZ_TARGETS := units cli json procfs record
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/json.c
+fuzz_record_SRCS := src/merge.c
 fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
 
 $(OUTPUT)/fuzz:

@@ -147,7 +147,7 @@ static int parse_header(struct merge_rec *r, const char *line, char *err, size_t
 	r->rank = get_int(line, "rank", &rank) == 0 && rank >= 0 ? (long)rank : -1;
 	r->size = get_int(line, "size", &size) == 0 && size > 0 ? (long)size : -1;
 	if (get_bool(line, "clock_known", &r->clock_known) || get_bool(line, "synced", &r->synced) ||
-	    get_int(line, "maxerror_us", &maxerr) || maxerr < 0) {
+	    get_int(line, "maxerror_us", &maxerr) || maxerr < 0 || maxerr > MERGE_MAX_LEN_NS / 1000) {
 		snprintf(err, errlen, "the header has no clock facts");
 		return -EINVAL;
 	}
@@ -165,8 +165,14 @@ static int parse_window(struct merge_rec *r, const char *line, char *err, size_t
 	int min_rc, end_rc;
 
 	if (get_int(line, "w", &idx) || get_int(line, "start_ns", &w.start) || get_int(line, "len_ns", &len) ||
-	    len < 0 || get_uint(line, "peak", &w.peak) || get_bool(line, "exact", &w.exact)) {
+	    get_uint(line, "peak", &w.peak) || get_bool(line, "exact", &w.exact)) {
 		snprintf(err, errlen, "a window line lacks w, start_ns, len_ns, peak or exact");
+		return -EINVAL;
+	}
+	/* Wall-clock instants until 2100 and windows shorter than a year:
+	 * the sums and shifts below cannot overflow. */
+	if (w.start < 0 || w.start > MERGE_MAX_NS || len < 0 || len > MERGE_MAX_LEN_NS) {
+		snprintf(err, errlen, "window %lld: start_ns or len_ns out of range", (long long)idx);
 		return -EINVAL;
 	}
 	min_rc = get_uint(line, "min", &w.min);
@@ -203,7 +209,8 @@ int merge_parse_line(struct merge_rec *r, const char *line, bool first, char *er
 	}
 	if (strstr(line, "\"kind\":\"end\"")) {
 		r->complete = true;
-		if (get_int(line, "end_maxerror_us", &maxerr) == 0 && maxerr * 1000 > r->err_ns)
+		if (get_int(line, "end_maxerror_us", &maxerr) == 0 && maxerr >= 0 &&
+		    maxerr <= MERGE_MAX_LEN_NS / 1000 && maxerr * 1000 > r->err_ns)
 			r->err_ns = maxerr * 1000;
 		if (get_bool(line, "end_synced", &synced) == 0 && !synced)
 			r->synced = false;

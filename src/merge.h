@@ -46,6 +46,10 @@ enum merge_exit {
 /* Edges of a record's coverage are this uncertain (its first window starts
  * just after the tracker's first cut). */
 #define MERGE_EDGE_NS 1000000LL
+/* What a record may hold: instants up to 2100, windows and clock errors up
+ * to a year. */
+#define MERGE_MAX_NS 4102444800000000000LL
+#define MERGE_MAX_LEN_NS (366LL * 86400 * 1000000000)
 
 /* A peak's instant, as recorded, is this close to the truth: converted from
  * CLOCK_MONOTONIC at the window's cut, and blurred by concurrent raisers
