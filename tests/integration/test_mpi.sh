@@ -181,6 +181,7 @@ t_merge_two_hosts() {
 	mkdir -p "$d"
 	res=""
 	for case in "5000 350 200" "20000 350 200" "5000 450 110" "80000 450 110"; do
+		# shellcheck disable=SC2086 # the case is words
 		set -- $case
 		record_file "$d/a.1.jsonl" a 1 0 j "$1" 0 300
 		record_file "$d/b.1.jsonl" b 1 1 j "$1" 7 "$2"
@@ -196,6 +197,7 @@ t_merge_two_hosts() {
 		fi
 		res="$res [$lo,$hi]"
 	done
+	# shellcheck disable=SC2086 # the intervals are words
 	set -- $res
 	if [ "$1" = "[200,200]" ] && [ "$3" = "[110,110]" ] && [ "$4" = "[110,200]" ]; then
 		ok "merge two hosts (B 7 ms ahead; errors 5/20 ms, peaks overlapping; 5/80 ms, apart), MiB:$res"
