@@ -134,6 +134,13 @@ static int64_t job_start(const struct merge_rec *recs, size_t n)
 	return t0;
 }
 
+/* Seconds since the job's first window; the upper bound's interval may
+ * begin up to MERGE_EDGE_NS before it. */
+static double since(int64_t ns, int64_t t0)
+{
+	return ns > t0 ? (double)(ns - t0) / 1e9 : 0;
+}
+
 static void human(const struct merge_rec *recs, size_t n, const struct merge_result *m, FILE *out)
 {
 	char a[32], b[32], c[32], t1[48], t2[48];
@@ -143,7 +150,7 @@ static void human(const struct merge_rec *recs, size_t n, const struct merge_res
 		m->hosts == 1 ? "" : "s", recs[0].job[0] ? ", job " : "", recs[0].job);
 	fprintf(out, "  peak of the sum   [%s, %s]  at %s (+%.3f s)%s%s, summed RSS%s\n",
 		format_bytes(m->lower, a, sizeof(a)), format_bytes(m->upper, b, sizeof(b)),
-		format_rt(m->upper_start, t1, sizeof(t1)), (double)(m->upper_start - t0) / 1e9,
+		format_rt(m->upper_start, t1, sizeof(t1)), since(m->upper_start, t0),
 		m->upper_end - m->upper_start > 1000000 ? " to " : "",
 		m->upper_end - m->upper_start > 1000000 ? format_rt(m->upper_end, t2, sizeof(t2)) : "",
 		m->exact ? "" : " (a window was not exact)");
@@ -167,7 +174,7 @@ static void human(const struct merge_rec *recs, size_t n, const struct merge_res
 		if (r->rank >= 0)
 			snprintf(rank, sizeof(rank), "%ld", r->rank);
 		fprintf(out, "  %-5s %-20.20s %8ld %12s %8.3fs %8zu  %s%s%s\n", rank, r->host, r->pid,
-			format_bytes(r->peak, a, sizeof(a)), (double)(r->peak_start - t0) / 1e9, r->n,
+			format_bytes(r->peak, a, sizeof(a)), since(r->peak_start, t0), r->n,
 			r->exact ? "exact" : "not exact", r->complete ? "" : ", no end line (killed?)",
 			r->truncated ? ", last line cut" : "");
 	}
@@ -274,7 +281,7 @@ int merge_main(int argc, char **argv)
 	const char *timeline = NULL;
 	bool json = false;
 	char err[1024] = "";
-	size_t loaded = 0;
+	size_t loaded = 0, with_windows = 0;
 	int c, rc = MERGE_OK;
 
 	optind = 0;
@@ -327,6 +334,14 @@ int merge_main(int argc, char **argv)
 	rc = merge_check(recs, in.n, err, sizeof(err));
 	if (rc)
 		goto cleanup;
+	while (with_windows < in.n && !recs[with_windows].n)
+		with_windows++;
+	if (with_windows == in.n) {
+		snprintf(err, sizeof(err), "no record has a window: every rank ended (or was killed) before its "
+			 "first window closed");
+		rc = MERGE_BAD_FILE;
+		goto cleanup;
+	}
 	if (merge_compute(recs, in.n, &m)) {
 		rc = MERGE_FAILED;
 		snprintf(err, sizeof(err), "out of memory");

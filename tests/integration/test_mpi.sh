@@ -228,10 +228,12 @@ t_merge_bad_inputs() {
 	record_file "$d/other.jsonl" c 1 1 k 100 0 300
 	record_file "$d/gap.jsonl" c 1 3 j 100 0 300
 	echo '{"kind":"window"}' >"$d/not.jsonl"
+	head -n 1 "$d/a.1.jsonl" >"$d/empty.jsonl"
 	expect_rc "different jobs" 4 "different jobs" "$d/a.1.jsonl" "$d/other.jsonl" &&
 		expect_rc "missing rank" 5 "rank 1 of 4 has no record" "$d/a.1.jsonl" "$d/gap.jsonl" &&
 		expect_rc "duplicate host and PID" 6 "host a PID 1 twice" "$d/a.1.jsonl" "$d/b.1.jsonl" "$d/a.1.jsonl" &&
 		expect_rc "not a record" 3 "not a peakbpf record" "$d/not.jsonl" &&
+		expect_rc "no window" 3 "no record has a window" "$d/empty.jsonl" &&
 		expect_rc "no record given" 2 "no record given" &&
-		ok "merge bad inputs: different jobs (4), a missing rank (5), a duplicate (6), not a record (3), usage (2)"
+		ok "merge bad inputs: different jobs (4), a missing rank (5), a duplicate (6), not a record or no window (3), usage (2)"
 }
