@@ -228,7 +228,7 @@ t_merge_bad_inputs() {
 	record_file "$d/other.jsonl" c 1 1 k 100 0 300
 	record_file "$d/gap.jsonl" c 1 3 j 100 0 300
 	echo '{"kind":"window"}' >"$d/not.jsonl"
-	head -n 1 "$d/a.1.jsonl" >"$d/empty.jsonl"
+	head -n 1 "$d/a.1.jsonl" | sed 's/"size":2/"size":1/' >"$d/empty.jsonl"
 	expect_rc "different jobs" 4 "different jobs" "$d/a.1.jsonl" "$d/other.jsonl" &&
 		expect_rc "missing rank" 5 "rank 1 of 4 has no record" "$d/a.1.jsonl" "$d/gap.jsonl" &&
 		expect_rc "duplicate host and PID" 6 "host a PID 1 twice" "$d/a.1.jsonl" "$d/b.1.jsonl" "$d/a.1.jsonl" &&
