@@ -3,7 +3,7 @@
 # peak apart, ranks that peak together), a rank killed mid-run, records of
 # "two hosts" with clock offsets, and the bad inputs.
 
-TESTS="$TESTS t_mpi_apart t_mpi_together t_record_killed t_merge_two_hosts t_merge_bad_inputs"
+TESTS="$TESTS t_mpi_apart t_mpi_together t_record_node t_record_killed t_merge_two_hosts t_merge_bad_inputs"
 
 MPI_RANKS=3
 MPI_BLOCK=$((64 * MIB))
@@ -102,6 +102,33 @@ t_mpi_together() {
 		ok "mpi together: 3 ranks peak at once: the interval holds the sum of peaks $(mib "$truth"); the job's timeline peaks there too"
 	else
 		fail "mpi together: the job's timeline peaks at $top, the upper bound is $(merge_num "$TMP/together.json" upper_bytes)"
+	fi
+}
+
+# Node-level: one peakbpf attached (-p) to a node's three running "ranks",
+# each holding 32 MiB: one record, whose peak is the node's sum.
+t_record_node() {
+	dir=$TMP/node
+	rm -rf "$dir"
+	pids=""
+	for _ in 1 2 3; do
+		"$WORKLOAD" -s 32MiB -t "$(q 3s 8s)" steady 2>/dev/null &
+		pids="$pids${pids:+,}$!"
+	done
+	sleep "$(q 0.5 2)"      # every block touched before the attach
+	"$PEAKBPF" -q --record "$dir" -p "$pids" -d "$(q 1s 2s)" 2>"$TMP/node.err"
+	rc=$?
+	wait
+	if [ $rc != 0 ] || ! "$PEAKBPF" merge --json "$dir" >"$TMP/node.json" 2>>"$TMP/node.err"; then
+		fail "record node: $(cat "$TMP/node.err")"
+		return
+	fi
+	lower=$(merge_num "$TMP/node.json" lower_bytes)
+	upper=$(merge_num "$TMP/node.json" upper_bytes)
+	if [ "$lower" -ge $((96 * MIB)) ] && [ $((upper - lower)) -le $((3 * MIB)) ]; then
+		ok "record node: one peakbpf attached to 3 ranks of 32 MiB: [$(mib "$lower"), $(mib "$upper")]"
+	else
+		fail "record node: [$lower, $upper] for 3 x 32 MiB"
 	fi
 }
 
