@@ -24,6 +24,7 @@ TESTS=""
 . "$here/test_timeline.sh"
 . "$here/test_unique.sh"
 . "$here/test_bound.sh"
+. "$here/test_mpi.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"
