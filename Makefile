@@ -72,6 +72,9 @@ LIB_SRCS := \
 	src/timeline_load.c \
 	src/sum_record.c \
 	src/plot.c \
+	src/record.c \
+	src/merge.c \
+	src/merge_cli.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
@@ -84,7 +87,8 @@ CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/ou
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
-	fit stats sweep budget export runs_cli timeline timeline_export
+	fit stats sweep budget export runs_cli timeline timeline_export \
+	merge
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -93,7 +97,7 @@ test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c src/runs_cli.c src/sweep.c src/fit.c src/runs.c src/stats.c \
 	src/budget.c src/export.c src/export_text.c src/fit_report.c src/json.c src/status.c src/report.c src/figure.c src/host.c \
-	src/timeline.c
+	src/timeline.c src/record.c
 test_sampler_model_SRCS := src/sampler_model.c
 test_timeline_SRCS := src/timeline.c
 test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_plot.c src/timeline_load.c \
@@ -112,6 +116,7 @@ test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c sr
 	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
+test_merge_SRCS := src/merge.c src/record.c src/json.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test
@@ -198,15 +203,16 @@ $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/t
 		-fno-omit-frame-pointer -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 # libFuzzer targets (tests/fuzz): the parsers of sizes, durations, PIDs,
-# the command line, JSON escaping, /proc and cgroupfs text. make fuzz runs
+# the command line, JSON escaping, /proc and cgroupfs text, --record files. make fuzz runs
 # each for FUZZ_SECONDS from the committed seeds (tests/fuzz/corpus/NAME);
 # what it finds new stays in $(OUTPUT)/fuzz/corpus-NAME.
-FUZZ_TARGETS := units cli json procfs
+FUZZ_TARGETS := units cli json procfs record
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/json.c
+fuzz_record_SRCS := src/merge.c
 fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
 
 $(OUTPUT)/fuzz:

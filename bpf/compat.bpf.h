@@ -88,6 +88,37 @@ static __noinline long percpu_counter_count(struct mm_struct *mm, int slot)
 #undef __COUNT
 }
 
+/*
+ * Before 6.2 each thread also cached its own changes (SPLIT_RSS_COUNTING):
+ * struct task_rss_stat { int events; int count[NR_MM_COUNTERS]; } in
+ * task_struct, filled by add_mm_counter_fast() and synced by
+ * check_sync_rss_stat() (mm/memory.c). The same commit f1a7941243c1
+ * removed it. NR_MM_COUNTERS is 4 on every kernel that has it.
+ */
+struct task_rss_stat___pre62 {
+	int events;
+	int count[4];
+} __attribute__((preserve_access_index));
+
+struct task_struct___pre62 {
+	struct task_rss_stat___pre62 rss_stat;
+} __attribute__((preserve_access_index));
+
+/* Before 6.2: cache_bound_pages() of a thread's cache, read in one copy;
+ * -1 if the read failed. Not inlined, as the counters above. */
+static __noinline long pre62_cache_bound(struct task_struct *task, long fault_pages)
+{
+	struct task_struct___pre62 *t = (void *)task;
+	struct task_rss_stat___pre62 rs = {};
+	long cached;
+
+	if (bpf_core_read(&rs, sizeof(rs), &t->rss_stat))
+		return -1;
+	cached = (long)rs.count[MM_FILEPAGES] + rs.count[MM_ANONPAGES] + rs.count[MM_SHMEMPAGES];
+	return cache_bound_pages(rs.events, cached,
+				 !(rs.count[0] | rs.count[1] | rs.count[2] | rs.count[3]), fault_pages);
+}
+
 /* 6.2+: the address of a counter's per-CPU slots (an s32 __percpu *). */
 static __noinline long percpu_counter_slots(struct mm_struct *mm, int slot)
 {
@@ -135,6 +166,15 @@ static __always_inline int rss_slot_of_member(int member)
  * atomic across CPUs; such a kernel is before 6.2, never claimed exact.
  */
 extern const volatile bool has_fetch_atomics;
+
+/*
+ * A map update's error. Before 6.4 (commit "bpf: return long from
+ * bpf_map_*_elem() helpers") a map's update op returned int, and the
+ * verifier calls that op directly: the upper half of the result is not
+ * sign-extended (5.10 and 6.1 give -EEXIST as 0xffffffef). Its low half is
+ * the error on every kernel.
+ */
+#define MAP_UPDATE_ERR(call) ((int)(call))
 
 /*
  * Loops. Until 6.7, check_cfg() accepted a loop's back-edge only where it

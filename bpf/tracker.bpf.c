@@ -28,6 +28,9 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile bool has_fetch_atomics = true;   /* BPF_FETCH atomics (5.12+) */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
 const volatile bool record_sums = false;        /* --timeline, --compare-sampler */
+/* Before 6.2: the most pages one fault maps without an event (fault-around,
+ * fault_around_bytes; kfeatures.c reads it). */
+const volatile __u32 fault_pages = DEFAULT_FAULT_PAGES;
 
 struct hot_state hot;
 /*
@@ -100,6 +103,16 @@ struct {
 	__type(value, struct task_state);
 } task_states SEC(".maps");
 
+/* Before 6.2: the tree's threads (struct thread_state), entered at fork,
+ * exec and attach, never on the rss_stat path. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);             /* PID (global TID) */
+	__type(value, struct thread_state);
+} thread_states SEC(".maps");
+
 /*
  * The filter slot of an mm, from the low 32 bits of its address (mm_structs
  * are at least 64-byte aligned: the bits above 6). Taking a 32-bit copy is
@@ -168,6 +181,91 @@ static __always_inline void raise_peak(__s64 sum)
 		return;
 	}
 	COUNT(&hot.tree.peak_races, 1);
+}
+
+/* Before 6.2: this window's largest sum + cache bound (struct tree_state). */
+static __always_inline void raise_upper(void)
+{
+	__s64 v = READ_ONCE(hot.tree.sum_pages) + READ_ONCE(hot.tree.bound_sum_pages);
+
+	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
+		__s64 seen = READ_ONCE(hot.tree.upper_pages);
+
+		if (v <= seen || atomic_cas(&hot.tree.upper_pages, seen, v))
+			return;
+	}
+	COUNT(&hot.tree.peak_races, 1);
+}
+
+/* Before 6.2: a thread's bound becomes b; the tree's sum of them follows.
+ * Only the thread itself moves its entry (its events, its exec and exit;
+ * fork makes it before it runs): plain loads and stores, and an XADD, so
+ * that this may run in a subprogram, where poison_fetch_atomics (tracker.c)
+ * cannot reach before 5.12. The caller raises the upper end. */
+static __always_inline void set_thread_bound(struct thread_state *ts, __s64 b)
+{
+	__s64 d = b - READ_ONCE(ts->bound_pages);
+
+	if (!d)
+		return;
+	WRITE_ONCE(ts->bound_pages, b);
+	atomic_add(&hot.tree.bound_sum_pages, d);
+}
+
+/* Before 6.2: a thread of the tree begins (fork, exec, attach), with its
+ * cache empty or unknown: it may cache CACHE_FAULTS faults unseen. */
+static __always_inline void enter_thread(__u32 pid)
+{
+	struct thread_state ts = { .bound_pages = cache_bound_pages(0, 0, 1, fault_pages) };
+	int err = MAP_UPDATE_ERR(bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST));
+
+	if (err == -EEXIST)
+		return;
+	if (err) {
+		COUNT(&hot.tree.drop_task_full, 1);
+		return;
+	}
+	/* Made whole by the insert: the thread may run already (attach). */
+	COUNT(&hot.tree.threads_live, 1);
+	atomic_add(&hot.tree.bound_sum_pages, ts.bound_pages);
+	raise_upper();
+}
+
+/* Before 6.2: a thread leaves (its exit synced its cache): its bound goes. */
+static __always_inline void leave_thread(__u32 pid)
+{
+	struct thread_state *e = bpf_map_lookup_elem(&thread_states, &pid);
+
+	if (!e)
+		return;
+	set_thread_bound(e, 0);
+	if (bpf_map_delete_elem(&thread_states, &pid) == 0)
+		COUNT(&hot.tree.threads_live, -1);
+}
+
+/*
+ * Before 6.2, after an event was applied: if the current thread is one of
+ * the tree's, its cache is read as it is now and its bound follows
+ * (cache_bound_pages), whichever mm the event was about: its cache is its
+ * own mm's. One lookup and one probe read; the other threads' bounds stand
+ * until their own events. Not inlined and without arguments: the 6.2+
+ * program, where the call is dead, keeps the registers it had without it.
+ */
+static __noinline int pre62_after_event(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *ts = bpf_map_lookup_elem(&thread_states, &pid);
+	long b;
+
+	if (ts) {
+		b = pre62_cache_bound(task, fault_pages);
+		if (b >= 0)
+			set_thread_bound(ts, b);
+		else
+			COUNT(&hot.tree.read_errors, 1);
+	}
+	return 0;
 }
 
 /* Userspace drains the ring on a timer: no wakeup per event. Which mm
@@ -290,7 +388,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	struct mm_cpu_slots zero = {};
 	struct mm_state *ms;
 	__u64 key = (__u64)mm;
-	long err;
+	int err;
 
 	if (!mm)
 		return;
@@ -300,13 +398,13 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		init.counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);
 		init.counters[RSS_ANON] = mm_slot_counters(mm, RSS_ANON);
 		init.counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
-		err = bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST);
+		err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST));
 		if (err && err != -EEXIST) {
 			COUNT(&hot.tree.drop_mm_full, 1);
 			return;
 		}
 	}
-	err = bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST);
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST));
 	if (err == -EEXIST)
 		return;
 	if (err) {
@@ -323,6 +421,8 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		apply_delta(ms, key, slot, take_count(ms, mm, slot));
+	if (!has_percpu_rss())
+		raise_upper();
 }
 
 SEC("tp_btf/rss_stat")
@@ -340,6 +440,10 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	 * counter would be one more line shared by every faulting CPU. */
 	COUNT(&ms->events, 1);
 	apply_event(ms, mm, key, rss_slot_of_member(member));
+	if (!has_percpu_rss()) {
+		pre62_after_event();
+		raise_upper();  /* the sum or the bound moved */
+	}
 	return 0;
 }
 
@@ -349,8 +453,13 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct task_state cs = {};
 
-	if (ptgid == ctgid)
-		return 0;       /* a thread: same process, same mm */
+	if (ptgid == ctgid) {
+		/* A thread: same process, same mm; before 6.2 its own cache
+		 * (empty: copy_process() clears it). */
+		if (!has_percpu_rss() && bpf_map_lookup_elem(&task_states, &ptgid))
+			enter_thread(child->pid);
+		return 0;
+	}
 	if (!bpf_map_lookup_elem(&task_states, &ptgid))
 		return 0;
 	if (bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST)) {
@@ -359,6 +468,8 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	}
 	COUNT(&hot.tree.procs_entered, 1);
 	COUNT(&hot.tree.procs_live, 1);
+	if (!has_percpu_rss())
+		enter_thread(child->pid);
 	/* The child's copied pages were counted (from the parent's context)
 	 * before this event: enter_mm takes them now. A vfork or CLONE_VM
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
@@ -372,8 +483,15 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 	__u32 tgid = p->tgid;
 
 	/* The new image enters; the old mm leaves at its own teardown. */
-	if (bpf_map_lookup_elem(&task_states, &tgid))
-		enter_mm(p, p->mm, tgid);
+	if (!bpf_map_lookup_elem(&task_states, &tgid))
+		return 0;
+	if (!has_percpu_rss()) {
+		/* exec_mmap() synced the cache into the old mm. A thread
+		 * other than the leader that execs takes the leader's PID. */
+		leave_thread(old_pid);
+		enter_thread(p->pid);
+	}
+	enter_mm(p, p->mm, tgid);
 	return 0;
 }
 
@@ -382,6 +500,10 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
 
+	/* Before 6.2: exit_mm() synced this thread's cache (before this
+	 * tracepoint, do_exit()). */
+	if (!has_percpu_rss())
+		leave_thread(p->pid);
 	/* Only the last thread's exit ends the process. signal->live is
 	 * decremented before this tracepoint on every kernel; the group_dead
 	 * argument exists only on newer ones. The task's mm may already be
@@ -476,8 +598,11 @@ static __always_inline int enter_thread_mm(struct task_struct *task)
 {
 	__u32 tgid = task->tgid;
 
-	if (bpf_map_lookup_elem(&task_states, &tgid))
-		enter_live_mm(task, BPF_CORE_READ(task, group_leader), tgid);
+	if (!bpf_map_lookup_elem(&task_states, &tgid))
+		return 0;
+	if (!has_percpu_rss())
+		enter_thread(task->pid);
+	enter_live_mm(task, BPF_CORE_READ(task, group_leader), tgid);
 	return 0;
 }
 
@@ -533,6 +658,8 @@ int enter_existing(struct bpf_iter__task *ctx)
 		COUNT(&hot.tree.drop_task_full, 1);
 		return 0;
 	}
+	if (!has_percpu_rss())
+		enter_thread(task->pid);
 	if (!req || req->enter_mm)
 		enter_live_mm(task, task, tgid);
 	return 0;

@@ -68,6 +68,23 @@ struct task_state {
 	__u32 pad;
 };
 
+/*
+ * Before 6.2 (docs/design.md, "The bound before 6.2"): each thread keeps
+ * its own rss changes in a cache (task_struct.rss_stat) that no event
+ * shows; it syncs into the mm's counters at the fault after its events
+ * count passed TASK_RSS_EVENTS_THRESH (mm/memory.c, check_sync_rss_stat),
+ * so that it caches at most CACHE_FAULTS faults between two syncs.
+ */
+#define TASK_RSS_EVENTS_THRESH 64
+#define CACHE_FAULTS (TASK_RSS_EVENTS_THRESH + 2)
+#define DEFAULT_FAULT_PAGES 16  /* fault_around_bytes' default, 64 KiB, in 4 KiB pages */
+
+/* One thread of the tree, keyed by its PID (global TID): before 6.2, the
+ * most pages its cache can hold until its next event. */
+struct thread_state {
+	__s64 bound_pages;
+};
+
 /* An mm that left the tree, with what it held (see struct peak_mark). */
 struct departed_mm {
 	__u64 seq;                  /* departure number + 1; 0: empty */
@@ -110,6 +127,12 @@ struct tree_state {
 	__u64 settles;                      /* 6.2+: mms whose every CPU slot was taken at entry */
 	__u64 departed_seq;                 /* mms that left, for the departed ring */
 	__u64 departed_events;              /* events applied to mms that left */
+	/* Before 6.2: the per-thread caches' bounds summed (struct
+	 * thread_state), and this window's largest sum + that bound: the
+	 * true peak lies in [peak_pages, upper_pages]. */
+	__s64 bound_sum_pages;
+	__s64 upper_pages;
+	__u64 threads_live;
 };
 
 /*
@@ -193,6 +216,31 @@ static inline __s64 holder_pages_at_peak(const struct peak_mark mark[2], const _
 	for (int i = 0; i < RSS_SLOTS; i++)
 		out[i] = src ? src[i] : 0;
 	return out[RSS_FILE] + out[RSS_ANON] + out[RSS_SHMEM];
+}
+
+/*
+ * Before 6.2: the most pages a thread's rss cache can hold from now until
+ * its next rss_stat event, from what it holds now (cached: the total of
+ * its resident counters' cache; empty: all its counters, resident or not,
+ * are 0) and its events count. No fault takes from the total and each
+ * adds at most fault_pages (docs/design.md), so the total only grows until
+ * the next sync, which comes at the fault that starts with events above
+ * THRESH: the faults that start with events e..THRESH cache without one,
+ * and so may the rest of a fault under way now: THRESH + 2 - e in all.
+ * That sync shows as an event, unless the cache is empty: an empty cache
+ * may sync unseen and then cache CACHE_FAULTS faults. events above
+ * THRESH + 1: a sync is under way; after it the cache is empty (until
+ * then it holds at most what was read). Pure, shared with the unit tests.
+ */
+static inline __s64 cache_bound_pages(__s64 events, __s64 cached, int empty, __s64 fault_pages)
+{
+	__s64 left = TASK_RSS_EVENTS_THRESH + 2 - events;
+
+	if (fault_pages < 1)
+		fault_pages = 1;
+	if (empty || left < 1 || left > CACHE_FAULTS)
+		left = CACHE_FAULTS;
+	return (cached > 0 ? cached : 0) + left * fault_pages;
 }
 
 #endif

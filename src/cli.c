@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "record.h"
+#include "runs.h"
 #include "runs_cli.h"
 #include "timeline.h"
 #include "units.h"
@@ -15,6 +17,8 @@ enum {
 	OPT_CGROUP_ROOT,
 	OPT_TIMELINE,
 	OPT_MEASURE,
+	OPT_RECORD,
+	OPT_RECORD_INTERVAL,
 };
 
 static const struct option long_options[] = {
@@ -34,6 +38,8 @@ static const struct option long_options[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "measure", required_argument, NULL, OPT_MEASURE },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "record-interval", required_argument, NULL, OPT_RECORD_INTERVAL },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RUNS_LONG_OPTIONS
@@ -47,6 +53,8 @@ void cli_usage(FILE *out)
 "       peakbpf [OPTIONS] -p PID[,PID...]\n"
 "       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
 "                        as OUT (.html or .svg; see peakbpf plot --help)\n"
+"       peakbpf merge DIR|FILE...      a job's peak across ranks and nodes, from\n"
+"                        their --record files (see peakbpf merge --help)\n"
 
 "\n"
 "Report the exact peak of a process tree's summed resident memory (file +\n"
@@ -83,6 +91,10 @@ void cli_usage(FILE *out)
 "                        names the format: .json (Chrome/Perfetto trace: open it\n"
 "                        in ui.perfetto.dev), .csv, .svg, or .html (one page:\n"
 "                        hover, drag to zoom); needs the bpf source\n"
+"      --record DIR      one rank of a job (mpirun/srun peakbpf --record DIR --\n"
+"                        APP): write DIR/HOST.PID.jsonl, a line per window\n"
+"                        ending on wall-clock multiples of --record-interval\n"
+"                        (default 10ms; 1ms to 1h), for peakbpf merge\n"
 "  -j, --json            write the JSON record(s) to stdout\n"
 "  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
 "                        line per window as it closes, then one for the run\n"
@@ -151,6 +163,7 @@ struct duration_range {
 };
 static const struct duration_range interval_range = { 10 * MSEC, 168 * HOUR, "from 10ms to 168h" };
 static const struct duration_range duration_range = { MSEC, 8760 * HOUR, "from 1ms to 8760h" };
+static const struct duration_range record_range = { MSEC, HOUR, "from 1ms to 1h" };
 static const struct duration_range sample_range = { MSEC, HOUR, "from 1ms to 1h" };
 static const struct duration_range sampler_range = { 100000ULL, 10 * 60 * 1000 * MSEC,
 						     "from 100us to 10m" };
@@ -233,6 +246,12 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 			return CLI_RUN;
 		snprintf(err, errlen, "--timeline: '%s': the extension names the format: .json, .csv, .svg or .html", optarg);
 		return CLI_ERROR;
+	case OPT_RECORD:
+		o->record_dir = optarg;
+		if (*optarg)
+			return CLI_RUN;
+		snprintf(err, errlen, "--record: empty directory name");
+		return CLI_ERROR;
 	case 'j':
 		o->json = true;
 		return CLI_RUN;
@@ -280,6 +299,10 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		       CLI_ERROR : CLI_RUN;
 	case 'd':
 		return bad_duration("--duration", optarg, &duration_range, &o->duration_ns, err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
+	case OPT_RECORD_INTERVAL:
+		return bad_duration("--record-interval", optarg, &record_range, &o->record_interval_ns,
+				    err, errlen) ?
 		       CLI_ERROR : CLI_RUN;
 	case OPT_SAMPLE_INTERVAL:
 		return bad_duration("--sample-interval", optarg, &sample_range, &o->sample_interval_ns,
@@ -332,8 +355,22 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		snprintf(err, errlen, "--timeline needs the bpf source (the exact record)");
 		return CLI_ERROR;
 	}
+	if (o->record_interval_ns && !o->record_dir) {
+		snprintf(err, errlen, "--record-interval needs --record DIR");
+		return CLI_ERROR;
+	}
+	if (o->record_dir && o->interval_ns) {
+		snprintf(err, errlen, "--record closes a window every --record-interval: -i does not go with it");
+		return CLI_ERROR;
+	}
+	if (o->record_dir && !o->record_interval_ns)
+		o->record_interval_ns = RECORD_INTERVAL_DEFAULT_NS;
 	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)
 		return CLI_ERROR;
+	if (o->record_dir && runs_wanted(&o->runs)) {
+		snprintf(err, errlen, "--record is one rank's run: it does not go with -r, -c or a sweep");
+		return CLI_ERROR;
+	}
 	if (done)
 		return CLI_RUN;         /* the commands came with -c */
 	if (o->n_pids) {

@@ -35,6 +35,8 @@ struct options {
 	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
 	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
 	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
+	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (record.h) */
+	uint64_t record_interval_ns;    /* --record-interval */
 };
 
 enum cli_action {

@@ -30,8 +30,15 @@ void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
 	} else if (c->read_errors) {
 		f->inexact_reason = "some reads of a counter failed in the kernel";
 	} else if (!h->rss_percpu) {
-		f->inexact_reason = "kernel batches rss updates in per-thread caches (before 6.2): "
-				    "up to 64 faults per thread lag";
+		/* Only below: the caches hold pages the tree has (docs/design.md). */
+		f->bound_known = bound_pages >= 0;
+		f->error_bound_bytes = bound_pages > 0 ? (uint64_t)bound_pages * (uint64_t)h->page_size : 0;
+		f->inexact_reason = h->fault_pages_read ?
+			"kernel batches rss updates in per-thread caches (before 6.2): the true "
+			"peak lies between the figure and the figure + the bound" :
+			"kernel batches rss updates in per-thread caches (before 6.2): the true "
+			"peak lies between the figure and the figure + the bound, which assumes "
+			"fault_around_bytes is 64 KiB (debugfs not mounted to read it)";
 	} else if (bound_pages > 0) {
 		f->bound_known = true;
 		f->error_bound_bytes = (uint64_t)bound_pages * (uint64_t)h->page_size;

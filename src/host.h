@@ -14,6 +14,7 @@ struct host_facts {
 	bool btf;               /* /sys/kernel/btf/vmlinux present */
 	bool bpf_loaded;        /* the facts below come from a loaded tracker */
 	bool rss_percpu;        /* rss kept in percpu_counters (6.2+) */
+	bool fault_pages_read;  /* before 6.2: fault_around_bytes read, not assumed */
 	const char *teardown_hook;
 	const char *privileges; /* "root", "CAP_BPF+CAP_PERFMON", ... */
 	int exact_path_err;     /* 0: per-CPU sums available, else -errno */

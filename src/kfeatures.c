@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* Kernel feature probes (kfeatures.h): one place, one name per feature. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +41,30 @@ static bool probe_percpu_sum(void)
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_probe_read_kernel, NULL) == 1;
 }
 
+/* fault_around_bytes in pages, from debugfs; 0 if it cannot be read. */
+static unsigned probe_fault_pages(void)
+{
+	char buf[32], *end;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long v;
+	ssize_t n;
+	int fd = open("/sys/kernel/debug/fault_around_bytes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || page <= 0)
+		return 0;
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	/* The kernel takes at most a page table's worth (PTRS_PER_PTE). */
+	if (errno || end == buf || (*end && *end != '\n') || v > (64ULL << 20))
+		return 0;
+	return v < (unsigned long long)page ? 1 : (unsigned)(v / (unsigned long long)page);
+}
+
 /* True unless tracefs is mounted and lists no such event. */
 static bool probe_memcg_stat_tp(void)
 {
@@ -58,6 +84,10 @@ void features_probe(struct tracker_features *f)
 	f->has_percpu_sum = f->has_fetch_atomics && probe_percpu_sum();
 	f->has_exit_mmap_tp = true;
 	f->has_memcg_stat_tp = probe_memcg_stat_tp();
+	f->fault_pages = probe_fault_pages();
+	f->fault_pages_read = f->fault_pages > 0;
+	if (!f->fault_pages)
+		f->fault_pages = (unsigned)(65536 / sysconf(_SC_PAGESIZE));
 	f->possible_cpus = libbpf_num_possible_cpus();
 	if (f->possible_cpus < 1)
 		f->possible_cpus = 1;

@@ -29,6 +29,12 @@ struct tracker_features {
 	 * assumed, and cleared when the load cannot find the attach target. */
 	bool has_memcg_stat_tp;
 	int possible_cpus;
+	/* Before 6.2: the most pages one fault maps without an rss_stat
+	 * event, fault_around_bytes in pages (mm/memory.c, do_fault_around),
+	 * read from debugfs; fault_pages_read false: not readable there, the
+	 * kernel's default (64 KiB) assumed. */
+	unsigned fault_pages;
+	bool fault_pages_read;
 };
 
 /* Probe what can be probed before load (each probe loads a tiny program). */

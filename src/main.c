@@ -21,6 +21,8 @@
 #include "identity.h"
 #include "output.h"
 #include "peakbpf.h"
+#include "merge.h"
+#include "record.h"
 #include "budget.h"
 #include "report.h"
 #include "runs.h"
@@ -70,6 +72,7 @@ struct run {
 	uint64_t record_drops;
 	struct sampler_report sampler;
 	struct run_result *result;      /* the harness's copy of the run's figure */
+	struct rank_record rank;        /* --record DIR */
 };
 
 #define RECORD_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */
@@ -77,7 +80,7 @@ struct run {
 
 static bool recording(const struct run *r)
 {
-	return (r->opts->n_samplers || r->opts->timeline) && session_has_bpf(r->session);
+	return (r->opts->n_samplers || r->opts->timeline || r->opts->record_dir) && session_has_bpf(r->session);
 }
 
 static void drain_trace(struct run *r)
@@ -147,6 +150,24 @@ static void fill_common(struct run *r, struct record *rec, uint64_t end_ns)
 	}
 }
 
+static void on_sum_change(void *ctx, int64_t pages)
+{
+	rank_record_change(ctx, pages);
+}
+
+/* --record: the window just cut, with its lowest sum from the changes
+ * drained now (record.h), and when the next one closes. */
+static void record_window(struct run *r, const struct record *rec)
+{
+	rank_record_mark(&r->rank);
+	drain_trace(r);
+	rank_record_window(&r->rank, rec->primary.peak_bytes,
+			   rec->primary.has_detail ? rec->primary.peak_mono_ns : 0, rec->primary.exact,
+			   rec->primary.source,
+			   session_window_start_pages(r->session), r->record_drops);
+	r->next_window_ns = rank_record_next_close(&r->rank, monotonic_ns());
+}
+
 /* Close the open window (the session folds it into the run's figures). */
 static int close_window(struct run *r)
 {
@@ -154,9 +175,13 @@ static int close_window(struct run *r)
 	uint64_t now = monotonic_ns();
 	int err;
 
+	if (r->opts->record_dir)
+		rank_record_before_cut(&r->rank);
 	err = session_close_window(r->session, &rec);
 	if (err)
 		return err;
+	if (r->opts->record_dir)
+		record_window(r, &rec);
 	fill_common(r, &rec, now);
 	rec.start_s = (double)(r->window_start_ns - r->t0_ns) / 1e9;
 	r->window_start_ns = now;
@@ -188,6 +213,9 @@ static void report_run(struct run *r)
 				      rec.primary.peak_mono_ns))
 			r->exit_status = EXIT_PEAKBPF_FAILED;
 	}
+	if (r->opts->record_dir && rank_record_finish(&r->rank, rec.primary.peak_bytes, rec.primary.exact,
+						      rec.primary.source, r->exit_status))
+		r->exit_status = EXIT_PEAKBPF_FAILED;
 	rec.start_s = 0;
 	if (r->result)
 		run_result_set(r->result, &rec, r->exit_status);
@@ -209,7 +237,7 @@ static bool on_signal(struct run *r, const struct signalfd_siginfo *si)
 		}
 		return false;
 	case SIGUSR1:
-		r->windowed = true;
+		r->windowed = !r->opts->record_dir;     /* --record: one more record window */
 		if (close_window(r))
 			fprintf(stderr, "peakbpf: closing the window failed\n");
 		return false;
@@ -324,7 +352,8 @@ static int run_prepare(struct run *r)
 		.max_tracked = o->max_tracked,
 		.sample_interval_ns = o->sample_interval_ns,
 		.cgroup_root = o->cgroup_root,
-		.record_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES : 0,
+		.record_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES :
+				     o->record_dir ? RANK_RECORD_RING_BYTES : 0,
 		.with_proc = o->n_samplers > 0,
 		.measure_unique = o->measure_unique,
 	};
@@ -362,8 +391,24 @@ static int run_prepare(struct run *r)
 	err = sum_record_open(&r->rec, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
 	if (err)
 		return err;
+	if (o->record_dir) {
+		err = rank_record_open(&r->rank, o->record_dir, o->record_interval_ns, o->command, o->pids,
+				       o->n_pids);
+		if (err)
+			return err;
+		r->rec.on_change = on_sum_change;
+		r->rec.on_change_ctx = &r->rank;
+	}
 	libbpf_set_print(libbpf_log);
-	err = session_open(&so, &r->session, why, sizeof(why));
+	/* --record closes 100 windows a second: the bpf source alone, if it
+	 * can be used, as a cgroup read beside it doubles each close's cost
+	 * (README, "A multi-node job"). */
+	if (o->record_dir && o->source == SOURCE_AUTO) {
+		so.source = SOURCE_BPF;
+		if (session_open(&so, &r->session, why, sizeof(why)))
+			so.source = SOURCE_AUTO;
+	}
+	err = r->session ? 0 : session_open(&so, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
 		if (err == -CGROUP_ROOT_UNSAFE)
@@ -393,6 +438,11 @@ static void begin_run(struct run *r)
 				 session_host(r->session)->page_size);
 	if (r->opts->interval_ns)
 		r->next_window_ns = r->t0_ns + r->opts->interval_ns;
+	if (r->opts->record_dir) {
+		rank_record_begin(&r->rank, session_has_bpf(r->session), session_window_start_pages(r->session),
+				  session_host(r->session)->page_size);
+		r->next_window_ns = rank_record_next_close(&r->rank, r->t0_ns);
+	}
 }
 
 /* Command mode: fork COMMAND behind the gate, enter it, open the gate. On
@@ -516,6 +566,7 @@ static void run_cleanup(struct run *r)
 		close(r->sigfd);
 	session_close(r->session);
 	sum_record_free(&r->rec);
+	rank_record_close(&r->rank);
 	if (r->out)
 		fclose(r->out);
 }
@@ -528,6 +579,7 @@ static int run(const struct options *o, struct run_result *res)
 		.sigfd = -1,
 		.exit_status = EXIT_PEAKBPF_FAILED,
 		.windowed = o->interval_ns != 0,
+		.rank = { .fd = -1 },
 	};
 	int err;
 
@@ -560,6 +612,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "plot"))
 		return plot_main(argc - 1, argv + 1);   /* peakbpf -- plot ...: a command named plot */
+	if (argc > 1 && !strcmp(argv[1], "merge"))
+		return merge_main(argc - 1, argv + 1);
 	switch (cli_parse(argc, argv, &o, err, sizeof(err))) {
 	case CLI_HELP:
 		cli_usage(stdout);

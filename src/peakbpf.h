@@ -95,6 +95,8 @@ __u64 monotonic_ns(void);
 const char *tracker_teardown_hook(const struct tracker *t);
 /* True when this kernel keeps rss in percpu_counters (6.2+). */
 bool tracker_has_percpu_rss(const struct tracker *t);
+/* Before 6.2: the most pages one fault maps unseen; *read: from debugfs. */
+unsigned tracker_fault_pages(const struct tracker *t, bool *read);
 /* 0 when every counter is kept exact from its per-CPU slots, else why
  * not: -EOPNOTSUPP (kernel before 6.2 or without the helpers), -E2BIG
  * (more CPUs than covered), or the error of learning the per-CPU offsets. */

@@ -52,13 +52,14 @@ static uint64_t pages_to_bytes(__s64 pages, long page_size)
 
 /* How far the peak may be off, in pages: 0 on the exact path; with 6.2+
  * counters read without their per-CPU slots, each mm at the peak may lag
- * by every CPU's slots of its three counters. Before 6.2, unknown (-1). */
+ * by every CPU's slots of its three counters. Before 6.2, the window's
+ * largest sum + per-thread cache bounds above its peak (struct tree_state). */
 static int64_t peak_bound_pages(const struct bpf_source *b, const struct tree_state *t)
 {
 	if (b->host->exact_path_err == 0)
 		return 0;
 	if (!b->host->rss_percpu)
-		return -1;
+		return t->upper_pages > t->peak_pages ? t->upper_pages - t->peak_pages : 0;
 	/* Every possible CPU can hold a slot: online CPUs (hotplug, LXCFS)
 	 * could understate the bound. */
 	return t->peak_mms * (int64_t)percpu_rss_lag_pages(tracker_possible_cpus(b->tracker));
@@ -154,6 +155,7 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 	b->host = host;
 	host->teardown_hook = tracker_teardown_hook(b->tracker);
 	host->rss_percpu = tracker_has_percpu_rss(b->tracker);
+	tracker_fault_pages(b->tracker, &host->fault_pages_read);
 	host->exact_path_err = tracker_exact_path(b->tracker);
 	tracker_startup(b->tracker, &st);
 	host->probe_ms = st.probe_ns / 1e6;

@@ -90,6 +90,8 @@ static int on_change(void *ctx, const struct sum_event *e)
 	}
 	if (r->sampling && trace_add(&r->sampler, e->ns, e->sum_pages))
 		err = -ENOMEM;
+	if (r->on_change)
+		r->on_change(r->on_change_ctx, e->sum_pages);
 	return err;
 }
 

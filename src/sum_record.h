@@ -31,6 +31,9 @@ struct sum_record {
 	const char *path;               /* --timeline FILE, or NULL */
 	FILE *out;                      /* opened before the run, written at its end */
 	char title[256];                /* the command, or the PIDs */
+	/* --record: every change drained is also passed here */
+	void (*on_change)(void *ctx, int64_t pages);
+	void *on_change_ctx;
 };
 
 /*

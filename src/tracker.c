@@ -131,11 +131,14 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	if (!err)
 		err = bpf_map__set_max_entries(s->maps.task_states, max);
 	if (!err)
+		err = bpf_map__set_max_entries(s->maps.thread_states, max);
+	if (!err)
 		err = load_variants(s->obj, &t->features);
 	if (err)
 		return err;
 	s->rodata->has_fetch_atomics = t->features.has_fetch_atomics;
 	s->rodata->nr_cpus = (__u32)t->features.possible_cpus;
+	s->rodata->fault_pages = t->features.fault_pages;
 	/* Attached by hand after the others: they must run after handle_fork
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
@@ -505,6 +508,10 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	closed->tree.peak_mms = LOAD(tree->peak_mms);
 	closed->tree.peak_procs = LOAD(tree->peak_procs);
 	closed->window_end_sum = sum;
+	/* Before 6.2: the window's upper end, cut the same way. */
+	closed->tree.upper_pages = __atomic_exchange_n(&tree->upper_pages,
+						       sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
+	raise_to(&tree->upper_pages, LOAD(tree->sum_pages) + LOAD(tree->bound_sum_pages));
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
 	raise_to(&tree->peak_pages, LOAD(tree->sum_pages));
@@ -515,6 +522,12 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,
 						      closed->holders, MAX_HOLDERS, &closed->holders_info);
 	return 0;
+}
+
+unsigned tracker_fault_pages(const struct tracker *t, bool *read)
+{
+	*read = t->features.fault_pages_read;
+	return t->features.fault_pages;
 }
 
 bool tracker_has_percpu_rss(const struct tracker *t)

@@ -1227,6 +1227,105 @@ static int run_fork_exec_stage2(const struct opts *o)
 	return 0;
 }
 
+/* ---- ranks of an MPI job (peakbpf --record, peakbpf merge) ---- */
+
+/* The first of these that is a number, else dflt. */
+static long env_number(const char *const *names, long dflt)
+{
+	for (size_t i = 0; names[i]; i++) {
+		const char *v = getenv(names[i]);
+		char *end;
+		long n;
+
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (!errno && !*end && n >= 0 && n < 1000000)
+			return n;
+	}
+	return dflt;
+}
+
+static const char *const rank_env[] = { "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK", NULL };
+static const char *const size_env[] = { "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", "PMI_SIZE", NULL };
+
+/*
+ * Ranks meet through files in $WORKLOAD_SYNC_DIR (a directory every rank
+ * sees): NAME.R says rank R got there. Barriers, never sleeps, order the
+ * ranks, so that "apart" and "together" hold however far apart their
+ * start-ups (each behind its own peakbpf) or page faults are on a loaded
+ * machine. Without the variable a rank waits for nobody.
+ */
+static int sync_mark(const char *name, uint64_t rank)
+{
+	const char *dir = getenv("WORKLOAD_SYNC_DIR");
+	char path[4096];
+	FILE *f;
+
+	if (!dir || !*dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s.%" PRIu64, dir, name, rank);
+	f = fopen(path, "we");
+	if (!f)
+		return fail(path);
+	fclose(f);
+	return 0;
+}
+
+/* Wait (10 ms polls, at most 10 min) until NAME.R exists for every R in
+ * [from, to). */
+static int sync_wait(const char *name, uint64_t from, uint64_t to)
+{
+	const char *dir = getenv("WORKLOAD_SYNC_DIR");
+	char path[4096];
+
+	if (!dir || !*dir)
+		return 0;
+	for (uint64_t r = from; r < to; r++) {
+		int tries = 0;
+
+		snprintf(path, sizeof(path), "%s/%s.%" PRIu64, dir, name, r);
+		while (access(path, F_OK)) {
+			if (++tries > 60000) {
+				fprintf(stderr, "workload: rank %" PRIu64 " never wrote %s\n", r, path);
+				return 1;
+			}
+			hold(10 * NSEC / 1000);
+		}
+	}
+	return 0;
+}
+
+/* Rank R of SIZE: every rank up, then R holds S for T only once R - 1
+ * has freed its block; all stay alive until the last has freed. */
+static int run_rank_apart(const struct opts *o)
+{
+	uint64_t r = (uint64_t)env_number(rank_env, 0), n = (uint64_t)env_number(size_env, 1);
+
+	if (sync_mark("up", r) || sync_wait("up", 0, n) || (r > 0 && sync_wait("freed", r - 1, r)))
+		return 1;
+	if (alloc_hold_free(o->size, o->hold_ns) || sync_mark("freed", r))
+		return 1;
+	return sync_wait("freed", 0, n);
+}
+
+/* Every rank up, every block touched, then all hold S for T at once. */
+static int run_rank_together(const struct opts *o)
+{
+	uint64_t r = (uint64_t)env_number(rank_env, 0), n = (uint64_t)env_number(size_env, 1);
+	char *b;
+
+	if (sync_mark("up", r) || sync_wait("up", 0, n))
+		return 1;
+	b = alloc_block(o->size);
+	if (!b || sync_mark("held", r) || sync_wait("held", 0, n))
+		return 1;
+	hold(o->hold_ns);
+	free_block(b, o->size);
+	return 0;
+}
+
 /* ---- expected growth ---- */
 
 static uint64_t exp_s(const struct opts *o) { return o->size; }
@@ -1305,6 +1404,12 @@ static const struct shape shapes[] = {
 	{ "fork-exec", run_fork_exec, exp_n1s, 3,
 	  "touch S, fork N children that exec at once and idle T; expect at most\n"
 	  "                    (N+1)*S summed RSS (before the execs), S unique" },
+	{ "rank-apart", run_rank_apart, exp_s, 1,
+	  "an MPI rank (OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK = R of SIZE):\n"
+	  "                    hold S for T after rank R-1 freed its block, live until all\n"
+	  "                    have (ranks meet by files in $WORKLOAD_SYNC_DIR); expect S" },
+	{ "rank-together", run_rank_together, exp_s, 1,
+	  "an MPI rank: touch S; once every rank has, hold it for T; expect S" },
 	{ "exec-stage2", run_exec_stage2, exp_2s, 4, NULL },
 	{ "fork-exec-stage2", run_fork_exec_stage2, exp_s, 3, NULL },
 	{ "vfork-stage2", run_vfork_stage2, exp_s, 4, NULL },

@@ -69,7 +69,34 @@ check_growth() {
 	else
 		fail "$name: $detail (tolerance $(mib "$tol_abs") and $(mib "$tol_rel"))"
 	fi
-	echo "$name $growth $expected $err $procs" >>"$RESULTS"
+	bound=$(json_raw "$json" error_bound_bytes)
+	check_bound "$name" "$json" "$growth" "$expected" "$procs"
+	echo "$name $growth $expected $err $procs $bound" >>"$RESULTS"
+}
+
+# check_bound NAME JSON GROWTH EXPECTED PROCS: the stated interval holds
+# the truth. The growth counts each process's own binary, libraries and
+# stack, which the workload's expected growth leaves out (under 1 MiB a
+# process, 2 MiB in all more: check_growth's tolerance); so the true added
+# peak lies in [growth - that, growth + error_bound_bytes]. Exact: bound 0.
+check_bound() {
+	exact=$(json_raw "$2" exact) b=$(json_raw "$2" error_bound_bytes)
+	if [ "$exact" = true ]; then
+		[ "$b" = 0 ] && return
+		fail "$1: exact with error_bound_bytes $b"
+		return
+	fi
+	case $b in
+	'' | null)
+		fail "$1: not exact and no bound: $(json_raw "$2" inexact_reason)"
+		return ;;
+	esac
+	base=$((2 * MIB + $5 * MIB))
+	if [ "$4" -le $(($3 + b)) ] && [ "$4" -ge $(($3 - base)) ]; then
+		ok "$1: true $(mib "$4") in [growth - binaries, growth + bound] = [$(mib $(($3 - base))), $(mib $(($3 + b)))]"
+	else
+		fail "$1: true $(mib "$4") not in [$(mib $(($3 - base))), $(mib $(($3 + b)))] (bound $(mib "$b"))"
+	fi
 }
 
 # run_shape NAME WORKLOAD-ARGS...: measure a workload shape, check its growth.

@@ -23,6 +23,8 @@ TESTS=""
 . "$here/test_runs.sh"
 . "$here/test_timeline.sh"
 . "$here/test_unique.sh"
+. "$here/test_bound.sh"
+. "$here/test_mpi.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"
@@ -44,7 +46,7 @@ for t in $TESTS; do
 		"$t"
 	fi
 done
-echo "shape errors (name growth true error procs):"
+echo "shape errors (name growth true error procs [bound]):"
 [ -f "$RESULTS" ] && sed 's/^/  /' "$RESULTS"
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" = 0 ]

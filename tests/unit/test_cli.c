@@ -286,6 +286,31 @@ static void test_measure(void **state)
 	assert_int_equal(PARSE(&o, err, "--measure", "", "true"), CLI_ERROR);
 }
 
+static void test_record(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--record", "rec", "--", "app"), CLI_RUN);
+	assert_string_equal(o.record_dir, "rec");
+	assert_int_equal(o.record_interval_ns, 10000000ULL);    /* the default */
+	assert_int_equal(PARSE(&o, err, "--record", "rec", "--record-interval", "50ms", "app"), CLI_RUN);
+	assert_int_equal(o.record_interval_ns, 50000000ULL);
+	assert_int_equal(PARSE(&o, err, "--record-interval", "50ms", "app"), CLI_ERROR);
+	assert_non_null(strstr(err, "needs --record DIR"));
+	assert_int_equal(PARSE(&o, err, "--record", "rec", "--record-interval", "100us", "app"), CLI_ERROR);
+	assert_non_null(strstr(err, "from 1ms to 1h"));
+	assert_int_equal(PARSE(&o, err, "--record", "rec", "-i", "1s", "app"), CLI_ERROR);
+	assert_non_null(strstr(err, "-i does not go with it"));
+	assert_int_equal(PARSE(&o, err, "--record", "", "app"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "--record", "rec", "-r", "3", "app"), CLI_ERROR);
+	assert_non_null(strstr(err, "one rank's run"));
+	assert_int_equal(PARSE(&o, err, "app"), CLI_RUN);
+	assert_null(o.record_dir);
+	assert_int_equal(o.record_interval_ns, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_compare_sampler_and_top),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_measure),
+		cmocka_unit_test(test_record),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

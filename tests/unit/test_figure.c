@@ -7,7 +7,9 @@
 #include <errno.h>
 #include <string.h>
 #include <cmocka.h>
+#include <linux/types.h>
 #include "figure.h"
+#include "tracker.h"
 
 #define MiB (1024ULL * 1024)
 
@@ -94,6 +96,7 @@ static void test_judge_drops_make_bound_unknown(void **state)
 	assert_non_null(strstr(f.inexact_reason, "failed"));
 }
 
+/* Before 6.2 the bound is known, one-sided, and says so; -1: unknown. */
 static void test_judge_old_kernel(void **state)
 {
 	struct host_facts h = test_host();
@@ -102,10 +105,52 @@ static void test_judge_old_kernel(void **state)
 
 	(void)state;
 	h.rss_percpu = false;
-	figure_judge_bpf(&f, &c, &h, 0);
+	h.fault_pages_read = true;
+	figure_judge_bpf(&f, &c, &h, 3 * CACHE_FAULTS * 16);
 	assert_false(f.exact);
-	assert_false(f.bound_known);
+	assert_true(f.bound_known);
+	assert_int_equal(f.error_bound_bytes, 3ULL * 66 * 16 * 4096);
 	assert_non_null(strstr(f.inexact_reason, "per-thread"));
+	assert_non_null(strstr(f.inexact_reason, "between the figure and the figure + the bound"));
+	assert_null(strstr(f.inexact_reason, "assumes"));
+	h.fault_pages_read = false;
+	figure_judge_bpf(&f, &c, &h, 0);
+	assert_true(f.bound_known);
+	assert_int_equal(f.error_bound_bytes, 0);
+	assert_non_null(strstr(f.inexact_reason, "assumes fault_around_bytes is 64 KiB"));
+	figure_judge_bpf(&f, &c, &h, -1);
+	assert_false(f.bound_known);
+	c.drop_task_full = 1;   /* a thread not entered: its cache is not bounded */
+	figure_judge_bpf(&f, &c, &h, 100);
+	assert_false(f.bound_known);
+}
+
+/* One thread's cache bound (mm/memory.c before 6.2: sync at the fault
+ * that starts with events > 64, then events = 0). */
+static void test_cache_bound(void **state)
+{
+	(void)state;
+	/* Unknown or empty (may sync unseen): 66 faults of 16 pages. */
+	assert_int_equal(cache_bound_pages(0, 0, 1, 16), 66 * 16);
+	assert_int_equal(cache_bound_pages(40, 0, 1, 16), 66 * 16);
+	/* Non-empty: what it holds + the faults left before its sync. */
+	assert_int_equal(cache_bound_pages(0, 5, 0, 16), 5 + 66 * 16);
+	assert_int_equal(cache_bound_pages(1, 1, 0, 1), 1 + 65);
+	assert_int_equal(cache_bound_pages(64, 64, 0, 1), 64 + 2);
+	assert_int_equal(cache_bound_pages(65, 65, 0, 16), 65 + 16);
+	/* A sync under way (events 66): empty after it, 66 faults again. */
+	assert_int_equal(cache_bound_pages(66, 65, 0, 1), 65 + 66);
+	/* file -1 / anon +1 (wp_page_copy): total 0, not empty. */
+	assert_int_equal(cache_bound_pages(10, 0, 0, 16), 56 * 16);
+	/* Never below what it holds, never negative; garbage events: the most. */
+	assert_int_equal(cache_bound_pages(10, -3, 0, 1), 56);
+	assert_int_equal(cache_bound_pages(-5, 7, 0, 1), 7 + 66);
+	assert_int_equal(cache_bound_pages(1000, 7, 0, 1), 7 + 66);
+	/* fault_pages below 1 (not read): one page a fault at the least. */
+	assert_int_equal(cache_bound_pages(0, 0, 1, 0), 66);
+	/* The tree's bound: threads add up; a thread that exited adds 0. */
+	assert_int_equal(cache_bound_pages(0, 0, 1, 16) * 4 + cache_bound_pages(60, 30, 0, 16),
+			 4 * 66 * 16 + 30 + 6 * 16);
 }
 
 /* Windows fold into the run: the larger peak with its detail, the first
@@ -167,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_judge_exact),
 		cmocka_unit_test(test_judge_drops_make_bound_unknown),
 		cmocka_unit_test(test_judge_old_kernel),
+		cmocka_unit_test(test_cache_bound),
 		cmocka_unit_test(test_merge_windows),
 		cmocka_unit_test(test_merge_unmeasured_windows),
 	};
