@@ -129,27 +129,32 @@ deps:
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h | $(OUTPUT)
+# One BPF object, so that libbpf parses the kernel's BTF once: each BPF unit
+# is compiled alone, then statically linked (bpftool gen object); the one
+# skeleton is generated from the linked object.
+BPF_UNITS := tracker unique
+
+$(OUTPUT)/bpf:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h | $(OUTPUT)/bpf
+# The tree's unique memory (issue 17): its program loads only in command mode.
+$(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tracker.bpf.o: $(patsubst %,$(OUTPUT)/bpf/%.bpf.o,$(BPF_UNITS))
+	$(call msg,BPF-LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
 
 $(OUTPUT)/tracker.skel.h: $(OUTPUT)/tracker.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include the skeleton must wait for it.
-$(OUTPUT)/tracker.o: $(OUTPUT)/tracker.skel.h
-
-# The tree's unique memory (issue 17): its own object, loaded only in command mode.
-$(OUTPUT)/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(OUTPUT)/unique.skel.h: $(OUTPUT)/unique.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< > $@
-
-$(OUTPUT)/unique.o: $(OUTPUT)/unique.skel.h
+$(OUTPUT)/tracker.o $(OUTPUT)/unique.o: $(OUTPUT)/tracker.skel.h
 
 $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "kfeatures.h"
@@ -64,6 +65,17 @@ static unsigned probe_fault_pages(void)
 	return v < (unsigned long long)page ? 1 : (unsigned)(v / (unsigned long long)page);
 }
 
+/* True unless tracefs is mounted and lists no such event. */
+static bool probe_memcg_stat_tp(void)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/tracing/events", &st))
+		return true;            /* not mounted, or not ours to read: try */
+	return access("/sys/kernel/tracing/events/memcg/mod_memcg_lruvec_state", F_OK) == 0 ||
+	       errno != ENOENT;
+}
+
 void features_probe(struct tracker_features *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -71,6 +83,7 @@ void features_probe(struct tracker_features *f)
 	/* The per-CPU sums also exchange values: they need both. */
 	f->has_percpu_sum = f->has_fetch_atomics && probe_percpu_sum();
 	f->has_exit_mmap_tp = true;
+	f->has_memcg_stat_tp = probe_memcg_stat_tp();
 	f->fault_pages = probe_fault_pages();
 	f->fault_pages_read = f->fault_pages > 0;
 	if (!f->fault_pages)
@@ -90,6 +103,7 @@ int features_lookup(const struct tracker_features *f, const char *name, bool *on
 		{ "percpu_sum", offsetof(struct tracker_features, has_percpu_sum) },
 		{ "exit_mmap_tp", offsetof(struct tracker_features, has_exit_mmap_tp) },
 		{ "percpu_rss", offsetof(struct tracker_features, has_percpu_rss) },
+		{ "memcg_stat_tp", offsetof(struct tracker_features, has_memcg_stat_tp) },
 	};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {

@@ -24,6 +24,10 @@ struct tracker_features {
 	/* rss counters are percpu_counters (6.2): decided by CO-RE inside
 	 * the BPF object, reported by learn_cpu_offsets after load. */
 	bool has_percpu_rss;
+	/* The memcg statistic tracepoints (6.13): where tracefs is mounted,
+	 * its events directory tells (a stat, no BTF parse); elsewhere
+	 * assumed, and cleared when the load cannot find the attach target. */
+	bool has_memcg_stat_tp;
 	int possible_cpus;
 	/* Before 6.2: the most pages one fault maps without an rss_stat
 	 * event, fault_around_bytes in pages (mm/memory.c, do_fault_around),

@@ -13,15 +13,19 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "tracker.h"
+#include "unique.h"              /* the same BPF object's (tracker.skel.h) */
 #include "source.h"
 
 struct tracker;
+struct tracker_bpf;
 struct bpf_object;
 
 struct tracker_opts {
 	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
 	__u32 record_ring_bytes;        /* record every change of the sum in a ring
 					   of this size (a power of 2 of pages); 0: off */
+	__u64 unique_cgroup_id; /* the tree's own memory cgroup, for the unique
+				   program (unique_api.h); 0: not loaded */
 };
 
 /* One recorded change of the sum (struct sum_event, tracker.h). */
@@ -103,6 +107,11 @@ int tracker_possible_cpus(const struct tracker *t);
 struct bpf_object *tracker_object(struct tracker *t);
 const struct departed_mm *tracker_departed(struct tracker *t);
 __u64 tracker_departed_seq(struct tracker *t);
+/* The loaded skeleton (unique.c reads its unique program's state). */
+struct tracker_bpf *tracker_skeleton(struct tracker *t);
+/* The unique program: 0 loaded and attached; -ENODATA not asked for;
+ * -EOPNOTSUPP no memcg statistic tracepoint; else its load error. */
+int tracker_unique_err(const struct tracker *t);
 /* How long each start-up step took, ns. */
 struct tracker_startup {
 	__u64 probe_ns, load_ns, learn_ns, attach_ns;
@@ -120,6 +129,7 @@ struct bpf_source_opts {
 	__u32 max_tracked;
 	__u32 record_ring_bytes;
 	bool command_mode;      /* roots are commands stopped before exec */
+	__u64 unique_cgroup_id; /* tracker_opts */
 };
 
 /* Opens, loads and attaches; fills host's BPF facts. host must outlive it. */
@@ -139,5 +149,7 @@ int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32
 			   char comm[COMM_LEN]);
 /* The open window's baseline, pages. */
 int64_t bpf_source_window_start_pages(struct source *s);
+/* The tracker behind it. */
+struct tracker *bpf_source_tracker(struct source *s);
 
 #endif

@@ -237,8 +237,6 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 		json_kv_double(w, "load", (double)(int64_t)(h->load_ms * 100 + 0.5) / 100, 12);
 		json_kv_double(w, "learn", (double)(int64_t)(h->learn_ms * 100 + 0.5) / 100, 12);
 		json_kv_double(w, "attach", (double)(int64_t)(h->attach_ms * 100 + 0.5) / 100, 12);
-		if (h->unique_ms > 0)
-			json_kv_double(w, "unique", (double)(int64_t)(h->unique_ms * 100 + 0.5) / 100, 12);
 		json_end_object(w);
 	}
 	json_kv_string(w, "privileges", h->privileges);

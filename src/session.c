@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "host.h"
 #include "peakbpf.h"
 #include "session.h"
@@ -67,10 +66,13 @@ static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
 	return NULL;
 }
 
-static int open_bpf(struct session *s, const struct session_opts *o, char *why, size_t len)
+/* unique_cgroup_id: the tree's own cgroup, for the unique program; 0: none. */
+static int open_bpf(struct session *s, const struct session_opts *o, uint64_t unique_cgroup_id,
+		    char *why, size_t len)
 {
 	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode,
-				      .record_ring_bytes = o->record_ring_bytes };
+				      .record_ring_bytes = o->record_ring_bytes,
+				      .unique_cgroup_id = unique_cgroup_id };
 	struct source *src;
 	int err = bpf_source_open(&bo, &s->host, &src);
 
@@ -115,7 +117,7 @@ static int open_named(struct session *s, const struct session_opts *o,
 			snprintf(why, whylen, "%s", no_bpf);
 			return -EPERM;
 		}
-		err = open_bpf(s, o, why, whylen);
+		err = open_bpf(s, o, 0, why, whylen);
 		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		return err;
@@ -138,25 +140,18 @@ static int open_named(struct session *s, const struct session_opts *o,
 	return err;
 }
 
-/* The unique memory of the tree's own cgroup, where BPF can load. */
-static void open_unique(struct session *s, const struct source *cg, const char *no_bpf)
+/* The unique memory of the tree's own cgroup, from the tracker's object
+ * (loaded with the cgroup's id), or why not. */
+static void open_unique(struct session *s, const char *no_bpf, const char *bpf_why)
 {
-	int dir_fd = cgroup_source_own_dir_fd(cg);
 	char why[160];
 
-	if (dir_fd < 0)
-		return;
 	if (no_bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
-	else {
-		struct timespec t0, t1;
-
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (unique_open(dir_fd, s->host.page_size, &s->unique, why, sizeof(why)))
-			snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		s->host.unique_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-	}
+	else if (!s->bpf)
+		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", bpf_why);
+	else if (unique_open(bpf_source_tracker(s->bpf), s->host.page_size, &s->unique, why, sizeof(why)))
+		snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
 }
 
 /*
@@ -169,22 +164,29 @@ static int open_auto(struct session *s, const struct session_opts *o,
 		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
 	struct source *src = NULL, *shared_cgroup = NULL;
-	char reason[192], no_own_cgroup[192] = "its cgroup is shared";
+	char reason[192], bpf_why[192] = "", no_own_cgroup[192] = "its cgroup is shared";
+	uint64_t cgroup_id = 0;
 	int err;
 
-	if (no_bpf)
-		note(s, "bpf: %s", no_bpf);
-	else if (open_bpf(s, o, reason, sizeof(reason)))
-		note(s, "bpf: %s", reason);
+	/* The cgroup before the tracker: the unique program in its object
+	 * needs the cgroup's id before load. */
 	err = cgroup_source_open(so, &src, reason, sizeof(reason));
 	if (err == -CGROUP_ROOT_UNSAFE) {
 		/* An unsafe root is refused, not fallen back from. */
 		snprintf(why, whylen, "%s", reason);
 		return err;
 	}
+	if (!err && cgroup_source_is_exclusive(src) && !no_bpf &&
+	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
+		cgroup_id = 0;
+	if (no_bpf)
+		note(s, "bpf: %s", no_bpf);
+	else if (open_bpf(s, o, cgroup_id, bpf_why, sizeof(bpf_why)))
+		note(s, "bpf: %s", bpf_why);
 	if (!err) {
 		if (cgroup_source_is_exclusive(src)) {
-			open_unique(s, src, no_bpf);
+			if (no_bpf || cgroup_id)
+				open_unique(s, no_bpf, bpf_why);
 			add_source(s, src);
 		} else {
 			shared_cgroup = src;

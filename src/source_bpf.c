@@ -134,7 +134,8 @@ static const struct source_ops bpf_ops = {
 int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
 {
 	struct tracker_opts topts = { .max_tracked = o->max_tracked,
-				      .record_ring_bytes = o->record_ring_bytes };
+				      .record_ring_bytes = o->record_ring_bytes,
+				      .unique_cgroup_id = o->unique_cgroup_id };
 	struct tracker_startup st;
 	struct bpf_source *b;
 	int err;
@@ -238,4 +239,9 @@ int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32
 int64_t bpf_source_window_start_pages(struct source *s)
 {
 	return to_bpf(s)->window_start_sum;
+}
+
+struct tracker *bpf_source_tracker(struct source *s)
+{
+	return to_bpf(s)->tracker;
 }

@@ -10,12 +10,14 @@
 #include "peakbpf.h"
 #include "kfeatures.h"
 #include "host.h"
+#include "unique_api.h"
 #include "tracker.skel.h"
 
 struct tracker {
 	struct tracker_bpf *skel;
 	struct tracker_features features;
 	int exact_err;          /* 0: the exact per-CPU path is on */
+	int unique_err;         /* tracker_unique_err */
 	struct bpf_link *settle_links[2];
 	__u64 departed_at_cut;  /* departed_seq when the open window began */
 	struct tracker_startup startup;
@@ -141,26 +143,41 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
+	unique_prepare(s, opts ? opts->unique_cgroup_id : 0, t->unique_err == 0);
 	if (!t->features.has_fetch_atomics)
 		return poison_fetch_atomics(s->obj);
 	return 0;
 }
 
+static int reload(struct tracker *t, const struct tracker_opts *opts)
+{
+	int err;
+
+	tracker_bpf__destroy(t->skel);
+	t->skel = NULL;
+	err = open_configured(t, opts);
+	return err ? err : tracker_bpf__load(t->skel);
+}
+
 /* Load, trying the 6.1 teardown tracepoint first: a kernel without it
- * fails the load on the attach target, and is given fentry instead. */
+ * fails the load on the attach target, and is given fentry instead. The
+ * unique program never costs the tracker its load: any failure with it
+ * in is retried without it (a missing attach target: no memcg tracepoint). */
 static int load(struct tracker *t, const struct tracker_opts *opts)
 {
 	int err = open_configured(t, opts);
 
 	if (!err)
 		err = tracker_bpf__load(t->skel);
+	if (err && t->unique_err == 0) {
+		t->unique_err = err == -ESRCH || err == -ENOENT ? -EOPNOTSUPP : err;
+		if (t->unique_err == -EOPNOTSUPP)
+			t->features.has_memcg_stat_tp = false;
+		err = reload(t, opts);
+	}
 	if ((err == -ESRCH || err == -ENOENT) && t->features.has_exit_mmap_tp) {
-		tracker_bpf__destroy(t->skel);
-		t->skel = NULL;
 		t->features.has_exit_mmap_tp = false;
-		err = open_configured(t, opts);
-		if (!err)
-			err = tracker_bpf__load(t->skel);
+		err = reload(t, opts);
 	}
 	return err;
 }
@@ -267,6 +284,8 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 		return -ENOMEM;
 	ns = monotonic_ns();
 	features_probe(&t->features);
+	t->unique_err = !opts || !opts->unique_cgroup_id ? -ENODATA :
+			!t->features.has_memcg_stat_tp ? -EOPNOTSUPP : 0;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);
@@ -409,16 +428,20 @@ static __u64 live_mms(struct tracker *t, __u64 *events)
 	return n;
 }
 
-static __u64 missed_runs(struct bpf_object *obj)
+/* The tracker's programs' skipped runs; the unique program's lose nothing
+ * (bpf/unique.bpf.c says why). */
+static __u64 missed_runs(struct tracker_bpf *s)
 {
 	struct bpf_program *prog;
 	__u64 n = 0;
 
-	bpf_object__for_each_program(prog, obj) {
+	bpf_object__for_each_program(prog, s->obj) {
 		struct bpf_prog_info info = {};
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 
+		if (prog == s->progs.unique_stat)
+			continue;
 		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
 			n += info.recursion_misses;
 	}
@@ -445,7 +468,7 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
 {
 	memset(out, 0, sizeof(*out));
 	tracker_read_tree(t, &out->tree);
-	out->missed_events = missed_runs(t->skel->obj);
+	out->missed_events = missed_runs(t->skel);
 	out->mm_entries = live_mms(t, &out->events);
 	out->events += out->tree.departed_events;
 	out->task_entries = count_entries(t->skel->maps.task_states, sizeof(__u32));
@@ -554,6 +577,16 @@ const struct departed_mm *tracker_departed(struct tracker *t)
 __u64 tracker_departed_seq(struct tracker *t)
 {
 	return LOAD(t->skel->bss->hot.tree.departed_seq);
+}
+
+struct tracker_bpf *tracker_skeleton(struct tracker *t)
+{
+	return t->skel;
+}
+
+int tracker_unique_err(const struct tracker *t)
+{
+	return t->unique_err;
 }
 
 void tracker_startup(const struct tracker *t, struct tracker_startup *out)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* The tree's unique memory (unique_api.h): load, windows, the figure. */
+/* The tree's unique memory (unique_api.h): set up in the tracker's object, windows, the figure. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,8 @@
 #include <linux/types.h>
 #include "unique.h"              /* bpf/: the shared state */
 #include "unique_api.h"
-#include "unique.skel.h"
+#include "peakbpf.h"
+#include "tracker.skel.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 
@@ -21,60 +22,54 @@ const char UNIQUE_SCOPE[] =
 static const char WHY_RACES[] = "a peak update lost its compare-and-swap race";
 
 struct unique {
-	struct unique_bpf *skel;
+	struct tracker_bpf *skel;       /* the tracker's: its unique program */
 	long page_size;
 	__s64 baseline;         /* pages when the window opened */
 	__u64 races_before;
 };
 
-int unique_open(int cgroup_dir_fd, long page_size, struct unique **out, char *why, size_t whylen)
+int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen)
 {
-	struct unique *u = calloc(1, sizeof(*u));
 	struct stat st;
-	int err;
 
-	*out = NULL;
-	if (!u) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	u->page_size = page_size;
 	/* A cgroup's id (kernfs_node.id) is its directory's inode number, in
 	 * the v2 hierarchy and in v1's memory one (both kernfs). */
 	if (fstat(cgroup_dir_fd, &st)) {
-		err = -errno;
-		snprintf(why, whylen, "cannot stat the tree's cgroup: %s", strerror(errno));
-		goto cleanup;
-	}
-	u->skel = unique_bpf__open();
-	if (!u->skel) {
-		err = -errno;
-		snprintf(why, whylen, "cannot open its BPF program: %s", strerror(errno));
-		goto cleanup;
-	}
-	u->skel->rodata->tree_cgroup_id = (__u64)st.st_ino;
-	err = unique_bpf__load(u->skel);
-	if (err == -ESRCH || err == -ENOENT) {
-		/* has_memcg_stat_tp: known by trying, as has_exit_mmap_tp */
-		err = -EOPNOTSUPP;
-		snprintf(why, whylen, "this kernel has no memcg statistic tracepoints (6.13+)");
-		goto cleanup;
-	}
-	if (err) {
-		snprintf(why, whylen, "cannot load its BPF program: %s", strerror(-err));
-		goto cleanup;
-	}
-	err = unique_bpf__attach(u->skel);
-	if (err) {
-		snprintf(why, whylen, "cannot attach its BPF program: %s", strerror(-err));
-		goto cleanup;
-	}
-cleanup:
-	if (err) {
-		unique_destroy(u);
+		int err = -errno;
+
+		snprintf(why, whylen, "cannot stat the tree's cgroup: %s", strerror(-err));
 		return err;
 	}
-	*out = u;
+	*id = (uint64_t)st.st_ino;
+	return 0;
+}
+
+void unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on)
+{
+	skel->rodata->tree_cgroup_id = cgroup_id;
+	bpf_program__set_autoload(skel->progs.unique_stat, on && cgroup_id);
+}
+
+int unique_open(struct tracker *t, long page_size, struct unique **out, char *why, size_t whylen)
+{
+	int err = tracker_unique_err(t);
+
+	*out = NULL;
+	if (err == -EOPNOTSUPP)
+		snprintf(why, whylen, "this kernel has no memcg statistic tracepoints (6.13+)");
+	else if (err == -ENODATA)
+		snprintf(why, whylen, "the BPF programs were loaded without it");
+	else if (err)
+		snprintf(why, whylen, "cannot load its BPF program: %s", strerror(-err));
+	if (err)
+		return err;
+	*out = calloc(1, sizeof(**out));
+	if (!*out) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	(*out)->skel = tracker_skeleton(t);
+	(*out)->page_size = page_size;
 	return 0;
 }
 
@@ -121,6 +116,5 @@ void unique_destroy(struct unique *u)
 {
 	if (!u)
 		return;
-	unique_bpf__destroy(u->skel);
 	free(u);
 }

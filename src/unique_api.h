@@ -18,18 +18,29 @@
 #include "source.h"
 
 struct unique;
+struct tracker;
+struct tracker_bpf;
 
 /* What the figure covers, for figure.scope. */
 extern const char UNIQUE_SCOPE[];
 
 /*
- * Watch the memory cgroup whose directory cgroup_dir_fd holds open (v1 or
- * v2; fstat, so a rename cannot point it elsewhere), which must hold nothing yet:
- * the figure starts from 0 pages. 0, or -errno and a
- * one-line reason: -EOPNOTSUPP when the kernel has no memcg statistic
- * tracepoint (before 6.13).
+ * The unique program is part of the tracker's BPF object (one load, one
+ * parse of the kernel's BTF). The id of the memory cgroup whose directory
+ * cgroup_dir_fd holds open (v1 or v2; fstat, so a rename cannot point it
+ * elsewhere): 0, or -errno and a one-line reason.
  */
-int unique_open(int cgroup_dir_fd, long page_size, struct unique **out, char *why, size_t whylen);
+int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen);
+/* Before the tracker's load (tracker.c): watch cgroup_id, or, with on
+ * false or no id, leave the program out. */
+void unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on);
+/*
+ * After the tracker loaded and attached with a cgroup id: the figure from
+ * its unique program. The cgroup must hold nothing yet: the figure starts
+ * from 0 pages. 0, or -errno and a one-line reason: -EOPNOTSUPP when the
+ * kernel has no memcg statistic tracepoint (before 6.13).
+ */
+int unique_open(struct tracker *t, long page_size, struct unique **out, char *why, size_t whylen);
 /* Close the window that ends now and open the next: out is its figure. */
 void unique_close_window(struct unique *u, struct figure *out);
 void unique_destroy(struct unique *u);
