@@ -56,6 +56,8 @@ LIB_SRCS := \
 	src/holders.c \
 	src/host.c \
 	src/session.c \
+	src/helper_proto.c \
+	src/source_helper.c \
 	src/source_bpf.c \
 	src/sampler_model.c \
 	src/stats.c \
@@ -79,7 +81,7 @@ LIB_SRCS := \
 	src/source_proc.c \
 	src/source_rusage.c \
 	src/libpeakbpf.c
-CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
+CLI_SRCS := src/main.c src/serve.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \

@@ -14,6 +14,7 @@ enum {
 	OPT_SAMPLE_INTERVAL,
 	OPT_CGROUP_ROOT,
 	OPT_TIMELINE,
+	OPT_HELPER,
 };
 
 static const struct option long_options[] = {
@@ -32,6 +33,7 @@ static const struct option long_options[] = {
 	{ "compare-sampler", required_argument, NULL, OPT_COMPARE_SAMPLER },
 	{ "user", required_argument, NULL, 'u' },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "helper", optional_argument, NULL, OPT_HELPER },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RUNS_LONG_OPTIONS
@@ -78,6 +80,9 @@ void cli_usage(FILE *out)
 "                        names the format: .json (Chrome/Perfetto trace: open it\n"
 "                        in ui.perfetto.dev), .csv, .svg, or .html (one page:\n"
 "                        hover, drag to zoom); needs the bpf source\n"
+"      --helper[=PATH]   measure through peakbpf serve at PATH (default\n"
+"                        $PEAKBPF_HELPER or /run/peakbpf.sock); without BPF\n"
+"                        privileges it is used whenever that socket exists\n"
 "  -j, --json            write the JSON record(s) to stdout\n"
 "  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
 "                        line per window as it closes, then one for the run\n"
@@ -93,7 +98,7 @@ void cli_usage(FILE *out)
 "\n"
 "The summary goes to stderr, so COMMAND's stdout stays clean.\n"
 "Exit status: COMMAND's own; 128+N if it was killed by signal N; 125 if peakbpf\n"
-"failed; 126 if COMMAND could not be executed; 127 if it was not found.\n"
+"failed; 123 if the process is not yours to measure; 126 if COMMAND could not be executed; 127 if it was not found.\n"
 "122 if it succeeded but exceeded --max.\n"
 "SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
 "passed to COMMAND (attached: they end the run), and the result is still\n"
@@ -213,6 +218,10 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		return CLI_RUN;
 	case OPT_CGROUP_ROOT:
 		o->cgroup_root = optarg;
+		return CLI_RUN;
+	case OPT_HELPER:
+		o->use_helper = true;
+		o->helper_path = optarg;
 		return CLI_RUN;
 	case OPT_TIMELINE:
 		o->timeline = optarg;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "host.h"
 
@@ -87,19 +88,33 @@ static int process_uids(pid_t pid, unsigned long uids[3])
 	return err;
 }
 
-int host_may_measure(pid_t pid, uint64_t capeff)
+int host_may_trace_as(pid_t pid, uid_t uid)
 {
 	unsigned long uids[3];
-	uid_t me = getuid();
+	char path[64];
+	struct stat st;
 	int err;
 
-	if (me == 0 || (capeff & CAP(CAPBIT_SYS_PTRACE)))
-		return 0;
 	err = process_uids(pid, uids);
 	if (err)
 		return err;
 	for (int i = 0; i < 3; i++)
-		if (uids[i] != (unsigned long)me)
+		if (uids[i] != (unsigned long)uid)
 			return -EPERM;
-	return 0;
+	/* A process that is not dumpable (it changed identity, or asked
+	 * to be) has its /proc directory owned by root, not by its uid:
+	 * ptrace would refuse it too. */
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	return st.st_uid == uid ? 0 : -EPERM;
+}
+
+int host_may_measure(pid_t pid, uint64_t capeff)
+{
+	uid_t me = getuid();
+
+	if (me == 0 || (capeff & CAP(CAPBIT_SYS_PTRACE)))
+		return 0;
+	return host_may_trace_as(pid, me);
 }

@@ -25,6 +25,7 @@
 #include "report.h"
 #include "runs.h"
 #include "sampler_model.h"
+#include "serve.h"
 #include "session.h"
 #include "spawn.h"
 #include "status.h"
@@ -325,6 +326,8 @@ static int run_prepare(struct run *r)
 		.cgroup_root = o->cgroup_root,
 		.record_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES : 0,
 		.with_proc = o->n_samplers > 0,
+		.helper_path = o->helper_path,
+		.use_helper = o->use_helper,
 	};
 	char why[256] = "";
 	const char *note;
@@ -415,7 +418,9 @@ static int start_command(struct run *r)
 	if (!err)
 		err = session_start(r->session);
 	if (err) {
-		fprintf(stderr, "peakbpf: cannot track %s: %s\n", argv[0], strerror(-err));
+		fprintf(stderr, "peakbpf: cannot track %s: %s\n", argv[0],
+			session_helper_why(r->session) && *session_helper_why(r->session) ?
+			session_helper_why(r->session) : strerror(-err));
 		goto cleanup;   /* closing the gate makes the child exit */
 	}
 	begin_run(r);
@@ -533,6 +538,8 @@ static int run(const struct options *o, struct run_result *res)
 	if (err)
 		goto cleanup;
 	err = o->command ? start_command(&r) : start_attached(&r);
+	if (err == -EPERM && !o->command)
+		r.exit_status = EXIT_NOT_PERMITTED;
 	if (err)
 		goto cleanup;
 	err = event_loop(&r);
@@ -556,6 +563,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "plot"))
 		return plot_main(argc - 1, argv + 1);   /* peakbpf -- plot ...: a command named plot */
+	if (argc > 1 && !strcmp(argv[1], "serve"))
+		return serve_main(argc - 1, argv + 1);
 	switch (cli_parse(argc, argv, &o, err, sizeof(err))) {
 	case CLI_HELP:
 		cli_usage(stdout);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "helper_proto.h"
 #include "host.h"
 #include "peakbpf.h"
 #include "session.h"
@@ -16,6 +17,7 @@ struct session {
 	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
 	size_t n_sources;
 	struct source *bpf;             /* also in sources[], when open */
+	struct source *helper;          /* the bpf source through peakbpf serve, instead */
 	char notes[SESSION_MAX_NOTES][192];
 	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
 	size_t n_notes;
@@ -90,6 +92,37 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 	return 0;
 }
 
+/* The helper's socket: --helper's, $PEAKBPF_HELPER (not for setuid or
+ * setcap callers), or the default. */
+static const char *helper_path(const struct session_opts *o)
+{
+	const char *p = o->helper_path;
+
+	if (!p || !*p)
+		p = secure_getenv(HELPER_ENV);
+	return p && *p ? p : HELPER_SOCKET_DEFAULT;
+}
+
+/* The helper stands in for bpf when asked to, or when bpf cannot be used
+ * here and its socket exists. */
+static bool want_helper(const struct session_opts *o, const char *no_bpf)
+{
+	return o->use_helper || (no_bpf && helper_socket_exists(helper_path(o)));
+}
+
+static int open_helper(struct session *s, const struct session_opts *o, char *why, size_t len)
+{
+	struct source *src;
+	int err = helper_source_open(helper_path(o), o->max_tracked, o->command_mode, &s->host,
+				     &src, why, len);
+
+	if (err)
+		return err;
+	s->helper = src;
+	add_source(s, src);
+	return 0;
+}
+
 typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
 			      char *why, size_t whylen);
 
@@ -104,11 +137,14 @@ static int open_named(struct session *s, const struct session_opts *o,
 
 	switch (o->source) {
 	case SOURCE_BPF:
-		if (no_bpf) {
+		if (want_helper(o, no_bpf))
+			err = open_helper(s, o, why, whylen);
+		else if (no_bpf) {
 			snprintf(why, whylen, "%s", no_bpf);
 			return -EPERM;
 		}
-		err = open_bpf(s, o, why, whylen);
+		else
+			err = open_bpf(s, o, why, whylen);
 		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		return err;
@@ -143,7 +179,13 @@ static void open_auto(struct session *s, const struct session_opts *o,
 	struct source *src, *shared_cgroup = NULL;
 	char reason[192];
 
-	if (no_bpf)
+	if (want_helper(o, no_bpf)) {
+		if (open_helper(s, o, reason, sizeof(reason))) {
+			if (no_bpf)
+				note(s, "bpf: %s", no_bpf);
+			note(s, "bpf: %s", reason);
+		}
+	} else if (no_bpf)
 		note(s, "bpf: %s", no_bpf);
 	else if (open_bpf(s, o, reason, sizeof(reason)))
 		note(s, "bpf: %s", reason);
@@ -155,7 +197,7 @@ static void open_auto(struct session *s, const struct session_opts *o,
 	} else {
 		note(s, "cgroup: %s", reason);
 	}
-	if (!s->bpf || o->with_proc) {
+	if ((!s->bpf && !s->helper) || o->with_proc) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else
@@ -213,6 +255,8 @@ static void drop_source(struct session *s, size_t i, const char *what, int err)
 	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
 	if (src == s->bpf)
 		s->bpf = NULL;
+	if (src == s->helper)
+		s->helper = NULL;
 	src->ops->destroy(src);
 	tail = s->n_sources - i - 1;
 	memmove(&s->sources[i], &s->sources[i + 1], tail * sizeof(s->sources[0]));
@@ -267,6 +311,9 @@ static void fill_context(struct session *s, struct record *rec)
 		 * alive against full per-CPU sums (O(mms x CPUs), once). */
 		if (rec->kind && !strcmp(rec->kind, "run"))
 			bpf_source_check_sums(s->bpf, &s->counters);
+		rec->counters = &s->counters;
+	} else if (s->helper) {
+		helper_source_counters(s->helper, &s->counters);
 		rec->counters = &s->counters;
 	} else {
 		rec->counters = NULL;
@@ -342,6 +389,11 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 int64_t session_procs_live(struct session *s)
 {
 	return s->bpf ? bpf_source_procs_live(s->bpf) : -1;
+}
+
+const char *session_helper_why(const struct session *s)
+{
+	return helper_source_why(s->helper);
 }
 
 bool session_has_bpf(const struct session *s)

@@ -21,6 +21,7 @@ TESTS=""
 . "$here/test_sampler.sh"
 . "$here/test_runs.sh"
 . "$here/test_timeline.sh"
+. "$here/test_serve.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"
