@@ -85,7 +85,7 @@ CLI_SRCS := src/main.c src/serve.c src/cli.c src/spawn.c src/identity.c src/comm
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
-	fit stats sweep budget export runs_cli timeline timeline_export
+	fit stats sweep budget export runs_cli timeline timeline_export helper_proto
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -113,6 +113,7 @@ test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c sr
 	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
+test_helper_proto_SRCS := src/helper_proto.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test

@@ -58,7 +58,8 @@ static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
 		return "kernel has no BTF (/sys/kernel/btf/vmlinux): use a kernel built with CONFIG_DEBUG_INFO_BTF=y";
 	if (!bpf_privileges(capeff))
 		return "CAP_BPF and CAP_PERFMON missing: run as root, or grant them "
-		       "(setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add)";
+		       "(setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add), "
+		       "or have root run the helper, peakbpf serve";
 	return NULL;
 }
 
