@@ -23,6 +23,7 @@ LIB_SONAME := libpeakbpf.so.$(LIB_SOVERSION)
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 PYTHON ?= /usr/bin/python3
 # Where Debian's python3 looks: /usr/lib/python3/dist-packages for PREFIX=/usr,
 # PREFIX/lib/python3.X/dist-packages otherwise (/usr/local/lib/python3.11/...).
@@ -257,6 +258,9 @@ install: $(OUTPUT)/peakbpf lib
 		-e 's|@VERSION@|$(VERSION)|' libpeakbpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libpeakbpf.pc
 	$(Q)install -D -m 0644 man/peakbpf.1 $(DESTDIR)$(MANDIR)/man1/peakbpf.1
 	$(Q)install -D -m 0644 man/libpeakbpf.3 $(DESTDIR)$(MANDIR)/man3/libpeakbpf.3
+	$(Q)install -D -m 0644 systemd/peakbpf.socket $(DESTDIR)$(SYSTEMDUNITDIR)/peakbpf.socket
+	$(Q)mkdir -p $(DESTDIR)$(SYSTEMDUNITDIR)
+	$(Q)sed -e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/peakbpf.service
 	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
 	$(Q)if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 

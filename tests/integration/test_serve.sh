@@ -2,7 +2,8 @@
 # peakbpf serve: the privileged helper, started here as root on a socket of
 # its own; its clients run as nobody with no capabilities at all.
 
-TESTS="$TESTS t_serve_nobody_exact t_serve_refuses_root_pid t_serve_client_killed"
+TESTS="$TESTS t_serve_nobody_exact t_serve_refuses_root_pid t_serve_client_killed
+ t_serve_socket_activation"
 
 AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 
@@ -122,5 +123,34 @@ t_serve_client_killed() {
 		ok "serve: client killed mid-window: its tree ($mms mms, $maps_during maps) removed, 0 maps left"
 	else
 		fail "serve: client killed: mms $mms, maps $maps_during then $maps_after, trees $trees, removed $removed: $(cat "$TMP/serve3.err" "$TMP/serve.log")"
+	fi
+}
+
+# Socket activation, as peakbpf.socket does it (sd_listen_fds(3): fd 3,
+# LISTEN_PID, LISTEN_FDS): the helper serves on the socket it is given.
+t_serve_socket_activation() {
+	need systemd-socket-activate "serve: socket activation" || return
+	need setpriv "serve: socket activation" || return
+	SERVE_DIR=$(mktemp -d) || { fail "serve: socket activation: mktemp"; return; }
+	chmod 755 "$SERVE_DIR"
+	SOCK=$SERVE_DIR/peakbpf.sock
+	systemd-socket-activate --seqpacket -l "$SOCK" "$PEAKBPF" serve -v 2>"$TMP/serve4.log" &
+	SERVE_PID=$!
+	i=0
+	while [ ! -S "$SOCK" ] && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	chmod 666 "$SOCK"       # SocketMode=0666 in peakbpf.socket
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 16MiB -t 50ms spike \
+		>"$TMP/serve4.json" 2>"$TMP/serve4.err"
+	rc=$?
+	serve_stop
+	if [ "$rc" = 0 ] && [ "$(json_raw "$TMP/serve4.json" source)" = '"bpf"' ] &&
+		grep -q "serving on the socket systemd passed" "$TMP/serve4.log"; then
+		check_growth "serve: socket activation" "$TMP/serve4.json" $((16 * MIB))
+	else
+		fail "serve: socket activation: exit $rc: $(cat "$TMP/serve4.err" "$TMP/serve4.log")"
 	fi
 }
