@@ -143,13 +143,13 @@ t_serve_socket_activation() {
 	done
 	chmod 666 "$SOCK"       # SocketMode=0666 in peakbpf.socket
 	# shellcheck disable=SC2086
-	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 16MiB -t 50ms spike \
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 64MiB -t 50ms spike \
 		>"$TMP/serve4.json" 2>"$TMP/serve4.err"
 	rc=$?
 	serve_stop
 	if [ "$rc" = 0 ] && [ "$(json_raw "$TMP/serve4.json" source)" = '"bpf"' ] &&
 		grep -q "serving on the socket systemd passed" "$TMP/serve4.log"; then
-		check_growth "serve: socket activation" "$TMP/serve4.json" $((16 * MIB))
+		check_growth "serve: socket activation" "$TMP/serve4.json" $((64 * MIB))
 	else
 		fail "serve: socket activation: exit $rc: $(cat "$TMP/serve4.err" "$TMP/serve4.log")"
 	fi
