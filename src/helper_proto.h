@@ -68,6 +68,8 @@ struct hp_tree {
 struct hp_status {
 	uint32_t trees;         /* open now */
 	uint32_t clients;       /* connected now */
+	uint32_t listed;        /* in tree[]: root sees every tree, a user its own */
+	uint32_t pad;
 	uint64_t trees_opened, trees_removed;   /* since the helper started */
 	struct hp_tree tree[HP_STATUS_MAX];     /* the first trees of `trees` */
 };

@@ -35,6 +35,7 @@
 #define SERVE_MAX_CLIENTS 64
 #define SERVE_TREES_PER_UID 4           /* open trees per uid other than root */
 #define SERVE_MAX_ROOTS 64              /* roots per tree */
+#define SERVE_CLIENTS_PER_UID 16        /* connections per uid other than root */
 #define SYSTEMD_LISTEN_FD 3             /* sd_listen_fds(3): the first passed fd */
 
 struct client {
@@ -290,6 +291,7 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 static void do_status(struct server *sv, const struct client *c, struct hp_msg *r)
 {
 	struct hp_status *st = &r->u.status;
+	size_t listed = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->clients = (uint32_t)sv->n;
@@ -302,9 +304,11 @@ static void do_status(struct server *sv, const struct client *c, struct hp_msg *
 
 		if (!o->src)
 			continue;
-		if (st->trees++ >= HP_STATUS_MAX || (c->cred.uid != 0 && o->cred.uid != c->cred.uid))
+		st->trees++;
+		if (listed >= HP_STATUS_MAX || (c->cred.uid != 0 && o->cred.uid != c->cred.uid))
 			continue;
-		t = &st->tree[st->trees - 1];
+		t = &st->tree[listed++];
+		st->listed = (uint32_t)listed;
 		bpf_source_counters(o->src, &bc);
 		t->uid = o->cred.uid;
 		t->roots = o->roots;
@@ -373,6 +377,15 @@ static void drop_client(struct server *sv, size_t i)
 	sv->clients[i] = sv->clients[--sv->n];
 }
 
+static size_t clients_of(const struct server *sv, uid_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sv->n; i++)
+		n += sv->clients[i].cred.uid == uid;
+	return n;
+}
+
 static void accept_client(struct server *sv)
 {
 	struct timeval tv = { .tv_sec = 2 };
@@ -388,8 +401,9 @@ static void accept_client(struct server *sv)
 	}
 	c = &sv->clients[sv->n];
 	memset(c, 0, sizeof(*c));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
-		close(fd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) ||
+	    (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID)) {
+		close(fd);      /* one user cannot take every connection */
 		return;
 	}
 	/* A client that stops reading must not stall the others. */
@@ -555,12 +569,11 @@ static int serve_status(const char *path)
 	printf("trees %u\nclients %u\ntrees_opened %llu\ntrees_removed %llu\n",
 	       m.u.status.trees, m.u.status.clients,
 	       (unsigned long long)m.u.status.trees_opened, (unsigned long long)m.u.status.trees_removed);
-	for (uint32_t i = 0; i < m.u.status.trees && i < HP_STATUS_MAX; i++) {
+	for (uint32_t i = 0; i < m.u.status.listed && i < HP_STATUS_MAX; i++) {
 		const struct hp_tree *t = &m.u.status.tree[i];
 
-		if (t->roots || t->mm_entries || t->task_entries || t->uid)
-			printf("tree uid %u roots %u mm_entries %llu task_entries %llu\n", t->uid, t->roots,
-			       (unsigned long long)t->mm_entries, (unsigned long long)t->task_entries);
+		printf("tree uid %u roots %u mm_entries %llu task_entries %llu\n", t->uid, t->roots,
+		       (unsigned long long)t->mm_entries, (unsigned long long)t->task_entries);
 	}
 cleanup:
 	if (fd >= 0)
