@@ -371,12 +371,14 @@ static int run_prepare(struct run *r)
 	}
 	/* Why a better source was not used matters when peakbpf fell back;
 	 * beside bpf, a missing secondary source is only in not_used. */
-	if (!o->quiet && !session_has_bpf(r->session))
+	if (!o->quiet && !session_has_bpf(r->session) && !session_helper_why(r->session))
 		for (size_t i = 0; (note = session_note(r->session, i)); i++)
 			fprintf(stderr, "peakbpf: notice: %s\n", note);
 	if ((o->n_samplers || o->timeline) && !session_has_bpf(r->session)) {
-		fprintf(stderr, "peakbpf: %s needs the bpf source, which cannot be used here\n",
-			o->n_samplers ? "--compare-sampler" : "--timeline");
+		fprintf(stderr, "peakbpf: %s needs the bpf source loaded here%s\n",
+			o->n_samplers ? "--compare-sampler" : "--timeline",
+			session_helper_why(r->session) ? " (the helper does not send the record of the sum)" :
+			", which cannot be used here");
 		return -EOPNOTSUPP;
 	}
 	return 0;
