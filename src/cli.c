@@ -47,6 +47,8 @@ void cli_usage(FILE *out)
 "       peakbpf [OPTIONS] -p PID[,PID...]\n"
 "       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
 "                        as OUT (.html or .svg; see peakbpf plot --help)\n"
+"       peakbpf serve [--socket PATH]   the helper for users without BPF\n"
+"                        privileges (see peakbpf serve --help)\n"
 
 "\n"
 "Report the exact peak of a process tree's summed resident memory (file +\n"
