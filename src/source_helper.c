@@ -21,6 +21,7 @@
 struct helper_source {
 	struct source base;
 	int fd;
+	pid_t owner;                    /* the process that opened it */
 	char path[108];
 	char scope[192];
 	char teardown_hook[32];
@@ -130,14 +131,17 @@ static void helper_destroy(struct source *s)
 	struct helper_source *h = to_helper(s);
 	struct hp_msg m;
 
-	if (h->fd >= 0) {
+	/* A forked child closing what it inherited must not remove its
+	 * parent's tree: it only drops its copy of the socket. */
+	if (h->fd >= 0 && h->owner == getpid()) {
 		/* Closing the socket alone removes the tree too; asking
 		 * first makes it gone when this returns. */
 		hp_init(&m, HP_CLOSE);
 		if (hp_send(h->fd, &m, -1) == 0)
 			hp_recv(h->fd, &m, NULL);
-		close(h->fd);
 	}
+	if (h->fd >= 0)
+		close(h->fd);
 	free(h);
 }
 
@@ -183,6 +187,7 @@ int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode
 		return -ENOMEM;
 	h->base.ops = &helper_ops;
 	h->base.name = "bpf";
+	h->owner = getpid();
 	memcpy(h->path, path, strlen(path));
 	memcpy(a.sun_path, path, strlen(path));
 	h->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
