@@ -330,6 +330,10 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		snprintf(err, errlen, "--timeline needs the bpf source (the exact record)");
 		return CLI_ERROR;
 	}
+	if (o->use_helper && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
+		snprintf(err, errlen, "--helper gives the bpf source: use it with --source auto or bpf");
+		return CLI_ERROR;
+	}
 	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)
 		return CLI_ERROR;
 	if (done)
