@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "host.h"
 
@@ -88,11 +89,28 @@ static int process_uids(pid_t pid, unsigned long uids[3])
 	return err;
 }
 
-int host_may_trace_as(pid_t pid, uid_t uid)
+/* The owner of /proc/PID/stat: the process's euid, or root while it is
+ * not dumpable. */
+static int stat_owner(pid_t pid, uid_t *owner)
 {
-	unsigned long uids[3];
 	char path[64];
 	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	*owner = st.st_uid;
+	return 0;
+}
+
+#define DUMPABLE_TRIES 5
+#define DUMPABLE_RETRY_NS 2000000L
+
+int host_may_trace_as(pid_t pid, uid_t uid)
+{
+	struct timespec pause = { 0, DUMPABLE_RETRY_NS };
+	unsigned long uids[3];
+	uid_t owner = 0;
 	int err;
 
 	err = process_uids(pid, uids);
@@ -101,13 +119,21 @@ int host_may_trace_as(pid_t pid, uid_t uid)
 	for (int i = 0; i < 3; i++)
 		if (uids[i] != (unsigned long)uid)
 			return -EPERM;
-	/* A process that is not dumpable (it changed identity, or asked
-	 * to be) has its /proc directory owned by root, not by its uid:
-	 * ptrace would refuse it too. */
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	if (stat(path, &st))
-		return -errno;
-	return st.st_uid == uid ? 0 : -EPERM;
+	/*
+	 * A process that is not dumpable (it changed identity, or asked to
+	 * be) has the files of its /proc directory owned by root, not by its
+	 * uid (the directory itself keeps its euid): ptrace would refuse it
+	 * too. A process in the middle of exec reads as not dumpable for an
+	 * instant (a child just forked to exec, measured at once, about one
+	 * time in 15 here): look again, briefly, before refusing.
+	 */
+	for (int i = 0; i < DUMPABLE_TRIES; i++) {
+		err = stat_owner(pid, &owner);
+		if (err || owner == uid)
+			return err;
+		nanosleep(&pause, NULL);
+	}
+	return -EPERM;
 }
 
 int host_may_measure(pid_t pid, uint64_t capeff)

@@ -71,7 +71,8 @@ t_serve_nobody_exact() {
 	fi
 }
 
-# A root-owned PID is refused by the helper, which says why; exit 123.
+# A root-owned PID is refused by the helper, which says why; exit 123. So
+# is nobody's own process once it is not dumpable (ptrace would refuse it).
 t_serve_refuses_root_pid() {
 	serve_start "serve: root's PID refused" || return
 	sleep 30 &
@@ -79,15 +80,21 @@ t_serve_refuses_root_pid() {
 	# shellcheck disable=SC2086
 	$AS_NOBODY "$PEAKBPF" -q --helper="$SOCK" -p "$victim" -d 100ms 2>"$TMP/serve2.err"
 	rc=$?
+	# shellcheck disable=SC2086
+	$AS_NOBODY sh -c "\"\$0\" -U -s 1MiB -t 5s spike 2>/dev/null & sleep 0.3;
+		\"\$1\" -q --helper=\"\$2\" -p \$! -d 100ms; rc=\$?; kill \$!; exit \$rc" \
+		"$WORKLOAD" "$PEAKBPF" "$SOCK" 2>"$TMP/serve2b.err"
+	rc_undumpable=$?
 	trees=$(status_num trees)
 	kill "$victim"
 	wait "$victim" 2>/dev/null
 	serve_stop
 	if [ "$rc" = 123 ] && grep -q "is not yours: the helper measures only processes you could trace" \
-		"$TMP/serve2.err" && [ "$trees" = 0 ]; then
-		ok "serve: root's PID refused by the helper (exit 123, trees left $trees)"
+		"$TMP/serve2.err" && [ "$rc_undumpable" = 123 ] && grep -q "is not yours" "$TMP/serve2b.err" &&
+		[ "$trees" = 0 ]; then
+		ok "serve: root's PID and nobody's undumpable one refused by the helper (exit 123, trees left $trees)"
 	else
-		fail "serve: root's PID: exit $rc, trees $trees: $(cat "$TMP/serve2.err")"
+		fail "serve: root's PID: exit $rc / undumpable $rc_undumpable, trees $trees: $(cat "$TMP/serve2.err" "$TMP/serve2b.err")"
 	fi
 }
 
