@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "host.h"
 
@@ -68,72 +68,56 @@ void host_facts_fill(struct host_facts *h, uint64_t capeff)
 		h->privileges = "none";
 }
 
-/* The real, effective and saved uids of pid (the Uid: line of its status). */
-static int process_uids(pid_t pid, unsigned long uids[3])
+/* The real, effective and saved uids of pid (the Uid: line of its status),
+ * and whether it still has an address space (a VmRSS: line: a process
+ * that is exiting, or a zombie, has none). */
+static int process_uids(pid_t pid, unsigned long uids[3], bool *has_mm)
 {
 	char path[64], line[256];
 	int err = -ESRCH;
 	FILE *f;
 
+	*has_mm = false;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "Uid:", 4))
-			continue;
-		err = sscanf(line + 4, "%lu %lu %lu", &uids[0], &uids[1], &uids[2]) == 3 ? 0 : -EINVAL;
-		break;
+		if (!strncmp(line, "Uid:", 4))
+			err = sscanf(line + 4, "%lu %lu %lu", &uids[0], &uids[1], &uids[2]) == 3 ? 0 : -EINVAL;
+		else if (!strncmp(line, "VmRSS:", 6))
+			*has_mm = true;
 	}
 	fclose(f);
 	return err;
 }
 
-/* The owner of /proc/PID/stat: the process's euid, or root while it is
- * not dumpable. */
-static int stat_owner(pid_t pid, uid_t *owner)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (stat(path, &st))
-		return -errno;
-	*owner = st.st_uid;
-	return 0;
-}
-
-#define DUMPABLE_TRIES 5
-#define DUMPABLE_RETRY_NS 2000000L
-
 int host_may_trace_as(pid_t pid, uid_t uid)
 {
-	struct timespec pause = { 0, DUMPABLE_RETRY_NS };
 	unsigned long uids[3];
-	uid_t owner = 0;
+	char path[64];
+	struct stat st;
+	bool has_mm;
 	int err;
 
-	err = process_uids(pid, uids);
+	err = process_uids(pid, uids, &has_mm);
 	if (err)
 		return err;
 	for (int i = 0; i < 3; i++)
 		if (uids[i] != (unsigned long)uid)
 			return -EPERM;
-	/*
-	 * A process that is not dumpable (it changed identity, or asked to
+	/* Exiting, or a zombie: nothing to measure, and its /proc files are
+	 * root's (below) whoever it was. */
+	if (!has_mm)
+		return -ESRCH;
+	/* A process that is not dumpable (it changed identity, or asked to
 	 * be) has the files of its /proc directory owned by root, not by its
 	 * uid (the directory itself keeps its euid): ptrace would refuse it
-	 * too. A process in the middle of exec reads as not dumpable for an
-	 * instant (a child just forked to exec, measured at once, about one
-	 * time in 15 here): look again, briefly, before refusing.
-	 */
-	for (int i = 0; i < DUMPABLE_TRIES; i++) {
-		err = stat_owner(pid, &owner);
-		if (err || owner == uid)
-			return err;
-		nanosleep(&pause, NULL);
-	}
-	return -EPERM;
+	 * too. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	return st.st_uid == uid ? 0 : -EPERM;
 }
 
 int host_may_measure(pid_t pid, uint64_t capeff)

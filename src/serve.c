@@ -229,6 +229,10 @@ static int do_add_root(struct server *sv, struct client *c, int pidfd, struct hp
 				 "processes you could trace (same uid, dumpable)", (int)pid);
 			return err;
 		}
+		if (err == -ESRCH || err == -ENOENT) {
+			snprintf(r->u.why, HP_WHY_LEN, "process %d has exited", (int)pid);
+			return -ESRCH;
+		}
 		if (err) {
 			snprintf(r->u.why, HP_WHY_LEN, "process %d: %s", (int)pid, strerror(-err));
 			return err;
