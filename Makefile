@@ -81,6 +81,7 @@ LIB_SRCS := \
 	src/source_cgroup.c \
 	src/source_proc.c \
 	src/source_rusage.c \
+	src/unique.c \
 	src/libpeakbpf.c
 CLI_SRCS := src/main.c src/serve.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
@@ -137,6 +138,17 @@ $(OUTPUT)/tracker.skel.h: $(OUTPUT)/tracker.bpf.o
 
 # Userspace objects that include the skeleton must wait for it.
 $(OUTPUT)/tracker.o: $(OUTPUT)/tracker.skel.h
+
+# The tree's unique memory (issue 17): its own object, loaded only in command mode.
+$(OUTPUT)/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/unique.skel.h: $(OUTPUT)/unique.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/unique.o: $(OUTPUT)/unique.skel.h
 
 $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)

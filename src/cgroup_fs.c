@@ -14,17 +14,21 @@
  *
  * What the kernel does beyond file I/O goes through h->ops (see
  * cgroup_fs_ops.h): cgroupfs's below, a fixture's in unit tests.
+ *
+ * The root is opened once, component by component without following a
+ * symlink, checked on that fd (cg_root_check, the file system type), and
+ * every later operation is relative to it or to directories opened from it.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -34,7 +38,9 @@
 #include "fileutil.h"
 #include "sources.h"
 
-#define CHILD_PREFIX "peakbpf-"
+/* The inode of the initial PID namespace (PROC_PID_INIT_INO in the
+ * kernel's include/linux/proc_ns.h, fixed since 3.8). */
+#define INIT_PIDNS_INO 0xEFFFFFFCULL
 /* Passes over cgroup.procs when emptying a cgroup whose processes fork. */
 #define EVACUATE_PASSES 50
 /* rmdir can see EBUSY briefly while an exiting task leaves the cgroup. */
@@ -46,13 +52,13 @@
 /* Write text with one write(): cgroup files act on each write. Never
  * through a symlink: cgroupfs has none, and one planted in a cgroup
  * directory must not get peakbpf to write to the file it names. */
-int cg_write_text(const char *path, const char *text, int flags)
+static int write_text(int dir_fd, const char *name, const char *text, int flags)
 {
 	size_t len = strlen(text);
 	int fd, ret = 0;
 	ssize_t n;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | flags);
+	fd = openat(dir_fd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW | flags);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, text, len);
@@ -62,6 +68,27 @@ int cg_write_text(const char *path, const char *text, int flags)
 		ret = -EIO;
 	close(fd);
 	return ret;
+}
+
+int cg_write_text(const char *path, const char *text, int flags)
+{
+	return write_text(AT_FDCWD, path, text, flags);
+}
+
+int cg_write_text_at(int dir_fd, const char *name, const char *text, int flags)
+{
+	return write_text(dir_fd, name, text, flags);
+}
+
+int cg_read_u64_at(int dir_fd, const char *name, uint64_t *v)
+{
+	char *text = NULL;
+	int err = read_text_at(dir_fd, name, &text, NULL);
+
+	if (!err)
+		err = parse_counter(text, v);
+	free(text);
+	return err;
 }
 
 int cg_read_u64(const char *path, uint64_t *v)
@@ -121,16 +148,23 @@ bool cg_is_file(const char *path)
 	return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+bool cg_is_file_at(int dir_fd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Whether a cgroup has processes; an unreadable cgroup.procs counts as
  * having them, so that nothing is removed on a guess. */
-static bool has_procs(const char *cg)
+static bool has_procs(int dir_fd)
 {
-	char path[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	pid_t pid;
 	size_t n = 0;
 	int err;
 
-	if (cg_path_join(path, sizeof(path), cg, "cgroup.procs") || read_text_file(path, &text, NULL))
+	if (read_text_at(dir_fd, "cgroup.procs", &text, NULL))
 		return true;
 	err = parse_pid_words(text, &pid, 1, &n);
 	free(text);
@@ -144,6 +178,17 @@ int cg_v2_has_memory(const char *dir)
 
 	if (!ret)
 		ret = read_text_file(path, &text, NULL);
+	if (!ret && !list_has(text, " \n", "memory"))
+		ret = -EOPNOTSUPP;
+	free(text);
+	return ret;
+}
+
+int cg_v2_has_memory_at(int dir_fd)
+{
+	char *text = NULL;
+	int ret = read_text_at(dir_fd, "cgroup.controllers", &text, NULL);
+
 	if (!ret && !list_has(text, " \n", "memory"))
 		ret = -EOPNOTSUPP;
 	free(text);
@@ -218,21 +263,41 @@ cleanup:
 	return ret;
 }
 
-static bool on_cgroupfs(const char *path)
+static bool on_cgroupfs(int fd)
 {
 	struct statfs sf;
 
-	return statfs(path, &sf) == 0 &&
+	return fstatfs(fd, &sf) == 0 &&
 	       (sf.f_type == CGROUP_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
-static int cgroupfs_find_hierarchy(struct cg_hierarchy *h, const char *root, char *why, size_t whylen)
+/* h->root below the directory root (open as root_fd), which is h->root
+ * itself or its parent. */
+static int open_below(struct cg_hierarchy *h, const char *root, int root_fd)
+{
+	const char *name = ".";
+	int fd;
+
+	if (strcmp(h->root, root)) {
+		name = strrchr(h->root, '/') + 1;
+		if (!*name)
+			return -EINVAL;
+	}
+	fd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	h->root_fd = fd;
+	return 0;
+}
+
+static int cgroupfs_find_hierarchy(struct cg_hierarchy *h, const char *root, int root_fd,
+				   char *why, size_t whylen)
 {
 	int ret = find_mount(h, root);
 
 	if (ret == -EOPNOTSUPP) {
 		set_why(why, whylen, "no memory controller mounted under %s", root);
-	} else if (ret == -ENOENT && on_cgroupfs(root)) {
+	} else if (ret == -ENOENT && on_cgroupfs(root_fd)) {
 		set_why(why, whylen, "%s is inside a cgroup hierarchy, not where hierarchies are mounted", root);
 		ret = -EINVAL;
 	} else if (ret == -ENOENT) {
@@ -242,6 +307,15 @@ static int cgroupfs_find_hierarchy(struct cg_hierarchy *h, const char *root, cha
 	} else if (ret) {
 		set_why(why, whylen, "cannot read /proc/self/mountinfo: %s", strerror(-ret));
 	}
+	if (ret)
+		return ret;
+	/* mountinfo named the mount; the fd must be it, whatever moved since. */
+	ret = open_below(h, root, root_fd);
+	if (!ret && !on_cgroupfs(h->root_fd))
+		ret = -EXDEV;
+	if (ret)
+		set_why(why, whylen, "cgroup root %s changed while peakbpf opened it (%s): try again",
+			h->root, strerror(-ret));
 	return ret;
 }
 
@@ -267,15 +341,15 @@ static int cgroupfs_proc_cgroup(const struct cg_hierarchy *h, pid_t pid, char *r
 	return ret;
 }
 
-static int cgroupfs_make_cgroup(const char *parent, const char *dir)
+static int cgroupfs_make_cgroup(int parent_fd, const char *name)
 {
-	(void)parent;   /* the kernel fills dir in itself */
-	return mkdir(dir, 0755) ? -errno : 0;
+	/* The kernel fills the directory in itself. */
+	return mkdirat(parent_fd, name, 0755) ? -errno : 0;
 }
 
-static int cgroupfs_remove_cgroup(const char *dir)
+static int cgroupfs_remove_cgroup(int parent_fd, const char *name)
 {
-	return rmdir(dir) ? -errno : 0;
+	return unlinkat(parent_fd, name, AT_REMOVEDIR) ? -errno : 0;
 }
 
 static const struct cgroup_fs_ops cgroupfs_ops = {
@@ -310,15 +384,92 @@ static bool is_symlink(const char *path)
 	return lstat(buf, &st) == 0 && S_ISLNK(st.st_mode);
 }
 
+/* The directory rel below at, one component at a time, following no
+ * symlink (O_NOFOLLOW alone guards only the last one). */
+static int open_dir_at(int at, const char *rel)
+{
+	char buf[PATH_MAX], *part, *save = NULL;
+	int fd, next;
+
+	if (strlen(rel) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, rel);
+	fd = openat(at, *rel == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (part = strtok_r(buf, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			next = -errno;
+		close(fd);
+		if (next < 0)
+			return next;
+		fd = next;
+	}
+	return fd;
+}
+
+int cg_open_dir(const struct cg_hierarchy *h, const char *rel)
+{
+	if (h->root_fd < 0)
+		return -EBADF;
+	/* rel is below the root, never absolute from "/". */
+	while (*rel == '/')
+		rel++;
+	return open_dir_at(h->root_fd, rel);
+}
+
+int cg_root_check(const struct stat *st, bool cgroupfs, uid_t euid, const char *path,
+		  char *why, size_t whylen)
+{
+	if (euid != 0)
+		return 0;
+	if (st->st_uid != 0) {
+		set_why(why, whylen, "cgroup root %s is owned by uid %u, not root: as root, peakbpf uses "
+			"only a root-owned cgroup root (chown it to root, or name another)",
+			path, (unsigned)st->st_uid);
+		return -CG_ROOT_UNSAFE;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !cgroupfs) {
+		set_why(why, whylen, "cgroup root %s is writable by %s: as root, peakbpf uses only a "
+			"cgroup root no one else can change (chmod go-w it, or name another)",
+			path, st->st_mode & S_IWOTH ? "others" : "its group");
+		return -CG_ROOT_UNSAFE;
+	}
+	return 0;
+}
+
+/* The check of cg_root_check, on an open fd. */
+static int check_fd(int fd, const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		int ret = -errno;
+
+		set_why(why, whylen, "cgroup root %s: %s", path, strerror(errno));
+		return ret;
+	}
+	return cg_root_check(&st, on_cgroupfs(fd), geteuid(), path, why, whylen);
+}
+
+void cg_hierarchy_close(struct cg_hierarchy *h)
+{
+	if (h->root_fd >= 0)
+		close(h->root_fd);
+	h->root_fd = -1;
+}
+
 int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, size_t whylen)
 {
 	char *root;
-	int ret;
+	int fd = -1, ret;
 
+	h->root_fd = -1;
 	/* Whoever can change a symlink could point peakbpf's writes elsewhere. */
 	if (is_symlink(root_opt)) {
 		set_why(why, whylen, "cgroup root %s is a symbolic link: name the directory itself", root_opt);
-		return -ELOOP;
+		return -CG_ROOT_UNSAFE;
 	}
 	root = realpath(root_opt, NULL);
 	if (!root) {
@@ -326,8 +477,32 @@ int cg_find_hierarchy(struct cg_hierarchy *h, const char *root_opt, char *why, s
 		set_why(why, whylen, "cgroup root %s: %s", root_opt, strerror(errno));
 		return ret;
 	}
+	/* From here on, the directory realpath saw or nothing: a symlink
+	 * swapped in since fails with ELOOP. */
+	fd = open_dir_at(AT_FDCWD, root);
+	if (fd == -ELOOP) {
+		set_why(why, whylen, "cgroup root %s became a symbolic link: name the directory itself", root);
+		ret = -CG_ROOT_UNSAFE;
+		goto cleanup;
+	}
+	if (fd < 0) {
+		ret = fd;
+		fd = -1;
+		set_why(why, whylen, "cgroup root %s: %s", root, strerror(-ret));
+		goto cleanup;
+	}
+	ret = check_fd(fd, root, why, whylen);
+	if (ret)
+		goto cleanup;
 	h->ops = fs_ops;
-	ret = h->ops->find_hierarchy(h, root, why, whylen);
+	ret = h->ops->find_hierarchy(h, root, fd, why, whylen);
+	if (!ret)
+		ret = check_fd(h->root_fd, h->root, why, whylen);
+cleanup:
+	if (ret)
+		cg_hierarchy_close(h);
+	if (fd >= 0)
+		close(fd);
 	free(root);
 	return ret;
 }
@@ -354,40 +529,39 @@ int cg_proc_cgroup_rel(const struct cg_hierarchy *h, pid_t pid, char *rel, size_
  * usually fails; we say why rather than move peakbpf or the command
  * elsewhere, which would change the limits they run under.
  */
-static int v2_enable_memory(const struct cg_hierarchy *h, const char *home, char *why, size_t whylen)
+static int v2_enable_memory(const struct cg_hierarchy *h, const char *home, int home_fd,
+			    char *why, size_t whylen)
 {
-	char path[PATH_MAX], *text = NULL;
 	bool is_root = !strcmp(home, h->root);
+	char *text = NULL;
 	int ret;
 
-	ret = cg_v2_has_memory(home);
+	ret = cg_v2_has_memory_at(home_fd);
 	if (ret == -EOPNOTSUPP)
 		set_why(why, whylen, "the memory controller is not available in %s", home);
 	else if (ret)
 		set_why(why, whylen, "cannot read %s/cgroup.controllers: %s", home, strerror(-ret));
 	if (ret)
 		return ret;
-	ret = cg_path_join(path, sizeof(path), home, "cgroup.subtree_control");
-	if (!ret)
-		ret = read_text_file(path, &text, NULL);
+	ret = read_text_at(home_fd, "cgroup.subtree_control", &text, NULL);
 	if (ret) {
-		set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
+		set_why(why, whylen, "cannot read %s/cgroup.subtree_control: %s", home, strerror(-ret));
 		goto cleanup;
 	}
 	if (list_has(text, " \n", "memory") || list_has(text, " \n", "+memory"))
 		goto cleanup;
 	/* Check the rule ourselves first: a test fixture cannot refuse.
 	 * O_APPEND keeps a fixture's other entries; the kernel ignores it. */
-	if (!is_root && has_procs(home))
+	if (!is_root && has_procs(home_fd))
 		ret = -EBUSY;
 	else
-		ret = cg_write_text(path, "+memory\n", O_APPEND);
+		ret = cg_write_text_at(home_fd, "cgroup.subtree_control", "+memory\n", O_APPEND);
 	if (ret == -EBUSY)
 		set_why(why, whylen,
 			"cannot enable the memory controller below %s: it has processes of its own "
 			"(cgroup v2 no-internal-process rule)", home);
 	else if (ret == -EACCES || ret == -EPERM || ret == -EROFS)
-		set_why(why, whylen, "cgroup not writable: %s: %s", path, strerror(-ret));
+		set_why(why, whylen, "cgroup not writable: %s/cgroup.subtree_control: %s", home, strerror(-ret));
 	else if (ret)
 		set_why(why, whylen, "cannot enable the memory controller in %s: %s", home, strerror(-ret));
 cleanup:
@@ -395,74 +569,182 @@ cleanup:
 	return ret;
 }
 
-/* A "peakbpf-<pid>" name: the pid, else 0. */
-static pid_t child_name_pid(const char *name)
+/* The start time of /proc/<pid> ("self" for pid 0): 0, -ENOENT when there
+ * is no such process, or another error. */
+static int start_time(const char *proc, int pid, unsigned long long *start)
 {
-	unsigned long long v;
-	const char *digits;
-	char *end;
+	char path[64], *text = NULL;
+	int ret;
 
-	if (strncmp(name, CHILD_PREFIX, strlen(CHILD_PREFIX)))
-		return 0;
-	digits = name + strlen(CHILD_PREFIX);
-	if (*digits < '1' || *digits > '9')
-		return 0;
-	errno = 0;
-	v = strtoull(digits, &end, 10);
-	if (errno || *end || v > INT_MAX)
-		return 0;
-	return (pid_t)v;
+	if (pid)
+		snprintf(path, sizeof(path), "%s/%d/stat", proc, pid);
+	else
+		snprintf(path, sizeof(path), "%s/self/stat", proc);
+	ret = read_text_file(path, &text, NULL);
+	if (!ret)
+		ret = parse_stat_start_time(text, start);
+	free(text);
+	return ret;
 }
 
-static bool pid_alive(pid_t pid)
+/* The inode of the PID namespace of /proc/<name>/ns/pid. */
+static int pidns_of(const char *name, unsigned long long *ino)
 {
-	return kill(pid, 0) == 0 || errno == EPERM;
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%s/ns/pid", name);
+	if (stat(path, &st))
+		return -errno;
+	*ino = (unsigned long long)st.st_ino;
+	return 0;
 }
 
-/* Leftovers of a peakbpf killed by SIGKILL: cgroups named after a pid that
- * no longer exists, and empty (a still-running leftover tree is kept).
- * The pid is looked up in our pid namespace; a peakbpf in another one that
- * shares this cgroup could lose an empty cgroup it has just made, and then
- * fails to add its command, which is loud, not wrong. */
-static void remove_stale(const struct cg_hierarchy *h, const char *home)
+int cg_marker_self(struct cg_marker *m)
 {
-	char path[PATH_MAX];
-	DIR *d = opendir(home);
+	int ret;
+
+	m->pid = (int)getpid();
+	ret = start_time("/proc", 0, &m->start);
+	if (!ret)
+		ret = pidns_of("self", &m->pidns);
+	return ret;
+}
+
+/* Whether /proc shows our PID namespace: /proc/self is our pid there. A
+ * /proc mounted for another namespace (unshare -p without --mount-proc)
+ * numbers processes differently, and a lookup in it proves nothing. */
+static bool proc_is_ours(void)
+{
+	char buf[32], want[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	snprintf(want, sizeof(want), "%d", (int)getpid());
+	return !strcmp(buf, want);
+}
+
+/* From the initial PID namespace, which sees every process: whether any
+ * process is in the namespace ino. Unreadable (/proc, or a process's
+ * namespace without the right to see it): taken to be. */
+static bool pidns_has_processes(unsigned long long ino)
+{
+	DIR *d = opendir("/proc");
 	struct dirent *de;
+	bool found = false;
 
 	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		pid_t pid = child_name_pid(de->d_name);
+		return true;
+	while (!found && (de = readdir(d))) {
+		unsigned long long other;
+		int err;
 
-		if (!pid || pid_alive(pid))
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		if (cg_path_join(path, sizeof(path), home, de->d_name) || !cg_is_dir(path) || has_procs(path))
+		err = pidns_of(de->d_name, &other);
+		/* A process that exits meanwhile has nothing more to say. */
+		found = err ? err != -ENOENT && err != -ESRCH : other == ino;
+	}
+	closedir(d);
+	return found;
+}
+
+bool cg_marker_creator_gone(const struct cg_marker *m)
+{
+	struct cg_marker self;
+	unsigned long long start;
+	int err;
+
+	if (cg_marker_self(&self) || !proc_is_ours())
+		return false;
+	if (m->pidns != self.pidns) {
+		/* Another namespace's pids mean nothing here. Only the initial
+		 * namespace sees all processes: one that finds none in that
+		 * namespace knows its processes, the creator too, are gone. */
+		return self.pidns == INIT_PIDNS_INO && !pidns_has_processes(m->pidns);
+	}
+	err = start_time("/proc", m->pid, &start);
+	if (err == -ENOENT || err == -ESRCH)
+		return true;
+	/* The pid is taken: by the creator, or by a process started later. */
+	return err == 0 && start != m->start;
+}
+
+/* Whether name in home_fd is the directory dir_fd is open on: a cgroup
+ * renamed since is not removed under its old name. */
+static bool same_dir(int home_fd, const char *name, int dir_fd)
+{
+	struct stat a, b;
+
+	return fstatat(home_fd, name, &a, AT_SYMLINK_NOFOLLOW) == 0 && fstat(dir_fd, &b) == 0 &&
+	       S_ISDIR(a.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Leftovers of a peakbpf killed by SIGKILL: cgroups whose marker names a
+ * creator that is gone, and empty (a still-running leftover tree is kept). */
+void cg_remove_stale(const struct cg_hierarchy *h, int home_fd)
+{
+	int fd = openat(home_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct cg_marker m;
+		int child;
+
+		if (cg_marker_parse(de->d_name, &m) || !cg_marker_creator_gone(&m))
 			continue;
-		h->ops->remove_cgroup(path);
+		child = openat(home_fd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (child < 0)
+			continue;
+		if (!has_procs(child) && same_dir(home_fd, de->d_name, child))
+			h->ops->remove_cgroup(home_fd, de->d_name);
+		close(child);
 	}
 	closedir(d);
 }
 
-int cg_make_own(const struct cg_hierarchy *h, const char *home, char *dir, size_t len,
-		char *why, size_t whylen)
+int cg_make_own(const struct cg_hierarchy *h, const char *home, struct cg_own *own, char *dir,
+		size_t len, char *why, size_t whylen)
 {
-	char name[32], path[PATH_MAX];
+	struct cg_marker self;
 	int ret;
 
+	own->dir_fd = -1;
 	if (h->version == CG_V2) {
-		ret = v2_enable_memory(h, home, why, whylen);
+		ret = v2_enable_memory(h, home, own->home_fd, why, whylen);
 		if (ret)
 			return ret;
 	}
-	remove_stale(h, home);
-	snprintf(name, sizeof(name), CHILD_PREFIX "%d", (int)getpid());
-	if (cg_path_join(dir, len, home, name))
+	cg_remove_stale(h, own->home_fd);
+	ret = cg_marker_self(&self);
+	if (ret) {
+		set_why(why, whylen, "cannot read this process's start time and PID namespace in /proc: %s",
+			strerror(-ret));
+		return ret;
+	}
+	if (cg_marker_format(&self, own->name, sizeof(own->name)) ||
+	    cg_path_join(dir, len, home, own->name))
 		return -ENAMETOOLONG;
-	ret = h->ops->make_cgroup(home, dir);
-	/* Left by an earlier process that had our pid: reuse the name if empty. */
-	if (ret == -EEXIST && !has_procs(dir) && h->ops->remove_cgroup(dir) == 0)
-		ret = h->ops->make_cgroup(home, dir);
+	ret = h->ops->make_cgroup(own->home_fd, own->name);
+	/* Ours already (an earlier open in this process): reuse it if empty. */
+	if (ret == -EEXIST) {
+		int old = openat(own->home_fd, own->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (old >= 0 && !has_procs(old) && h->ops->remove_cgroup(own->home_fd, own->name) == 0)
+			ret = h->ops->make_cgroup(own->home_fd, own->name);
+		if (old >= 0)
+			close(old);
+	}
 	if (ret == -EACCES || ret == -EPERM || ret == -EROFS) {
 		set_why(why, whylen, "cgroup not writable: %s: %s", home, strerror(-ret));
 		return ret;
@@ -471,33 +753,33 @@ int cg_make_own(const struct cg_hierarchy *h, const char *home, char *dir, size_
 		set_why(why, whylen, "cannot create cgroup %s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	ret = cg_path_join(path, sizeof(path), dir, cg_peak_file(h));
-	if (!ret && !cg_is_file(path)) {
+	own->dir_fd = openat(own->home_fd, own->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (own->dir_fd < 0) {
+		ret = -errno;
+		set_why(why, whylen, "cannot open cgroup %s: %s", dir, strerror(-ret));
+		h->ops->remove_cgroup(own->home_fd, own->name);
+		return ret;
+	}
+	if (!cg_is_file_at(own->dir_fd, cg_peak_file(h))) {
 		set_why(why, whylen, h->version == CG_V2 ? "no memory.peak in %s (kernel before 5.19)"
 			: "no memory.max_usage_in_bytes in %s", dir);
 		ret = -EOPNOTSUPP;
+		cg_remove_own(h, own, dir);     /* made, but of no use: nothing is left behind */
 	}
-	if (ret)        /* made, but of no use: nothing is left behind */
-		cg_remove_own(h, home, dir);
 	return ret;
 }
 
-/* Move every process of dir back home; they may fork meanwhile, so
+/* Move every process of the cgroup back home; they may fork meanwhile, so
  * read cgroup.procs again until it is empty. */
-static void evacuate(const struct cg_hierarchy *h, const char *home, const char *dir)
+static void evacuate(const struct cg_hierarchy *h, const struct cg_own *own)
 {
-	char procs[PATH_MAX], home_procs[PATH_MAX];
-
-	if (cg_path_join(procs, sizeof(procs), dir, "cgroup.procs") ||
-	    cg_path_join(home_procs, sizeof(home_procs), home, "cgroup.procs"))
-		return;
 	for (int pass = 0; pass < EVACUATE_PASSES; pass++) {
 		char *text = NULL;
 		pid_t *pids = NULL;
 		size_t n = 0, max;
 		bool moved = false;
 
-		if (read_text_file(procs, &text, NULL))
+		if (read_text_at(own->dir_fd, "cgroup.procs", &text, NULL))
 			return;
 		max = strlen(text) / 2 + 1;
 		pids = calloc(max, sizeof(*pids));
@@ -507,31 +789,38 @@ static void evacuate(const struct cg_hierarchy *h, const char *home, const char 
 
 				snprintf(line, sizeof(line), "%d\n", (int)pids[i]);
 				/* ESRCH: it exited meanwhile, which is as good. */
-				if (cg_write_text(home_procs, line, O_APPEND) == 0)
+				if (cg_write_text_at(own->home_fd, "cgroup.procs", line, O_APPEND) == 0)
 					moved = true;
 			}
 		}
 		free(pids);
 		free(text);
 		if (h->ops->procs_moved)
-			h->ops->procs_moved(dir);
+			h->ops->procs_moved(own->dir_fd);
 		if (!n || !moved)
 			return;
 	}
 }
 
-void cg_remove_own(const struct cg_hierarchy *h, const char *home, const char *dir)
+void cg_remove_own(const struct cg_hierarchy *h, struct cg_own *own, const char *dir)
 {
 	struct timespec wait = { 0, RMDIR_WAIT_NS };
 	int err = 0;
 
+	if (own->dir_fd < 0)
+		return;
 	for (int i = 0; i < RMDIR_TRIES; i++) {
-		evacuate(h, home, dir);
-		err = h->ops->remove_cgroup(dir);
+		evacuate(h, own);
+		/* Removed by name: only while the name is still the cgroup
+		 * we made (a delegated owner of home could rename it). */
+		err = same_dir(own->home_fd, own->name, own->dir_fd) ?
+		      h->ops->remove_cgroup(own->home_fd, own->name) : -ENOENT;
 		if (err != -EBUSY)
 			break;
 		nanosleep(&wait, NULL);
 	}
+	close(own->dir_fd);
+	own->dir_fd = -1;
 	/* A cgroup left behind would outlive us: say so, once. */
 	if (err && err != -ENOENT)
 		fprintf(stderr, "peakbpf: warning: cannot remove cgroup %s: %s\n", dir, strerror(-err));

@@ -17,18 +17,21 @@
 
 struct cgroup_fs_ops {
 	/* Fill h->version, h->root and h->mount_root from root (an absolute
-	 * path, resolved), or say why not. */
-	int (*find_hierarchy)(struct cg_hierarchy *h, const char *root, char *why, size_t whylen);
+	 * path, resolved, open as root_fd), and open h->root_fd below root_fd
+	 * with O_NOFOLLOW; or say why not. */
+	int (*find_hierarchy)(struct cg_hierarchy *h, const char *root, int root_fd,
+			      char *why, size_t whylen);
 	/* The cgroup of pid (0: this process) relative to h->root. */
 	int (*proc_cgroup)(const struct cg_hierarchy *h, pid_t pid, char *rel, size_t len);
-	/* Make the cgroup dir, a child of parent, with its interface files;
-	 * on failure nothing is left. */
-	int (*make_cgroup)(const char *parent, const char *dir);
-	/* Remove the cgroup dir, which has no processes. */
-	int (*remove_cgroup)(const char *dir);
-	/* Each pid in dir's cgroup.procs has been written to another cgroup's:
-	 * the kernel has taken them off dir's list. NULL: nothing to do. */
-	void (*procs_moved)(const char *dir);
+	/* Make the cgroup name in the directory parent_fd, with its interface
+	 * files; on failure nothing is left. */
+	int (*make_cgroup)(int parent_fd, const char *name);
+	/* Remove the cgroup name of parent_fd, which has no processes. */
+	int (*remove_cgroup)(int parent_fd, const char *name);
+	/* Each pid in dir_fd's cgroup.procs has been written to another
+	 * cgroup's: the kernel has taken them off dir's list. NULL: nothing
+	 * to do. */
+	void (*procs_moved)(int dir_fd);
 };
 
 /* Use ops from the next cg_find_hierarchy() on; NULL: cgroupfs

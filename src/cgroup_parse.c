@@ -2,6 +2,7 @@
 /* The cgroup source's parsers: see cgroup_parse.h. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cgroup_parse.h"
@@ -210,5 +211,74 @@ int cgroup_rel_path(const char *mount_root, const char *path, char *out, size_t 
 	if (strlen(rest) >= len)
 		return -ENAMETOOLONG;
 	strcpy(out, rest);
+	return 0;
+}
+
+int cg_marker_format(const struct cg_marker *m, char *name, size_t len)
+{
+	int n = snprintf(name, len, CG_MARKER_PREFIX "%d-%llu-%llu", m->pid, m->start, m->pidns);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A decimal number without sign, blank or leading zero (but "0" itself),
+ * ended by stop; *p moves past the stop character. */
+static int marker_number(const char **p, char stop, unsigned long long *v)
+{
+	const char *s = *p;
+	char *end;
+
+	if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9'))
+		return -EINVAL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || *end != stop)
+		return -EINVAL;
+	*p = stop ? end + 1 : end;
+	return 0;
+}
+
+int cg_marker_parse(const char *name, struct cg_marker *m)
+{
+	const char *p = name;
+	unsigned long long pid;
+
+	if (strncmp(p, CG_MARKER_PREFIX, strlen(CG_MARKER_PREFIX)))
+		return -EINVAL;
+	p += strlen(CG_MARKER_PREFIX);
+	if (marker_number(&p, '-', &pid) || marker_number(&p, '-', &m->start) ||
+	    marker_number(&p, '\0', &m->pidns))
+		return -EINVAL;
+	if (pid == 0 || pid > INT_MAX || m->pidns == 0)
+		return -EINVAL;
+	m->pid = (int)pid;
+	return 0;
+}
+
+int parse_stat_start_time(const char *text, unsigned long long *start)
+{
+	/* The command name ends at the last ')'; field 3 follows it. */
+	const char *p = strrchr(text, ')');
+	char *end;
+
+	if (!p)
+		return -EINVAL;
+	p++;
+	for (int field = 3; field < 22; field++) {
+		if (*p != ' ')
+			return -EINVAL;
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+	}
+	p++;
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	errno = 0;
+	*start = strtoull(p, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end != ' ' && *end != '\n' && *end)
+		return -EINVAL;
 	return 0;
 }

@@ -55,4 +55,32 @@ bool list_has(const char *list, const char *seps, const char *word);
 /* A single-number cgroup file ("123\n"). 0, -EINVAL or -ERANGE. */
 int parse_counter(const char *text, uint64_t *value);
 
+/*
+ * Who made a peakbpf cgroup, carried in its name
+ * "peakbpf-<pid>-<start time>-<pid namespace inode>": the creator's pid,
+ * its start time (/proc/PID/stat field 22, clock ticks since boot) and the
+ * inode of its PID namespace (/proc/PID/ns/pid), so that the cgroup of a
+ * creator that is gone can be told from a live one's, whatever namespace
+ * it was made in.
+ */
+struct cg_marker {
+	int pid;
+	unsigned long long start;
+	unsigned long long pidns;
+};
+
+#define CG_MARKER_PREFIX "peakbpf-"
+#define CG_MARKER_MAX 80        /* the longest name, with its NUL */
+
+/* The name of m into name[len]: 0 or -ENAMETOOLONG. */
+int cg_marker_format(const struct cg_marker *m, char *name, size_t len);
+
+/* A marker name back into m: 0, or -EINVAL for any other name (an old
+ * "peakbpf-<pid>", leading zeros, signs, trailing bytes, pid 0). */
+int cg_marker_parse(const char *name, struct cg_marker *m);
+
+/* The start time (field 22) in the text of /proc/PID/stat, whose command
+ * name (field 2) may hold spaces and parentheses. 0, -EINVAL or -ERANGE. */
+int parse_stat_start_time(const char *text, unsigned long long *start);
+
 #endif

@@ -15,6 +15,7 @@ enum {
 	OPT_CGROUP_ROOT,
 	OPT_TIMELINE,
 	OPT_HELPER,
+	OPT_MEASURE,
 };
 
 static const struct option long_options[] = {
@@ -34,6 +35,7 @@ static const struct option long_options[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "helper", optional_argument, NULL, OPT_HELPER },
+	{ "measure", required_argument, NULL, OPT_MEASURE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RUNS_LONG_OPTIONS
@@ -68,6 +70,9 @@ void cli_usage(FILE *out)
 "  -t, --top N           list the N processes holding most at the peak (default\n"
 "                        5, at most 32; 0: none)\n"
 "  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
+"      --measure WHAT    the headline: rss (default: summed RSS, a page counted\n"
+"                        once per process) or unique (the tree's own cgroup's\n"
+"                        mapped pages, each once; command mode, Linux 6.13+)\n"
 "      --sample-interval DUR  period of the proc sampler (default 100ms; 1ms to 1h)\n"
 "      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
 "                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
@@ -100,8 +105,10 @@ void cli_usage(FILE *out)
 "\n"
 "The summary goes to stderr, so COMMAND's stdout stays clean.\n"
 "Exit status: COMMAND's own; 128+N if it was killed by signal N; 125 if peakbpf\n"
-"failed; 123 if the process is not yours to measure; 126 if COMMAND could not be executed; 127 if it was not found.\n"
-"122 if it succeeded but exceeded --max.\n"
+"failed; 123 if the process is not yours to measure; 126 if COMMAND could not\n"
+"be executed; 127 if it was not found.\n"
+"122 if it succeeded but exceeded --max; 121 if the cgroup root was refused as\n"
+"unsafe (a symbolic link; as root, not root's alone).\n"
 "SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
 "passed to COMMAND (attached: they end the run), and the result is still\n"
 "reported.\n"
@@ -225,6 +232,13 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		o->use_helper = true;
 		o->helper_path = optarg;
 		return CLI_RUN;
+	case OPT_MEASURE:
+		if (!strcmp(optarg, "rss") || !strcmp(optarg, "unique")) {
+			o->measure_unique = optarg[0] == 'u';
+			return CLI_RUN;
+		}
+		snprintf(err, errlen, "--measure: '%s' is not one of rss, unique", optarg);
+		return CLI_ERROR;
 	case OPT_TIMELINE:
 		o->timeline = optarg;
 		if (timeline_format_of(optarg) != TL_FORMAT_NONE)

@@ -36,6 +36,7 @@ struct options {
 	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
 	bool use_helper;        /* --helper[=PATH]: through peakbpf serve */
 	const char *helper_path;        /* NULL: $PEAKBPF_HELPER or the default */
+	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
 };
 
 enum cli_action {

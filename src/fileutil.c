@@ -7,7 +7,7 @@
 #include <unistd.h>
 #include "fileutil.h"
 
-int read_text_file(const char *path, char **text, size_t *len_out)
+static int read_text(int dir_fd, const char *name, int flags, char **text, size_t *len_out)
 {
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
@@ -15,7 +15,7 @@ int read_text_file(const char *path, char **text, size_t *len_out)
 
 	if (!buf)
 		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | flags);
 	if (fd < 0) {
 		ret = -errno;
 		goto cleanup;
@@ -54,6 +54,16 @@ cleanup:
 		close(fd);
 	free(buf);
 	return ret;
+}
+
+int read_text_file(const char *path, char **text, size_t *len_out)
+{
+	return read_text(AT_FDCWD, path, 0, text, len_out);
+}
+
+int read_text_at(int dir_fd, const char *name, char **text, size_t *len_out)
+{
+	return read_text(dir_fd, name, O_NOFOLLOW, text, len_out);
 }
 
 void set_why(char *why, size_t len, const char *fmt, ...)

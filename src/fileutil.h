@@ -9,6 +9,9 @@
  * *len_out (if not NULL) its length. 0 or a negative errno. */
 int read_text_file(const char *path, char **text, size_t *len_out);
 
+/* The same for name below the directory dir_fd, following no symlink. */
+int read_text_at(int dir_fd, const char *name, char **text, size_t *len_out);
+
 /* printf into why[len], when the caller gave a buffer. */
 void set_why(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -21,6 +21,9 @@ struct host_facts {
 	 * features, open + load (libbpf's parse of the kernel BTF, CO-RE,
 	 * map creation, verification), learning the per-CPU offsets, attach. */
 	double probe_ms, load_ms, learn_ms, attach_ms;
+	/* The unique-memory program's open, load and attach (unique_api.h);
+	 * < 0: it was not loaded. */
+	double unique_ms;
 };
 
 #define CAPBIT_SYS_PTRACE 19

@@ -11,6 +11,7 @@
 #include "peakbpf.h"
 #include "report.h"
 #include "session.h"
+#include "sources.h"
 #include "sum_record.h"
 
 #define NOTES_MAX 8
@@ -132,6 +133,15 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 		set_why(why, why_len, "unknown source: use PEAKBPF_SOURCE_AUTO, _BPF, _CGROUP, _PROC or _RUSAGE");
 		return -EINVAL;
 	}
+	if (o.measure == PEAKBPF_MEASURE_UNIQUE) {
+		set_why(why, why_len, "unique memory needs the tree in a cgroup of its own, which only "
+			"the CLI's command mode makes: run the command under peakbpf --measure unique");
+		return -EOPNOTSUPP;
+	}
+	if (o.measure != PEAKBPF_MEASURE_RSS) {
+		set_why(why, why_len, "unknown measure: use PEAKBPF_MEASURE_RSS or _UNIQUE");
+		return -EINVAL;
+	}
 	so.max_tracked = o.max_tracked;
 	so.sample_interval_ns = o.sample_interval_ns;
 	so.cgroup_root = o.cgroup_root;
@@ -147,7 +157,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	if (err) {
 		set_why(why, why_len, reason);
 		free(p);
-		return err;
+		/* The API promises errnos: an unsafe cgroup root is not permitted. */
+		return err == -CGROUP_ROOT_UNSAFE ? -EPERM : err;
 	}
 	p->timeline = o.timeline && session_has_bpf(p->s);
 	*out = p;

@@ -27,6 +27,7 @@
 #include "sampler_model.h"
 #include "serve.h"
 #include "session.h"
+#include "sources.h"
 #include "spawn.h"
 #include "status.h"
 #include "sum_record.h"
@@ -328,6 +329,7 @@ static int run_prepare(struct run *r)
 		.with_proc = o->n_samplers > 0,
 		.helper_path = o->helper_path,
 		.use_helper = o->use_helper,
+		.measure_unique = o->measure_unique,
 	};
 	char why[256] = "";
 	const char *note;
@@ -367,6 +369,8 @@ static int run_prepare(struct run *r)
 	err = session_open(&so, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
+		if (err == -CGROUP_ROOT_UNSAFE)
+			r->exit_status = EXIT_CGROUP_ROOT_UNSAFE;
 		return err;
 	}
 	/* Why a better source was not used matters when peakbpf fell back;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include "json.h"
 #include "report.h"
+#include "unique_api.h"
 #include "units.h"
 
 #define SHARED_NOTE "summed RSS: shared and copy-on-write pages count once per address space that maps them"
@@ -236,6 +237,8 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 		json_kv_double(w, "load", (double)(int64_t)(h->load_ms * 100 + 0.5) / 100, 12);
 		json_kv_double(w, "learn", (double)(int64_t)(h->learn_ms * 100 + 0.5) / 100, 12);
 		json_kv_double(w, "attach", (double)(int64_t)(h->attach_ms * 100 + 0.5) / 100, 12);
+		if (h->unique_ms > 0)
+			json_kv_double(w, "unique", (double)(int64_t)(h->unique_ms * 100 + 0.5) / 100, 12);
 		json_end_object(w);
 	}
 	json_kv_string(w, "privileges", h->privileges);
@@ -270,6 +273,14 @@ void report_json(const struct record *r, FILE *out)
 	for (i = 0; i < r->n_skipped; i++)
 		json_string(&w, r->skipped[i]);
 	json_end_array(&w);
+	json_key(&w, "unique");
+	if (r->unique) {
+		json_begin_object(&w);
+		json_figure(&w, r->unique, r->t0_ns, r->top);
+		json_end_object(&w);
+	} else {
+		json_null(&w);
+	}
 	json_kv_string(&w, "measure", SHARED_NOTE);
 	if (r->command)
 		json_command(&w, r->command);
@@ -372,6 +383,29 @@ static void human_holders(const struct figure *f, unsigned top, FILE *out)
 		fprintf(out, "    ... %zu more (-t N lists more)\n", f->holders_total - n);
 }
 
+/*
+ * One line when summed RSS and the unique memory differ by more than
+ * 10 %: the pages summed RSS counts in several processes (issue 17). With
+ * --measure unique the summed figure is the first of the others.
+ */
+static void human_unique(const struct record *r, FILE *out)
+{
+	const struct figure *summed = &r->primary, *u = r->unique;
+	char peak[128];
+	long page = r->host && r->host->page_size > 0 ? r->host->page_size : 4096;
+
+	if (!u)
+		return;
+	if (u->measured && summed->source && !strcmp(summed->source, u->source) && r->n_others)
+		summed = &r->others[0];
+	if (unique_differs(summed, u)) {
+		human_peak(u, peak, sizeof(peak));
+		fprintf(out, "  summed RSS counts %llu fork-shared pages in several processes; "
+			"the tree's unique memory peaked at %s\n",
+			(unsigned long long)((summed->peak_bytes - u->peak_bytes) / (uint64_t)page), peak);
+	}
+}
+
 void report_human(const struct record *r, FILE *out)
 {
 	const struct figure *f = &r->primary;
@@ -409,6 +443,7 @@ void report_human(const struct record *r, FILE *out)
 	}
 	for (i = 0; i < r->n_skipped; i++)
 		fprintf(out, "  not used: %s\n", r->skipped[i]);
+	human_unique(r, out);
 	if (r->sampler)
 		human_sampler(r->sampler, out);
 	if (r->command) {

@@ -32,6 +32,8 @@ struct record {
 	uint64_t t0_ns;                 /* CLOCK_MONOTONIC when the run began */
 	struct figure primary;
 	const struct figure *others;    /* every other source read at the same time */
+	const struct figure *unique;    /* the tree's unique memory (measured or why not);
+					   NULL: not asked (JSON null) */
 	size_t n_others;
 	const char *const *skipped;     /* why better sources were not used */
 	size_t n_skipped;

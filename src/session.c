@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "helper_proto.h"
 #include "host.h"
 #include "peakbpf.h"
 #include "session.h"
 #include "sources.h"
+#include "unique_api.h"
 
 #define SESSION_MAX_SOURCES 4
 #define SESSION_MAX_NOTES 8
@@ -28,6 +30,11 @@ struct session {
 	struct figure others[SESSION_MAX_SOURCES];      /* a record's others */
 	struct host_facts host;
 	struct bpf_counters counters;
+	/* The tree's unique memory, beside the sources (unique_api.h). */
+	struct unique *unique;          /* NULL: not measured, unique_why says why */
+	char unique_why[256];
+	bool measure_unique;
+	struct figure unique_fig, unique_run;
 };
 
 static void note(struct session *s, const char *fmt, ...)
@@ -168,17 +175,39 @@ static int open_named(struct session *s, const struct session_opts *o,
 	return err;
 }
 
+/* The unique memory of the tree's own cgroup, where BPF can load. */
+static void open_unique(struct session *s, const struct source *cg, const char *no_bpf)
+{
+	int dir_fd = cgroup_source_own_dir_fd(cg);
+	char why[160];
+
+	if (dir_fd < 0)
+		return;
+	if (no_bpf)
+		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
+	else {
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (unique_open(dir_fd, s->host.page_size, &s->unique, why, sizeof(why)))
+			snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		s->host.unique_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	}
+}
+
 /*
  * auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
  * cgroup and rusage figures cost nothing more, so they are read beside a
  * better source and recorded as other_sources. A cgroup the tree does not
  * own is only a last resort.
  */
-static void open_auto(struct session *s, const struct session_opts *o,
-		      const struct source_opts *so, const char *no_bpf)
+static int open_auto(struct session *s, const struct session_opts *o,
+		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
-	struct source *src, *shared_cgroup = NULL;
-	char reason[192];
+	struct source *src = NULL, *shared_cgroup = NULL;
+	char reason[192], no_own_cgroup[192] = "its cgroup is shared";
+	int err;
 
 	if (want_helper(o, no_bpf)) {
 		if (open_helper(s, o, reason, sizeof(reason))) {
@@ -190,14 +219,26 @@ static void open_auto(struct session *s, const struct session_opts *o,
 		note(s, "bpf: %s", no_bpf);
 	else if (open_bpf(s, o, reason, sizeof(reason)))
 		note(s, "bpf: %s", reason);
-	if (cgroup_source_open(so, &src, reason, sizeof(reason)) == 0) {
-		if (cgroup_source_is_exclusive(src))
+	err = cgroup_source_open(so, &src, reason, sizeof(reason));
+	if (err == -CGROUP_ROOT_UNSAFE) {
+		/* An unsafe root is refused, not fallen back from. */
+		snprintf(why, whylen, "%s", reason);
+		return err;
+	}
+	if (!err) {
+		if (cgroup_source_is_exclusive(src)) {
+			open_unique(s, src, no_bpf);
 			add_source(s, src);
-		else
+		} else {
 			shared_cgroup = src;
+		}
 	} else {
 		note(s, "cgroup: %s", reason);
+		snprintf(no_own_cgroup, sizeof(no_own_cgroup), "%s", reason);
 	}
+	if (o->command_mode && !s->unique && !cgroup_source_is_exclusive(src))
+		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
+			 no_own_cgroup);
 	if ((!s->bpf && !s->helper) || o->with_proc) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
@@ -215,6 +256,7 @@ static void open_auto(struct session *s, const struct session_opts *o,
 		else
 			note(s, "rusage: %s", reason);
 	}
+	return 0;
 }
 
 int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
@@ -235,14 +277,20 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		return -ENOMEM;
 	host_facts_fill(&s->host, capeff);
 	no_bpf = bpf_unusable(&s->host, capeff);
+	s->measure_unique = o->measure_unique;
+	snprintf(s->unique_why, sizeof(s->unique_why), "%s",
+		 o->command_mode ? "the tree has no cgroup of its own: only --source auto makes one"
+				 : "attach mode: the tree has no cgroup of its own");
 	if (o->source == SOURCE_AUTO)
-		open_auto(s, o, &so, no_bpf);
+		err = open_auto(s, o, &so, no_bpf, why, whylen);
 	else
 		err = open_named(s, o, &so, no_bpf, why, whylen);
 	if (err) {
 		session_close(s);
 		return err;
 	}
+	if (o->measure_unique && !s->unique)
+		note(s, "--measure unique: not measured (%s); the headline is summed RSS", s->unique_why);
 	*out = s;
 	return 0;
 }
@@ -349,6 +397,38 @@ static void choose_primary(struct session *s, const struct figure *figs, struct 
 	rec->others = s->others;
 }
 
+/*
+ * The unique figure beside the primary; with --measure unique and a unique
+ * figure measured, it becomes the primary, and the summed one goes first
+ * among the others.
+ */
+static void place_unique(struct session *s, const struct figure *u, struct record *rec)
+{
+	rec->unique = u;
+	if (!s->measure_unique || !u->measured || rec->n_others >= SESSION_MAX_SOURCES)
+		return;
+	memmove(&s->others[1], &s->others[0], rec->n_others * sizeof(s->others[0]));
+	s->others[0] = rec->primary;
+	rec->n_others++;
+	rec->primary = *u;
+}
+
+/* The unique figure of the window that ends now, or why there is none. */
+static void close_unique(struct session *s)
+{
+	struct figure *f = &s->unique_fig;
+
+	if (s->unique) {
+		unique_close_window(s->unique, f);
+	} else {
+		memset(f, 0, sizeof(*f));
+		f->source = "unavailable";
+		f->scope = UNIQUE_SCOPE;
+		f->inexact_reason = s->unique_why;
+	}
+	figure_merge(&s->unique_run, f, s->windows == 0);
+}
+
 int session_close_window(struct session *s, struct record *rec)
 {
 	for (size_t i = 0; i < s->n_sources; i++) {
@@ -362,10 +442,12 @@ int session_close_window(struct session *s, struct record *rec)
 		}
 		figure_merge(&s->run_figures[i], f, s->windows == 0);
 	}
+	close_unique(s);
 	s->windows++;
 	rec->window = s->windows;
 	fill_context(s, rec);
 	choose_primary(s, s->figures, rec);
+	place_unique(s, &s->unique_fig, rec);
 	if (!s->n_sources) {
 		rec->primary.source = "unavailable";
 		rec->primary.inexact_reason = "no source could be used";
@@ -377,6 +459,7 @@ void session_fill_run(struct session *s, struct record *rec)
 {
 	fill_context(s, rec);
 	choose_primary(s, s->run_figures, rec);
+	place_unique(s, &s->unique_run, rec);
 	rec->windows = s->windows;
 }
 
@@ -436,6 +519,8 @@ void session_close(struct session *s)
 {
 	if (!s)
 		return;
+	/* Before the sources: the cgroup it watches goes with them. */
+	unique_destroy(s->unique);
 	for (size_t i = 0; i < s->n_sources; i++)
 		s->sources[i]->ops->destroy(s->sources[i]);
 	free(s);

@@ -35,6 +35,7 @@ struct session_opts {
 	 * be loaded here and the socket exists, or always with use_helper. */
 	const char *helper_path;
 	bool use_helper;
+	bool measure_unique;            /* --measure unique: the unique figure is the primary */
 };
 
 /* Opaque: read it through the functions below. */

@@ -10,11 +10,13 @@
  * Both count page cache and kernel memory charged to the cgroup, so the
  * figure is never the tree's summed RSS: exact is always false.
  *
- * Command mode: the command goes into a fresh cgroup peakbpf-<pid> below
+ * Command mode: the command goes into a fresh cgroup below
  * peakbpf's own one (below, not beside, so that limits set on peakbpf's
  * cgroup still apply to the command), and the cgroup is removed at destroy.
  * When that cannot be made, the command stays in peakbpf's own cgroup and
- * the figure is that shared cgroup's (exclusive: false).
+ * the figure is that shared cgroup's (exclusive: false). Its name,
+ * peakbpf-<pid>-<start time>-<PID namespace inode>, lets a later run tell
+ * a killed peakbpf's leftover from a live one's (cgroup_fs.c).
  * Attach mode: the figure is that of the cgroup the first root is in,
  * shared with whatever else runs there.
  *
@@ -55,6 +57,8 @@ struct cgroup_source {
 	bool command_mode;
 	bool own;               /* dir is a cgroup of the tree's own (exclusive),
 				   made at open: remove it at destroy */
+	struct cg_own fds;      /* home, and dir when own */
+	int shared_fd;          /* not own: dir, open; -1 until known */
 	char home[PATH_MAX];    /* peakbpf's own cgroup: leftovers go back here */
 	char dir[PATH_MAX];     /* the cgroup whose figure is reported */
 	bool have_dir;          /* not own: dir is the shared cgroup, known */
@@ -67,18 +71,24 @@ struct cgroup_source {
 	char reason[PATH_MAX + 128]; /* why there is no figure */
 };
 
-/* The figure of a cgroup we do not own: dir is it, if it keeps a peak. */
-static int shared_cgroup(struct cgroup_source *c, const char *dir)
+/* The figure of a cgroup we do not own: dir (open as *fd, which becomes
+ * the source's) is it, if it keeps a peak. */
+static int shared_cgroup(struct cgroup_source *c, const char *dir, int *fd)
 {
-	char path[PATH_MAX];
-
-	if (cg_path_join(c->dir, sizeof(c->dir), dir, "/") ||
-	    cg_path_join(path, sizeof(path), c->dir, cg_peak_file(&c->h)))
+	if (cg_path_join(c->dir, sizeof(c->dir), dir, "/"))
 		return -ENAMETOOLONG;
-	if (!cg_is_file(path))
+	if (!cg_is_file_at(*fd, cg_peak_file(&c->h)))
 		return -EOPNOTSUPP;
+	c->shared_fd = *fd;
+	*fd = -1;
 	c->have_dir = true;
 	return 0;
+}
+
+/* The directory of the cgroup whose figure is reported. */
+static int dir_fd(const struct cgroup_source *c)
+{
+	return c->own ? c->fds.dir_fd : c->shared_fd;
 }
 
 /* ---- the source's operations --------------------------------------------- */
@@ -102,14 +112,12 @@ static int cgroup_add_root(struct source *s, pid_t pid)
 {
 	struct cgroup_source *c = (struct cgroup_source *)s;
 	char line[32], path[PATH_MAX], rel[PATH_MAX];
-	int err;
+	int err, fd;
 
 	if (c->own) {
-		if (cg_path_join(path, sizeof(path), c->dir, "cgroup.procs"))
-			return -ENAMETOOLONG;
 		snprintf(line, sizeof(line), "%d\n", (int)pid);
 		/* O_APPEND: a fixture keeps every pid written; the kernel ignores it. */
-		return cg_write_text(path, line, O_APPEND);
+		return cg_write_text_at(c->fds.dir_fd, "cgroup.procs", line, O_APPEND);
 	}
 	/* Attach mode: the first root's cgroup; later roots are taken to share
 	 * it (the figure is of one cgroup). Command mode without a cgroup of
@@ -126,7 +134,14 @@ static int cgroup_add_root(struct source *s, pid_t pid)
 	}
 	if (cg_path_join(path, sizeof(path), c->h.root, rel))
 		return -ENAMETOOLONG;
-	err = shared_cgroup(c, path);
+	fd = cg_open_dir(&c->h, rel);
+	if (fd < 0) {
+		snprintf(c->reason, sizeof(c->reason), "cannot open cgroup %s: %s", path, strerror(-fd));
+		return fd;
+	}
+	err = shared_cgroup(c, path, &fd);
+	if (fd >= 0)
+		close(fd);
 	if (err == -EOPNOTSUPP && !strcmp(rel, "/") && c->h.version == CG_V2)
 		snprintf(c->reason, sizeof(c->reason),
 			 "process %d is in the root cgroup, which keeps no memory.peak", (int)pid);
@@ -138,16 +153,12 @@ static int cgroup_add_root(struct source *s, pid_t pid)
 /* The usage now: the next window's baseline. */
 static void read_baseline(struct cgroup_source *c)
 {
-	char path[PATH_MAX];
-
-	c->baseline_known = cg_path_join(path, sizeof(path), c->dir, cg_usage_file(&c->h)) == 0 &&
-			    cg_read_u64(path, &c->baseline) == 0;
+	c->baseline_known = cg_read_u64_at(dir_fd(c), cg_usage_file(&c->h), &c->baseline) == 0;
 }
 
 /* Open the next window: reset the peak where that disturbs nobody. */
 static int reset_peak(struct cgroup_source *c)
 {
-	char path[PATH_MAX];
 	int err = 0;
 
 	if (c->h.version == CG_V2 && c->fd_reset) {
@@ -162,9 +173,7 @@ static int reset_peak(struct cgroup_source *c)
 		else if (n != 6)
 			err = -EIO;
 	} else if (c->h.version == CG_V1 && c->own) {
-		if (cg_path_join(path, sizeof(path), c->dir, "memory.max_usage_in_bytes"))
-			return -ENAMETOOLONG;
-		err = cg_write_text(path, "0\n", O_TRUNC);
+		err = cg_write_text_at(c->fds.dir_fd, "memory.max_usage_in_bytes", "0\n", O_TRUNC);
 	}
 	read_baseline(c);
 	return err;
@@ -173,18 +182,15 @@ static int reset_peak(struct cgroup_source *c)
 static int cgroup_start(struct source *s)
 {
 	struct cgroup_source *c = (struct cgroup_source *)s;
-	char path[PATH_MAX];
 	int err;
 
 	if (!c->own && !c->have_dir)
 		return -ENOENT;         /* no root was entered */
 	if (c->h.version == CG_V2) {
-		if (cg_path_join(path, sizeof(path), c->dir, "memory.peak"))
-			return -ENAMETOOLONG;
 		/* Before 6.12 memory.peak has no write handler: opening it for
 		 * writing fails (EACCES, even for root). No symlink followed,
 		 * as in cg_write_text. */
-		c->peak_fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		c->peak_fd = openat(dir_fd(c), "memory.peak", O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (c->peak_fd >= 0) {
 			c->fd_reset = true;
 			if (reset_peak(c)) {
@@ -194,7 +200,7 @@ static int cgroup_start(struct source *s)
 			}
 		}
 		if (c->peak_fd < 0) {
-			c->peak_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			c->peak_fd = openat(dir_fd(c), "memory.peak", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 			if (c->peak_fd < 0)
 				return -errno;
 			read_baseline(c);
@@ -223,7 +229,6 @@ static const char *inexact_reason(const struct cgroup_source *c)
 static int cgroup_close_window(struct source *s, struct figure *out)
 {
 	struct cgroup_source *c = (struct cgroup_source *)s;
-	char path[PATH_MAX];
 	uint64_t peak;
 	int err;
 
@@ -238,10 +243,8 @@ static int cgroup_close_window(struct source *s, struct figure *out)
 	}
 	if (c->h.version == CG_V2)
 		err = cg_read_u64_fd(c->peak_fd, &peak);
-	else if (cg_path_join(path, sizeof(path), c->dir, "memory.max_usage_in_bytes"))
-		err = -ENAMETOOLONG;
 	else
-		err = cg_read_u64(path, &peak);
+		err = cg_read_u64_at(dir_fd(c), "memory.max_usage_in_bytes", &peak);
 	if (err) {
 		snprintf(c->reason, sizeof(c->reason), "cannot read %s of %s: %s", cg_peak_file(&c->h), c->dir,
 			 strerror(-err));
@@ -269,7 +272,12 @@ static void cgroup_destroy(struct source *s)
 	if (c->peak_fd >= 0)
 		close(c->peak_fd);
 	if (c->own)
-		cg_remove_own(&c->h, c->home, c->dir);
+		cg_remove_own(&c->h, &c->fds, c->dir);
+	if (c->fds.home_fd >= 0)
+		close(c->fds.home_fd);
+	if (c->shared_fd >= 0)
+		close(c->shared_fd);
+	cg_hierarchy_close(&c->h);
 	free(c);
 }
 
@@ -284,6 +292,11 @@ static const struct source_ops cgroup_ops = {
 bool cgroup_source_is_exclusive(const struct source *s)
 {
 	return s && s->ops == &cgroup_ops && ((const struct cgroup_source *)s)->own;
+}
+
+int cgroup_source_own_dir_fd(const struct source *s)
+{
+	return cgroup_source_is_exclusive(s) ? ((const struct cgroup_source *)s)->fds.dir_fd : -1;
 }
 
 int cgroup_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen)
@@ -306,6 +319,7 @@ int cgroup_source_open(const struct source_opts *o, struct source **out, char *w
 	c->base.ops = &cgroup_ops;
 	c->base.name = "cgroup";
 	c->peak_fd = -1;
+	c->fds.home_fd = c->fds.dir_fd = c->shared_fd = c->h.root_fd = -1;
 	c->command_mode = o->command_mode;
 	if (o->self_cgroup) {
 		if (o->self_cgroup[0] != '/' || strlen(o->self_cgroup) >= sizeof(c->h.self_rel)) {
@@ -338,19 +352,24 @@ int cgroup_source_open(const struct source_opts *o, struct source **out, char *w
 		set_why(why, whylen, "cgroup path too long");
 		goto cleanup;
 	}
-	if (!cg_is_dir(c->home)) {
-		set_why(why, whylen, "peakbpf's own cgroup %s does not exist", c->home);
+	c->fds.home_fd = cg_open_dir(&c->h, rel);
+	if (c->fds.home_fd < 0) {
+		ret = c->fds.home_fd;
+		if (ret == -ENOENT || ret == -ENOTDIR || ret == -ELOOP)
+			set_why(why, whylen, "peakbpf's own cgroup %s does not exist", c->home);
+		else
+			set_why(why, whylen, "cannot open peakbpf's own cgroup %s: %s", c->home, strerror(-ret));
 		ret = -ENOENT;
 		goto cleanup;
 	}
-	ret = cg_make_own(&c->h, c->home, c->dir, sizeof(c->dir), why, whylen);
+	ret = cg_make_own(&c->h, c->home, &c->fds, c->dir, sizeof(c->dir), why, whylen);
 	if (!ret) {
 		c->own = true;
 		goto cleanup;
 	}
 	/* No cgroup of its own: the command runs in peakbpf's, shared with
 	 * peakbpf at least. why keeps the reason. */
-	if (shared_cgroup(c, c->home) == 0)
+	if (shared_cgroup(c, c->home, &c->fds.home_fd) == 0)
 		ret = 0;
 cleanup:
 	if (ret) {

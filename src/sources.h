@@ -58,6 +58,16 @@ int rusage_source_open(const struct source_opts *o, struct source **out, char *w
  */
 bool cgroup_source_is_exclusive(const struct source *s);
 
+/* cgroup_source_open's -CGROUP_ROOT_UNSAFE: the cgroup root was refused as
+ * unsafe (a symlink; as root, not root's or writable by others), which
+ * session_open passes on and peakbpf exits EXIT_CGROUP_ROOT_UNSAFE for. */
+#define CGROUP_ROOT_UNSAFE 4096
+
+/* Command mode, a cgroup of the tree's own: its directory, held open since
+ * it was made (fstat it rather than stat its path, which a rename could
+ * point elsewhere); -1 otherwise. Stays the source's. */
+int cgroup_source_own_dir_fd(const struct source *s);
+
 /* ---- parsers (pure: no I/O) ---------------------------------------------- */
 
 /* /proc/PID/statm: the resident pages (2nd field). 0, -EINVAL or -ERANGE. */

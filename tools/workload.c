@@ -26,6 +26,7 @@
 #include <math.h> /* isfinite, a macro: no -lm */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,11 @@ typedef int (*child_fn)(const struct opts *o, void *arg, int ready_fd, int go_fd
  * children differ; set before each fork, so each child keeps its own. */
 static uint64_t child_index;
 
+/* Shapes that share pages say what their cgroup holds once all children are
+ * ready (print_cgroup_mapped, below). */
+static bool report_cgroup;
+static void print_cgroup_mapped(void);
+
 static int fan_out(const struct opts *o, child_fn fn, void *arg)
 {
 	int ready[2], go[2], rc = 0;
@@ -305,6 +311,8 @@ static int fan_out(const struct opts *o, child_fn fn, void *arg)
 			got, o->count);
 		rc = 1;
 	}
+	if (rc == 0 && report_cgroup)
+		print_cgroup_mapped();
 	if (rc == 0)
 		hold(o->hold_ns);
 	close(go[1]);
@@ -445,6 +453,7 @@ static int run_shared(const struct opts *o)
 
 	if (region == MAP_FAILED)
 		return fail_size("mmap shared", o->size);
+	report_cgroup = true;
 	rc = fan_out(o, shared_child, region);
 	munmap(region, o->size);
 	return rc;
@@ -1102,6 +1111,122 @@ static int run_flash(const struct opts *o)
 	return 0;
 }
 
+/* ---- fork-shared pages: summed RSS counts them once per process ---- */
+
+/*
+ * Our memory cgroup's mapped anon and mapped file pages (memory.stat: v2
+ * "anon" and "file_mapped", v1 "rss" and "mapped_file"), on stderr, for the
+ * tests to compare with peakbpf's unique memory. Silent where there is no
+ * memory cgroup to read. The kernel may fold per-CPU updates into
+ * memory.stat late by up to 64 pages per CPU.
+ */
+static void print_cgroup_mapped(void)
+{
+	char line[4096], path[4200], key[64];
+	const char *dir = NULL, *anon_key = "anon", *file_key = "file_mapped";
+	unsigned long long v, anon = 0, file = 0;
+	int found = 0;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *rel = strrchr(line, ':'), *ctl = strchr(line, ':');
+
+		if (!rel || !ctl)
+			continue;
+		rel[strcspn(rel, "\n")] = '\0';
+		if (!strncmp(ctl, "::", 2)) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.stat", rel + 1);
+			if (!access(path, R_OK)) {
+				dir = path;
+				break;
+			}
+		} else if (strstr(ctl, "memory")) {
+			snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.stat", rel + 1);
+			if (!access(path, R_OK)) {
+				dir = path;
+				anon_key = "rss";
+				file_key = "mapped_file";
+				break;
+			}
+		}
+	}
+	fclose(f);
+	if (!dir || !(f = fopen(dir, "r")))
+		return;
+	while (fscanf(f, "%63s %llu", key, &v) == 2) {
+		if (!strcmp(key, anon_key)) {
+			anon = v;
+			found |= 1;
+		} else if (!strcmp(key, file_key)) {
+			file = v;
+			found |= 2;
+		}
+	}
+	fclose(f);
+	if (found == 3)
+		fprintf(stderr, "workload: cgroup anon_bytes=%llu file_mapped_bytes=%llu\n", anon, file);
+}
+
+/* A private block forked children inherit (no MADV_DONTFORK), every page written. */
+static char *alloc_inherited(uint64_t len)
+{
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		fail_size("mmap", len);
+		return NULL;
+	}
+	touch(p, len);
+	return p;
+}
+
+/* Writes every inherited page: each becomes the child's own copy. */
+static int writer_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	touch(arg, o->size);
+	ready_and_wait(ready_fd, go_fd);
+	return 0;
+}
+
+/* Execs at once: the inherited pages leave with the old mm. Ready first
+ * (the exec'd image knows no pipe); a failed exec fails at the reap. */
+static int exec_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	(void)arg;
+	close(go_fd);
+	put_byte(ready_fd);
+	close(ready_fd);
+	if (execv(self_path(), stage_argv(o, "fork-exec-stage2")) && errno == ENOENT)
+		execv(SELF_EXE, stage_argv(o, "fork-exec-stage2"));
+	return fail("execv " SELF_EXE);
+}
+
+static int fork_shape(const struct opts *o, child_fn fn)
+{
+	char *block = alloc_inherited(o->size);
+	int rc;
+
+	if (!block)
+		return 1;
+	report_cgroup = true;
+	rc = fan_out(o, fn, block);
+	munmap(block, o->size);
+	return rc;
+}
+
+static int run_fork_share(const struct opts *o) { return fork_shape(o, idle_child); }
+static int run_fork_write(const struct opts *o) { return fork_shape(o, writer_child); }
+static int run_fork_exec(const struct opts *o) { return fork_shape(o, exec_child); }
+
+/* The exec'd child of fork-exec: idles T, holding only its own image. */
+static int run_fork_exec_stage2(const struct opts *o)
+{
+	hold(o->hold_ns);
+	return 0;
+}
+
 /* ---- expected growth ---- */
 
 static uint64_t exp_s(const struct opts *o) { return o->size; }
@@ -1109,6 +1234,7 @@ static uint64_t exp_2s(const struct opts *o) { return 2 * o->size; }
 static uint64_t exp_4s(const struct opts *o) { return 4 * o->size; }
 static uint64_t exp_ns(const struct opts *o) { return o->count * o->size; }
 static uint64_t exp_5s(const struct opts *o) { return 5 * o->size; }
+static uint64_t exp_n1s(const struct opts *o) { return (o->count + 1) * o->size; }
 static uint64_t exp_ladder(const struct opts *o) { return ((1ULL << o->count) - 1) * o->size; }
 
 static uint64_t exp_storm(const struct opts *o)
@@ -1171,7 +1297,16 @@ static const struct shape shapes[] = {
 	{ "blip", run_blip, exp_s, 1,
 	  "write S to a memfd, then live ~1 s; at a random moment map it all at once,\n"
 	  "                    hold T (N ignored); expect S" },
+	{ "fork-share", run_fork_share, exp_n1s, 3,
+	  "touch S, fork N idle children, hold T; expect (N+1)*S summed RSS, S unique" },
+	{ "fork-write", run_fork_write, exp_n1s, 3,
+	  "touch S, fork N children that write every inherited page, hold T;\n"
+	  "                    expect (N+1)*S summed RSS and unique" },
+	{ "fork-exec", run_fork_exec, exp_n1s, 3,
+	  "touch S, fork N children that exec at once and idle T; expect at most\n"
+	  "                    (N+1)*S summed RSS (before the execs), S unique" },
 	{ "exec-stage2", run_exec_stage2, exp_2s, 4, NULL },
+	{ "fork-exec-stage2", run_fork_exec_stage2, exp_s, 3, NULL },
 	{ "vfork-stage2", run_vfork_stage2, exp_s, 4, NULL },
 };
 

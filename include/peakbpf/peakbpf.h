@@ -53,6 +53,17 @@ enum peakbpf_source {
 };
 
 /*
+ * What a figure counts. RSS: summed RSS, a page once per process that maps
+ * it. UNIQUE: each page once, from the tree's own cgroup; only the CLI's
+ * command mode gives a tree a cgroup of its own, so a library session
+ * (which attaches) refuses it with -EOPNOTSUPP and says so.
+ */
+enum peakbpf_measure {
+	PEAKBPF_MEASURE_RSS = 0,
+	PEAKBPF_MEASURE_UNIQUE,
+};
+
+/*
  * Options, libbpf-style: set sz to sizeof(struct peakbpf_opts) (the
  * PEAKBPF_OPTS macro does), zero what you do not set. Fields are only ever
  * added at the end; a library older than the caller refuses non-zero
@@ -66,6 +77,7 @@ struct peakbpf_opts {
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
 	bool libbpf_log;                /* true: leave libbpf's messages on (stderr by default) */
 	bool timeline;                  /* bpf: record the tree's timeline (peakbpf_timeline_write) */
+	enum peakbpf_measure measure;   /* RSS (0); UNIQUE: -EOPNOTSUPP, see above */
 };
 
 #define PEAKBPF_OPTS(name, ...) \

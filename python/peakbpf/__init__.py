@@ -88,10 +88,14 @@ class Measurement:
     timeline has every one).
     """
 
-    def __init__(self, pid=None, callback=None, timeline=None):
+    def __init__(self, pid=None, callback=None, timeline=None, measure="rss"):
+        if measure not in _lib.MEASURES:
+            raise ValueError("measure=%r: use \"rss\" (summed RSS) or \"unique\" (each page once)"
+                             % (measure,))
         self.pid = pid
         self.callback = callback
         self.timeline_path = os.fspath(timeline) if timeline is not None else None
+        self.measure = measure
         self._reset()
 
     def _reset(self):
@@ -175,6 +179,11 @@ class Measurement:
             raise RuntimeError("a Measurement measures one block: call measure() again")
         self._state = "open"
         self._started = time.monotonic()
+        if self.measure != "rss":
+            # The library attaches: no cgroup of the tree's own, so it says
+            # why it cannot, and the block is not measured.
+            self._unavailable(_lib.refusal(self.measure))
+            return self
         if self.pid is not None or self.timeline_path is not None:
             self._own = _lib.Session(self.pid, timeline=self.timeline_path is not None)
             if self._own.error:
@@ -260,7 +269,7 @@ class Measurement:
         the wrapper's .last_measurement (and goes to callback, if given)."""
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            m = Measurement(self.pid, self.callback, self.timeline_path)
+            m = Measurement(self.pid, self.callback, self.timeline_path, self.measure)
             wrapper.last_measurement = m
             with m:
                 return fn(*args, **kwargs)
@@ -310,9 +319,12 @@ class Measurement:
         return "<peakbpf.Measurement %s>" % (self.describe() if self._state == "closed" else self._state)
 
 
-def measure(pid=None, callback=None, timeline=None):
+def measure(pid=None, callback=None, timeline=None, measure="rss"):
     """A Measurement: a context manager (`with measure() as m`) or a
     decorator (`@measure()`). pid=None: this process and its descendants.
     timeline="out.html" (.svg, .json, .csv): write the tree's memory over
-    time there when the block ends (bpf only; timeline_error says why not)."""
-    return Measurement(pid, callback, timeline)
+    time there when the block ends (bpf only; timeline_error says why not).
+    measure="unique" (each page once) needs the tree in a cgroup of its own,
+    which only the CLI's command mode makes: here the block is not measured
+    and inexact_reason says so."""
+    return Measurement(pid, callback, timeline, measure)

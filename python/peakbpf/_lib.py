@@ -15,6 +15,7 @@ ENV_LIBRARY = "PEAKBPF_LIBRARY"
 SONAME = "libpeakbpf.so.0"
 
 SOURCE_AUTO = 0
+MEASURES = ("rss", "unique")    # enum peakbpf_measure, in order
 
 
 class _Opts(ctypes.Structure):
@@ -23,7 +24,7 @@ class _Opts(ctypes.Structure):
     _fields_ = [("sz", ctypes.c_size_t), ("source", ctypes.c_int),
                 ("max_tracked", ctypes.c_uint32), ("sample_interval_ns", ctypes.c_uint64),
                 ("cgroup_root", ctypes.c_char_p), ("libbpf_log", ctypes.c_bool),
-                ("timeline", ctypes.c_bool)]
+                ("timeline", ctypes.c_bool), ("measure", ctypes.c_int)]
 
 
 class _Holder(ctypes.Structure):
@@ -98,6 +99,22 @@ def library():
 def load_error():
     library()
     return _LIB_ERROR
+
+
+def refusal(measure):
+    """Why the library cannot measure `measure` ("rss" or "unique"), in its
+    own words; None when it can (a session is opened and closed to ask)."""
+    lib = library()
+    if lib is None:
+        return _LIB_ERROR
+    opts = _Opts(sz=ctypes.sizeof(_Opts), measure=MEASURES.index(measure))
+    h = ctypes.c_void_p()
+    why = ctypes.create_string_buffer(256)
+    err = lib.peakbpf_open(ctypes.byref(opts), ctypes.byref(h), why, len(why))
+    if not err:
+        lib.peakbpf_close(h)
+        return None
+    return why.value.decode() or os.strerror(-err)
 
 
 class Session:

@@ -44,11 +44,22 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "peak_memory(limit): fail the test when its process tree's peak memory "
-                   "growth passes limit (bytes or \"512 MiB\"), measured by peakbpf")
+        "markers", "peak_memory(limit, measure=\"rss\"): fail the test when its process tree's "
+                   "peak memory growth passes limit (bytes or \"512 MiB\"), measured by peakbpf; "
+                   "measure=\"unique\" asks for each page once (not measured in-process: the "
+                   "library has no cgroup of the tree's own)")
     config._peakbpf_results = []
     default = config.getoption("--peak-memory-limit")
     config._peakbpf_default = parse_size(default) if default else None
+
+
+def _measure(item):
+    mark = item.get_closest_marker("peak_memory")
+    m = mark.kwargs.get("measure", "rss") if mark is not None else "rss"
+    if m not in ("rss", "unique"):
+        raise pytest.UsageError("%s: @pytest.mark.peak_memory(measure=%r): use \"rss\" or \"unique\""
+                                % (item.nodeid, m))
+    return m
 
 
 def _limit(item):
@@ -72,7 +83,7 @@ def pytest_runtest_call(item):
     if not _wanted(item):
         yield
         return
-    m = peakbpf.measure()
+    m = peakbpf.measure(measure=_measure(item))
     with m:
         yield
     setattr(item, _KEY, m)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer: what peakbpf parses from /proc and cgroupfs: statm, PID
- * lists, mountinfo and /proc/PID/cgroup lines, cgroup paths and counters
- * (src/source_proc.c, src/cgroup_parse.c). */
+ * lists, mountinfo and /proc/PID/cgroup lines, cgroup paths and counters,
+ * /proc/PID/stat's start time and peakbpf's cgroup names (src/source_proc.c,
+ * src/cgroup_parse.c). */
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
@@ -14,6 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = fuzz_string(data, size), path[PATH_MAX], rel[PATH_MAX];
 	struct mountinfo_entry me;
 	struct proc_cgroup_line pl;
+	struct cg_marker m;
+	char name[CG_MARKER_MAX];
+	unsigned long long start;
 	uint64_t v;
 	pid_t pids[16];
 	size_t n;
@@ -31,6 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cgroup_rel_path("/sys/fs/cgroup", s, rel, sizeof(rel));
 	list_has(s, " ,", "memory");
 	parse_counter(s, &v);
+	parse_stat_start_time(s, &start);
+	/* A name that parses formats back to itself. */
+	if (cg_marker_parse(s, &m) == 0 &&
+	    (cg_marker_format(&m, name, sizeof(name)) || strcmp(name, s)))
+		abort();
 	free(s);
 	return 0;
 }

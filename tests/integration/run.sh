@@ -17,11 +17,13 @@ TESTS=""
 . "$here/test_command.sh"
 . "$here/test_attach.sh"
 . "$here/test_sources.sh"
+. "$here/test_cgroup_safety.sh"
 . "$here/test_exact.sh"
 . "$here/test_sampler.sh"
 . "$here/test_runs.sh"
 . "$here/test_timeline.sh"
 . "$here/test_serve.sh"
+. "$here/test_unique.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"

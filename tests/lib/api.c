@@ -65,6 +65,16 @@ static void figure_edges(void)
 
 	/* rusage reads a command the CLI runs: a library session refuses it. */
 	CHECK(peakbpf_open(&o, &s, why, sizeof(why)) == -EOPNOTSUPP && s == NULL && why[0]);
+	/* Unique memory needs the CLI's own cgroup: refused, saying so; an
+	 * unknown measure too. */
+	{
+		PEAKBPF_OPTS(u, .measure = PEAKBPF_MEASURE_UNIQUE);
+		PEAKBPF_OPTS(bad, .measure = (enum peakbpf_measure)7);
+
+		CHECK(peakbpf_open(&u, &s, why, sizeof(why)) == -EOPNOTSUPP && s == NULL &&
+		      strstr(why, "--measure unique"));
+		CHECK(peakbpf_open(&bad, &s, why, sizeof(why)) == -EINVAL && strstr(why, "PEAKBPF_MEASURE_RSS"));
+	}
 	/* No figure: nothing, never 0. */
 	CHECK(peakbpf_figure_peak(NULL, &v) == -ENODATA && v == 12345);
 	CHECK(peakbpf_figure_growth(NULL, &v) == -ENODATA && peakbpf_figure_error_bound(NULL, &v) == -ENODATA);

@@ -292,3 +292,16 @@ def test_helper_as_nobody():
     assert d["source"] == "bpf" and d["exact"], d
     assert "via helper " + sock in d["scope"], d
     assert within(d["growth_bytes"], 128 * MIB, 1), d
+
+
+def test_measure_unique_is_labelled():
+    """measure="unique" needs a cgroup of the tree's own, which only the CLI
+    makes: the block is not measured, and says why in the library's words."""
+    with peakbpf.measure(measure="unique") as m:
+        b = b"x" * (8 << 20)
+    del b
+    assert m.growth_bytes is None and m.peak_bytes is None and not m.exact
+    assert m.source == "unavailable" and "--measure unique" in m.inexact_reason
+    assert "not measured" in m.describe()
+    with pytest.raises(ValueError, match="rss"):
+        peakbpf.measure(measure="pss")

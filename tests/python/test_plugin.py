@@ -97,3 +97,24 @@ def test_inexact_figure_is_never_judged_silently(pytester):
     assert "exceeded the 64.0 MiB limit (proc, not exact, error unknown: " in out
     assert "within the 1.0 GiB limit (proc, not exact, error unknown: " in out
     assert "how far off it could be is unknown" in out
+
+
+UNIQUE = """
+import pytest
+
+@pytest.mark.peak_memory("64 MiB", measure="unique")
+def test_unique():
+    b = b"x" * (8 << 20)
+"""
+
+
+def test_marker_measure_unique(pytester):
+    pytester.makepyfile(UNIQUE)
+    r = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rw")
+    # Not judged, and a warning says why: never a silent pass on no figure.
+    r.assert_outcomes(passed=1, warnings=1)
+    r.stdout.fnmatch_lines(["*limit 64.0 MiB not judged: nothing measured (unavailable: unique memory*"])
+    pytester.makepyfile(UNIQUE.replace('"unique"', '"pss"'))
+    r = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert r.ret != 0
+    assert "measure='pss'" in r.stderr.str() + r.stdout.str()

@@ -47,37 +47,37 @@ static void delegated_controllers(const char *subtree_control, char *out, size_t
 
 /* Create in a new fixture cgroup the files a kernel would: the parent's
  * names, processes none, controllers as the parent delegates them, each
- * counter "0", each with the parent's file mode. */
-static int fixture_populate(const char *parent, const char *dir)
+ * counter "0", each with the parent's file mode. All through the fds, as
+ * the kernel would act on the directories themselves. */
+static int fixture_populate(int parent_fd, int dir_fd)
 {
-	char src[PATH_MAX], dst[PATH_MAX], controllers[256], *delegated = NULL;
-	DIR *d = opendir(parent);
+	char controllers[256], *delegated = NULL;
+	int fd = openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct dirent *de;
+	DIR *d;
 	int ret = 0;
 
-	if (!d)
+	if (fd < 0)
 		return -errno;
-	if (cg_path_join(src, sizeof(src), parent, "cgroup.subtree_control") == 0)
-		read_text_file(src, &delegated, NULL);
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	read_text_at(parent_fd, "cgroup.subtree_control", &delegated, NULL);
 	delegated_controllers(delegated, controllers, sizeof(controllers));
 	while ((de = readdir(d))) {
 		struct stat st;
 		const char *text = "0\n";
-		int fd;
 
-		if (cg_path_join(src, sizeof(src), parent, de->d_name) ||
-		    cg_path_join(dst, sizeof(dst), dir, de->d_name)) {
-			ret = -ENAMETOOLONG;
-			goto cleanup;
-		}
-		if (stat(src, &st) || !S_ISREG(st.st_mode))
+		if (fstatat(parent_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (!strcmp(de->d_name, "cgroup.procs") || !strcmp(de->d_name, "tasks") ||
 		    !strcmp(de->d_name, "cgroup.subtree_control"))
 			text = "";
 		else if (!strcmp(de->d_name, "cgroup.controllers"))
 			text = controllers;
-		fd = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
+		fd = openat(dir_fd, de->d_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777);
 		if (fd < 0) {
 			ret = -errno;
 			goto cleanup;
@@ -95,35 +95,53 @@ cleanup:
 }
 
 /* rmdir, after removing the regular files a fixture cgroup holds. */
-static int fixture_remove_cgroup(const char *dir)
+static int fixture_remove_cgroup(int parent_fd, const char *name)
 {
-	char path[PATH_MAX];
-	DIR *d = opendir(dir);
+	int fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
+	DIR *d;
 
-	if (!d)
+	if (fd < 0)
 		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
 	while ((de = readdir(d))) {
-		if (cg_path_join(path, sizeof(path), dir, de->d_name) == 0 && cg_is_file(path))
-			unlink(path);
+		if (cg_is_file_at(fd, de->d_name))
+			unlinkat(fd, de->d_name, 0);
 	}
 	closedir(d);
-	return rmdir(dir) ? -errno : 0;
+	return unlinkat(parent_fd, name, AT_REMOVEDIR) ? -errno : 0;
 }
 
-static int fixture_make_cgroup(const char *parent, const char *dir)
+static int fixture_make_cgroup(int parent_fd, const char *name)
 {
-	int ret = mkdir(dir, 0755) ? -errno : 0;
+	int dir_fd, ret = mkdirat(parent_fd, name, 0755) ? -errno : 0;
 
 	if (ret)
 		return ret;
-	ret = fixture_populate(parent, dir);
+	dir_fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ret = dir_fd < 0 ? -errno : fixture_populate(parent_fd, dir_fd);
+	if (dir_fd >= 0)
+		close(dir_fd);
 	if (ret)
-		fixture_remove_cgroup(dir);
+		fixture_remove_cgroup(parent_fd, name);
 	return ret;
 }
 
-static int fixture_find_hierarchy(struct cg_hierarchy *h, const char *root, char *why, size_t whylen)
+/* h->root_fd on h->root, below root_fd (root itself or memory/). */
+static int fixture_open_root(struct cg_hierarchy *h, const char *root, int root_fd)
+{
+	const char *name = strcmp(h->root, root) ? "memory" : ".";
+
+	h->root_fd = openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return h->root_fd < 0 ? -errno : 0;
+}
+
+static int fixture_find_hierarchy(struct cg_hierarchy *h, const char *root, int root_fd,
+				  char *why, size_t whylen)
 {
 	char path[PATH_MAX];
 	int ret;
@@ -139,20 +157,20 @@ static int fixture_find_hierarchy(struct cg_hierarchy *h, const char *root, char
 			set_why(why, whylen, "no memory controller in the cgroup2 hierarchy at %s", root);
 		else if (ret)
 			set_why(why, whylen, "cannot read %s: %s", path, strerror(-ret));
-		return ret;
+		return ret ? ret : fixture_open_root(h, root, root_fd);
 	}
 	h->version = CG_V1;
 	if (cg_path_join(path, sizeof(path), root, "memory.max_usage_in_bytes"))
 		return -ENAMETOOLONG;
 	if (cg_is_file(path)) {
 		snprintf(h->root, sizeof(h->root), "%s", root);
-		return 0;
+		return fixture_open_root(h, root, root_fd);
 	}
 	if (cg_path_join(h->root, sizeof(h->root), root, "memory") ||
 	    cg_path_join(path, sizeof(path), h->root, "memory.max_usage_in_bytes"))
 		return -ENAMETOOLONG;
 	if (cg_is_file(path))
-		return 0;
+		return fixture_open_root(h, root, root_fd);
 	set_why(why, whylen, "no memory controller mounted under %s", root);
 	return -EOPNOTSUPP;
 }
@@ -169,12 +187,9 @@ static int fixture_proc_cgroup(const struct cg_hierarchy *h, pid_t pid, char *re
 }
 
 /* The kernel takes moved processes off the list; a plain file keeps them. */
-static void fixture_procs_moved(const char *dir)
+static void fixture_procs_moved(int dir_fd)
 {
-	char path[PATH_MAX];
-
-	if (cg_path_join(path, sizeof(path), dir, "cgroup.procs") == 0)
-		cg_write_text(path, "", O_TRUNC);
+	cg_write_text_at(dir_fd, "cgroup.procs", "", O_TRUNC);
 }
 
 const struct cgroup_fs_ops cgroup_fixture_ops = {

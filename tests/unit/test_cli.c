@@ -290,6 +290,24 @@ static void test_helper(void **state)
 	assert_null(o.helper_path);
 }
 
+/* --measure rss|unique: the headline; anything else names the choices. */
+static void test_measure(void **state)
+{
+	struct options o;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "true"), CLI_RUN);
+	assert_false(o.measure_unique);
+	assert_int_equal(PARSE(&o, err, "--measure", "unique", "true"), CLI_RUN);
+	assert_true(o.measure_unique);
+	assert_int_equal(PARSE(&o, err, "--measure=rss", "true"), CLI_RUN);
+	assert_false(o.measure_unique);
+	assert_int_equal(PARSE(&o, err, "--measure", "pss", "true"), CLI_ERROR);
+	assert_string_equal(err, "--measure: 'pss' is not one of rss, unique");
+	assert_int_equal(PARSE(&o, err, "--measure", "", "true"), CLI_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_compare_sampler_and_top),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_helper),
+		cmocka_unit_test(test_measure),
 	};
 
 	return cmocka_run_group_tests_name("cli", tests, NULL, NULL);

@@ -242,6 +242,68 @@ static void test_human_exact_and_window(void **state)
 	free(s);
 }
 
+/* The unique memory: its own field (null when not asked), and one line
+ * when it is more than 10 % below summed RSS. */
+static void test_unique(void **state)
+{
+	struct fixture x;
+	struct figure u = { .source = "bpf-memcg", .measured = true, .exact = true, .scope = "unique",
+			    .peak_bytes = 128 * MiB, .baseline_known = true };
+	struct figure none = { .source = "unavailable", .scope = "unique",
+			       .inexact_reason = "this kernel has no memcg statistic tracepoints (6.13+)" };
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 0);
+	s = render(report_json, &x.rec);
+	assert_non_null(strstr(s, "\"unique\":null,"));
+	free(s);
+
+	x.rec.unique = &u;
+	s = render(report_json, &x.rec);
+	assert_non_null(strstr(s, "\"unique\":{\"source\":\"bpf-memcg\",\"exact\":true,\"error_bound_bytes\":0,"));
+	assert_non_null(strstr(s, "\"peak_bytes\":134217728,\"baseline_bytes\":0,\"growth_bytes\":134217728}"));
+	free(s);
+	s = render(report_human, &x.rec);
+	/* (512 - 128) MiB of 4 KiB pages */
+	assert_non_null(strstr(s, "  summed RSS counts 98304 fork-shared pages in several processes; "
+				  "the tree's unique memory peaked at 128.0 MiB (bpf-memcg, exact)\n"));
+	free(s);
+
+	/* Within 10 %: no line. */
+	u.peak_bytes = 470 * MiB;
+	s = render(report_human, &x.rec);
+	assert_null(strstr(s, "fork-shared"));
+	free(s);
+
+	/* --measure unique: the unique figure leads, summed RSS is the first other. */
+	u.peak_bytes = 128 * MiB;
+	x.rec.others = &x.rec.primary;
+	x.rec.n_others = 1;
+	{
+		struct record r = x.rec;
+
+		r.primary = u;
+		r.others = &x.rec.primary;
+		s = render(report_human, &r);
+		assert_non_null(strstr(s, "peakbpf: peak 128.0 MiB (bpf-memcg, exact)"));
+		assert_non_null(strstr(s, "counts 98304 fork-shared pages"));
+		free(s);
+	}
+
+	x.rec.n_others = 0;
+	x.rec.unique = &none;
+	s = render(report_json, &x.rec);
+	assert_non_null(strstr(s, "\"unique\":{\"source\":\"unavailable\",\"exact\":false,\"error_bound_bytes\":null,"
+				  "\"inexact_reason\":\"this kernel has no memcg statistic tracepoints (6.13+)\","));
+	assert_non_null(strstr(s, "\"scope\":\"unique\",\"peak_bytes\":null,\"baseline_bytes\":null,\"growth_bytes\":null}"));
+	free(s);
+	s = render(report_human, &x.rec);
+	assert_null(strstr(s, "fork-shared"));
+	free(s);
+}
+
 static void test_privileges(void **state)
 {
 	uint64_t bpf = 1ULL << CAPBIT_BPF, perfmon = 1ULL << CAPBIT_PERFMON;
@@ -266,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_human_summary),
 		cmocka_unit_test(test_human_exact_and_window),
+		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_privileges),
 	};
 

@@ -21,6 +21,7 @@
 #include <ftw.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "cgroup_fixture.h"
+#include "cgroup_fs.h"
 #include "cgroup_parse.h"
 #include "sources.h"
 
@@ -151,9 +153,13 @@ static void rm_tree(char *dir)
 	free(dir);
 }
 
+/* The name peakbpf gives its command's cgroup: this process's marker. */
 static char *child_name(char *buf, size_t len)
 {
-	snprintf(buf, len, "peakbpf-%d", (int)getpid());
+	struct cg_marker m;
+
+	assert_int_equal(cg_marker_self(&m), 0);
+	assert_int_equal(cg_marker_format(&m, buf, len), 0);
 	return buf;
 }
 
@@ -493,7 +499,7 @@ static int use_cgroupfs(void **state)
 static void test_cgroup_v2_fixture_command_mode(void **state)
 {
 	struct source_opts o = { .command_mode = true };
-	char *root = make_tmpdir(), buf[256], name[32], child[PATH_MAX], why[256] = "x";
+	char *root = make_tmpdir(), buf[256], name[CG_MARKER_MAX], child[PATH_MAX], why[256] = "x";
 	struct source *s = NULL;
 	struct figure f;
 
@@ -552,7 +558,7 @@ static void test_cgroup_v2_fixture_command_mode(void **state)
 static void test_cgroup_v2_fixture_memory_already_enabled(void **state)
 {
 	struct source_opts o = { .command_mode = true, .self_cgroup = "/job" };
-	char *root = make_tmpdir(), buf[256], name[32], job[PATH_MAX], why[256];
+	char *root = make_tmpdir(), buf[256], name[CG_MARKER_MAX], job[PATH_MAX], why[256];
 	struct source *s = NULL;
 
 	(void)state;
@@ -580,7 +586,7 @@ static void test_cgroup_v2_fixture_memory_already_enabled(void **state)
 static int v2_without_reset(void)
 {
 	struct source_opts o = { .command_mode = true };
-	char *root = strdup("/tmp/peakbpf-test-XXXXXX"), name[32], child[PATH_MAX], path[PATH_MAX];
+	char *root = strdup("/tmp/peakbpf-test-XXXXXX"), name[CG_MARKER_MAX], child[PATH_MAX], path[PATH_MAX];
 	char buf[256], why[256];
 	struct source *s = NULL;
 	struct figure f;
@@ -703,7 +709,7 @@ static void test_cgroup_v2_fixture_no_internal_process_rule(void **state)
 static void test_cgroup_v2_fixture_without_memory_peak(void **state)
 {
 	struct source_opts o = { .command_mode = true };
-	char *root = make_tmpdir(), name[32], why[256] = "";
+	char *root = make_tmpdir(), name[CG_MARKER_MAX], why[256] = "";
 	struct source *s = NULL;
 
 	(void)state;
@@ -789,7 +795,7 @@ static void test_cgroup_v2_fixture_attach_root_cgroup(void **state)
 static void test_cgroup_v1_fixture_command_mode(void **state)
 {
 	struct source_opts o = { .command_mode = true, .self_cgroup = "/job" };
-	char *root = make_tmpdir(), buf[256], mem[PATH_MAX], job[PATH_MAX], child[PATH_MAX], name[32], why[256];
+	char *root = make_tmpdir(), buf[256], mem[PATH_MAX], job[PATH_MAX], child[PATH_MAX], name[CG_MARKER_MAX], why[256];
 	struct source *s = NULL;
 	struct figure f;
 
@@ -862,48 +868,365 @@ static void test_cgroup_v1_fixture_attach_mode_does_not_reset(void **state)
 	rm_tree(root);
 }
 
+/* A marker-named directory in root with an empty (or given) cgroup.procs. */
+static void make_marked(const char *root, const struct cg_marker *m, const char *procs, char *name, size_t len)
+{
+	char sub[PATH_MAX];
+
+	assert_int_equal(cg_marker_format(m, name, len), 0);
+	make_dir(root, name);
+	JOIN(sub, "%s/%s", root, name);
+	put(sub, "cgroup.procs", procs);
+	put(sub, "memory.peak", "0\n");
+}
+
+/* The stale-cgroup scan goes by the marker, never by the name's pid alone:
+ * a dead creator's empty cgroup goes; a live creator's stays though empty;
+ * a reused pid (same pid, another start time) counts as gone; a creator in
+ * another PID namespace is only judged from the initial one; a name
+ * without a full marker (peakbpf-<pid> of older versions) stays. */
 static void test_cgroup_removes_stale_children(void **state)
 {
 	struct source_opts o = { .command_mode = true };
-	char *root = make_tmpdir(), stale[64], busy[64], sub[PATH_MAX], name[32], why[256];
+	char *root = make_tmpdir(), stale[CG_MARKER_MAX], busy[CG_MARKER_MAX], live[CG_MARKER_MAX];
+	char reused[CG_MARKER_MAX], foreign[CG_MARKER_MAX], old[64], name[CG_MARKER_MAX], why[256];
+	char victim[PATH_MAX], link[CG_MARKER_MAX], path[PATH_MAX];
+	struct cg_marker self, m;
 	struct source *s = NULL;
-	pid_t dead = dead_pid();
+	pid_t dead = dead_pid(), peer;
+	int gate[2];
 
 	(void)state;
+	assert_int_equal(cg_marker_self(&self), 0);
+	/* A live peer: a child that waits, its marker read like peakbpf's. */
+	assert_int_equal(pipe(gate), 0);
+	peer = fork();
+	assert_true(peer >= 0);
+	if (peer == 0) {
+		char c;
+
+		close(gate[1]);
+		_exit(read(gate[0], &c, 1) < 0);
+	}
+	close(gate[0]);
 	fixture_v2(root, "memory\n", true);
 	put(root, "cgroup.subtree_control", "memory\n");
-	snprintf(stale, sizeof(stale), "peakbpf-%d", (int)dead);
-	make_dir(root, stale);                      /* dead and empty: goes */
-	JOIN(sub, "%s/%s", root, stale);
-	put(sub, "cgroup.procs", "");
-	put(sub, "memory.peak", "0\n");
-	snprintf(busy, sizeof(busy), "peakbpf-%d", (int)dead_pid());
-	make_dir(root, busy);                       /* dead, processes still in it: stays */
-	JOIN(sub, "%s/%s", root, busy);
-	put(sub, "cgroup.procs", "5\n");
-	make_dir(root, "peakbpf-1");                /* pid 1 is alive: stays */
-	make_dir(root, "peakbpf-x");                /* not ours: stays */
-	make_dir(root, "peakbpf-0");
-	make_dir(root, "peakbpf-007");
+	m = self;
+	m.pid = (int)dead;
+	make_marked(root, &m, "", stale, sizeof(stale));        /* dead, empty: goes */
+	m.pid = (int)dead_pid();
+	make_marked(root, &m, "5\n", busy, sizeof(busy));       /* dead, processes in it: stays */
+	m.pid = (int)peer;
+	{                                                       /* the child's own start time */
+		char stat_path[64], text[1024];
+
+		snprintf(stat_path, sizeof(stat_path), "%d/stat", (int)peer);
+		assert_int_equal(parse_stat_start_time(get("/proc", stat_path, text, sizeof(text)), &m.start), 0);
+	}
+	make_marked(root, &m, "", live, sizeof(live));          /* alive, empty: stays */
+	m.start += 1000;
+	make_marked(root, &m, "", reused, sizeof(reused));      /* pid reused since: goes */
+	m = self;
+	m.pid = (int)dead;
+	m.pidns = 1;                                            /* no namespace has inode 1 */
+	make_marked(root, &m, "", foreign, sizeof(foreign));
+	snprintf(old, sizeof(old), "peakbpf-%d", (int)dead);
+	make_dir(root, old);                                    /* no marker: stays */
+	make_dir(root, "peakbpf-x");
+	/* A symlink with a dead creator's marker is not followed to its target. */
+	JOIN(victim, "%s.victim", root);
+	assert_int_equal(mkdir(victim, 0755), 0);
+	put(victim, "cgroup.procs", "");
+	m = self;
+	m.pid = (int)dead;
+	m.start += 1;
+	assert_int_equal(cg_marker_format(&m, link, sizeof(link)), 0);
+	JOIN(path, "%s/%s", root, link);
+	assert_int_equal(symlink(victim, path), 0);
+
 	o.cgroup_root = root;
 	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), 0);
 	assert_false(exists(root, stale));
 	assert_true(exists(root, busy));
-	assert_true(exists(root, "peakbpf-1"));
+	assert_true(exists(root, live));
+	assert_false(exists(root, reused));
+	/* From a non-initial namespace another namespace's cgroup is left
+	 * alone. From the initial one it goes when no process is in that
+	 * namespace, if every process's namespace could be read (not so where
+	 * even root may not read pid 1's, as in some sandboxes). */
+	if (self.pidns != 0xEFFFFFFCULL)
+		assert_true(exists(root, foreign));
+	else
+		print_message("another namespace's leftover, seen from the initial one: %s\n",
+			      exists(root, foreign) ? "kept (a process's namespace unreadable)" : "removed");
+	assert_true(exists(root, old));
 	assert_true(exists(root, "peakbpf-x"));
-	assert_true(exists(root, "peakbpf-0"));
-	assert_true(exists(root, "peakbpf-007"));
+	assert_true(exists(victim, "cgroup.procs"));
 	assert_true(exists(root, child_name(name, sizeof(name))));
 	s->ops->destroy(s);
 	assert_false(exists(root, name));
+	assert_int_equal(write(gate[1], "x", 1), 1);
+	close(gate[1]);
+	waitpid(peer, NULL, 0);
+	rm_tree(strdup(victim));
 	rm_tree(root);
+}
+
+/* A live creator in a PID namespace of its own (a child made with
+ * CLONE_NEWPID, pid 1 there): its empty cgroup is kept, though pid 1 here
+ * is another process. Needs root for unshare. */
+static void test_cgroup_keeps_live_peer_in_other_pidns(void **state)
+{
+	struct source_opts o = { .command_mode = true };
+	char *root, peer_name[CG_MARKER_MAX], name[CG_MARKER_MAX], why[256], path[64], text[1024];
+	struct source *sp = NULL;
+	struct cg_marker m;
+	struct stat st;
+	int gate[2], ready[2];
+	pid_t child;
+	char c;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skip - a PID namespace of its own needs root\n");
+		skip();
+	}
+	assert_int_equal(pipe(gate), 0);
+	assert_int_equal(pipe(ready), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pid_t inner;
+
+		close(gate[1]);
+		close(ready[0]);
+		if (unshare(CLONE_NEWPID))
+			_exit(1);
+		inner = fork();         /* pid 1 of the new namespace */
+		if (inner == 0) {
+			close(ready[1]);
+			_exit(read(gate[0], &c, 1) < 0);
+		}
+		/* Its pid as seen from here, for the test to find it. */
+		_exit(write(ready[1], &inner, sizeof(inner)) == sizeof(inner) &&
+		      waitpid(inner, NULL, 0) == inner ? 0 : 1);
+	}
+	close(gate[0]);
+	close(ready[1]);
+	{
+		pid_t inner;
+
+		assert_int_equal(read(ready[0], &inner, sizeof(inner)), sizeof(inner));
+		close(ready[0]);
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)inner);
+		assert_int_equal(stat(path, &st), 0);
+		snprintf(path, sizeof(path), "%d/stat", (int)inner);
+		assert_int_equal(parse_stat_start_time(get("/proc", path, text, sizeof(text)), &m.start), 0);
+	}
+	m.pid = 1;
+	m.pidns = (unsigned long long)st.st_ino;
+	root = make_tmpdir();
+	fixture_v2(root, "memory\n", true);
+	make_marked(root, &m, "", peer_name, sizeof(peer_name));
+	o.cgroup_root = root;
+	assert_int_equal(cgroup_source_open(&o, &sp, why, sizeof(why)), 0);
+	assert_true(exists(root, peer_name));
+	assert_true(exists(root, child_name(name, sizeof(name))));
+	sp->ops->destroy(sp);
+	assert_int_equal(write(gate[1], "x", 1), 1);
+	close(gate[1]);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	rm_tree(root);
+}
+
+/* Marker names and the start time from /proc/PID/stat. */
+static void test_cgroup_marker_names(void **state)
+{
+	struct cg_marker m = { .pid = 4242, .start = 123456, .pidns = 4026531836ULL }, back;
+	char name[CG_MARKER_MAX];
+	unsigned long long start;
+
+	(void)state;
+	assert_int_equal(cg_marker_format(&m, name, sizeof(name)), 0);
+	assert_string_equal(name, "peakbpf-4242-123456-4026531836");
+	assert_int_equal(cg_marker_parse(name, &back), 0);
+	assert_int_equal(back.pid, 4242);
+	assert_int_equal(back.start, 123456);
+	assert_int_equal(back.pidns, 4026531836ULL);
+	assert_int_equal(cg_marker_format(&m, name, 10), -ENAMETOOLONG);
+	assert_int_equal(cg_marker_parse("peakbpf-1-0-5", &back), 0);
+	assert_int_equal(cg_marker_parse("peakbpf-4242", &back), -EINVAL);     /* name alone */
+	assert_int_equal(cg_marker_parse("peakbpf-4242-1", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-0-1-5", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-01-1-5", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-+1-1-5", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-1-1-0", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-1-1-5x", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-1-1-5-", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-2147483648-1-5", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("peakbpf-1-99999999999999999999999-5", &back), -EINVAL);
+	assert_int_equal(cg_marker_parse("other-1-1-5", &back), -EINVAL);
+	assert_int_equal(parse_stat_start_time("42 (a) b) S 1 42 42 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 "
+					       "777 2768896 166 18446744073709551615\n", &start), 0);
+	assert_int_equal(start, 777);
+	assert_int_equal(parse_stat_start_time("42 (a) S 1 42 42 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 9", &start), 0);
+	assert_int_equal(start, 9);
+	assert_int_equal(parse_stat_start_time("42 (a) S 1 42", &start), -EINVAL);
+	assert_int_equal(parse_stat_start_time("42 a S", &start), -EINVAL);
+	assert_int_equal(parse_stat_start_time("42 (a) S 1 42 42 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 x", &start),
+			 -EINVAL);
+}
+
+/* A creator is gone only when that can be shown: ourselves and our parent
+ * are alive; a reaped child is gone; a pid with another start time is. */
+static void test_cgroup_marker_creator_gone(void **state)
+{
+	struct cg_marker self, m;
+
+	(void)state;
+	assert_int_equal(cg_marker_self(&self), 0);
+	assert_int_equal(self.pid, (int)getpid());
+	assert_false(cg_marker_creator_gone(&self));
+	m = self;
+	m.pid = (int)dead_pid();
+	assert_true(cg_marker_creator_gone(&m));
+	m = self;
+	m.start++;
+	assert_true(cg_marker_creator_gone(&m));
+}
+
+/* As root, a cgroup root another user owns or can write is refused; any
+ * other caller is left to the kernel's permissions. */
+static void test_cgroup_root_check_rules(void **state)
+{
+	struct stat st = { .st_mode = S_IFDIR | 0755, .st_uid = 0 };
+	char why[256] = "";
+
+	(void)state;
+	assert_int_equal(cg_root_check(&st, false, 0, "/r", why, sizeof(why)), 0);
+	st.st_uid = 1000;
+	assert_int_equal(cg_root_check(&st, false, 1000, "/r", why, sizeof(why)), 0);
+	assert_int_equal(cg_root_check(&st, true, 0, "/r", why, sizeof(why)), -CG_ROOT_UNSAFE);
+	assert_non_null(strstr(why, "/r is owned by uid 1000, not root"));
+	st.st_uid = 0;
+	st.st_mode = S_IFDIR | 0777;
+	assert_int_equal(cg_root_check(&st, false, 0, "/r", why, sizeof(why)), -CG_ROOT_UNSAFE);
+	assert_non_null(strstr(why, "writable by others"));
+	st.st_mode = S_IFDIR | 0775;
+	assert_int_equal(cg_root_check(&st, false, 0, "/r", why, sizeof(why)), -CG_ROOT_UNSAFE);
+	assert_non_null(strstr(why, "writable by its group"));
+	/* The real cgroupfs, root's, delegated to a group: kept. */
+	assert_int_equal(cg_root_check(&st, true, 0, "/r", why, sizeof(why)), 0);
+	assert_int_equal(cg_root_check(&st, false, 1000, "/r", why, sizeof(why)), 0);
+}
+
+/* The same rules through cgroup_source_open, on fixture roots (as root). */
+static void test_cgroup_root_not_roots_refused(void **state)
+{
+	struct source_opts o = { .command_mode = true };
+	char *root, why[256] = "";
+	struct source *s = NULL;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skip - the ownership rule applies to euid 0 only\n");
+		skip();
+	}
+	root = make_tmpdir();
+	fixture_v2(root, "memory\n", true);
+	assert_int_equal(chown(root, 65534, 65534), 0);
+	o.cgroup_root = root;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -CG_ROOT_UNSAFE);
+	assert_null(s);
+	assert_non_null(strstr(why, "owned by uid 65534, not root"));
+	assert_int_equal(chown(root, 0, 0), 0);
+	assert_int_equal(chmod(root, 0777), 0);
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -CG_ROOT_UNSAFE);
+	assert_non_null(strstr(why, "writable by others"));
+	assert_int_equal(chmod(root, 0700), 0);
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), 0);
+	s->ops->destroy(s);
+	rm_tree(root);
+}
+
+/*
+ * A rename and a symlink swapped in after the root was validated, staged by
+ * a fixture whose proc_cgroup (called between validation and use) moves the
+ * root away and leaves a symlink to a victim tree in its place: peakbpf's
+ * cgroup is made, written and removed in the directory it validated, and
+ * the victim is untouched. The same once more between open and destroy.
+ */
+static char swap_root[PATH_MAX], swap_moved[PATH_MAX], swap_victim[PATH_MAX];
+
+static int swapping_proc_cgroup(const struct cg_hierarchy *h, pid_t pid, char *rel, size_t len)
+{
+	if (swap_root[0]) {
+		assert_int_equal(rename(swap_root, swap_moved), 0);
+		assert_int_equal(symlink(swap_victim, swap_root), 0);
+		swap_root[0] = '\0';
+	}
+	return cgroup_fixture_ops.proc_cgroup(h, pid, rel, len);
+}
+
+static void test_cgroup_swap_after_validation(void **state)
+{
+	struct cgroup_fs_ops ops = cgroup_fixture_ops;
+	struct source_opts o = { .command_mode = true };
+	char *root = make_tmpdir(), *victim = make_tmpdir(), name[CG_MARKER_MAX], why[256], buf[64];
+	char path[PATH_MAX], again[PATH_MAX];
+	struct source *s = NULL;
+
+	(void)state;
+	fixture_v2(root, "memory\n", true);
+	fixture_v2(victim, "memory\n", true);
+	snprintf(swap_root, sizeof(swap_root), "%s", root);
+	JOIN(swap_moved, "%s.moved", root);
+	snprintf(swap_victim, sizeof(swap_victim), "%s", victim);
+	ops.proc_cgroup = swapping_proc_cgroup;
+	cgroup_fs_set_ops_for_tests(&ops);
+	o.cgroup_root = root;
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), 0);
+	child_name(name, sizeof(name));
+	assert_true(exists(swap_moved, name));                  /* made where validated */
+	{
+		struct stat held, made;
+
+		JOIN(path, "%s/%s", swap_moved, name);
+		assert_int_equal(fstat(cgroup_source_own_dir_fd(s), &held), 0);
+		assert_int_equal(stat(path, &made), 0);
+		assert_true(held.st_ino == made.st_ino && held.st_dev == made.st_dev);
+	}
+	assert_false(exists(victim, name));
+	assert_string_equal(get(victim, "cgroup.subtree_control", buf, sizeof(buf)), "");
+	/* Again between open and use: the moved root moves on, a symlink to
+	 * the victim (holding a cgroup of the same name) takes its place. */
+	JOIN(again, "%s.again", root);
+	assert_int_equal(rename(swap_moved, again), 0);
+	assert_int_equal(symlink(victim, swap_moved), 0);
+	make_dir(victim, name);
+	JOIN(path, "%s/%s", victim, name);
+	put(path, "cgroup.procs", "");
+	assert_int_equal(s->ops->add_root(s, 4242), 0);
+	JOIN(path, "%s/%s", again, name);
+	assert_string_equal(get(path, "cgroup.procs", buf, sizeof(buf)), "4242\n");
+	JOIN(path, "%s/%s", victim, name);
+	assert_string_equal(get(path, "cgroup.procs", buf, sizeof(buf)), "");
+	s->ops->destroy(s);
+	assert_false(exists(again, name));                      /* removed where made */
+	assert_true(exists(victim, name));                      /* the victim's stays */
+	assert_int_equal(unlink(swap_moved), 0);
+	assert_int_equal(unlink(root), 0);
+	cgroup_fs_set_ops_for_tests(&cgroup_fixture_ops);
+	rm_tree(strdup(again));
+	rm_tree(victim);
+	free(root);
 }
 
 /* A leftover with our own pid (an earlier process had it) is reused. */
 static void test_cgroup_reuses_leftover_with_own_pid(void **state)
 {
 	struct source_opts o = { .command_mode = true };
-	char *root = make_tmpdir(), name[32], sub[PATH_MAX], why[256];
+	char *root = make_tmpdir(), name[CG_MARKER_MAX], sub[PATH_MAX], why[256];
 	struct source *s = NULL;
 
 	(void)state;
@@ -971,7 +1294,7 @@ static void test_cgroup_symlinks_not_followed(void **state)
 {
 	struct source_opts o = { .command_mode = true };
 	char *root = make_tmpdir(), link[PATH_MAX], path[PATH_MAX], victim[PATH_MAX];
-	char child[PATH_MAX], name[32], why[256] = "", buf[64];
+	char child[PATH_MAX], name[CG_MARKER_MAX], why[256] = "", buf[64];
 	struct source *s = (struct source *)&o;
 
 	(void)state;
@@ -979,12 +1302,12 @@ static void test_cgroup_symlinks_not_followed(void **state)
 	JOIN(link, "%s.link", root);
 	assert_int_equal(symlink(root, link), 0);
 	o.cgroup_root = link;
-	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -ELOOP);
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -CG_ROOT_UNSAFE);
 	assert_null(s);
 	assert_non_null(strstr(why, "is a symbolic link"));
 	JOIN(path, "%s/", link);                    /* lstat would follow "link/" */
 	o.cgroup_root = path;
-	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -ELOOP);
+	assert_int_equal(cgroup_source_open(&o, &s, why, sizeof(why)), -CG_ROOT_UNSAFE);
 	assert_int_equal(unlink(link), 0);
 
 	o.cgroup_root = root;
@@ -1010,7 +1333,7 @@ static void test_cgroup_symlinks_not_followed(void **state)
 static void test_cgroup_root_not_cgroupfs(void **state)
 {
 	struct source_opts o = { .command_mode = true };
-	char *root = make_tmpdir(), why[256] = "", name[32];
+	char *root = make_tmpdir(), why[256] = "", name[CG_MARKER_MAX];
 	struct source *s = (struct source *)&o;
 
 	(void)state;
@@ -1365,6 +1688,12 @@ int main(void)
 		FIXTURE_TEST(test_cgroup_v1_fixture_command_mode),
 		FIXTURE_TEST(test_cgroup_v1_fixture_attach_mode_does_not_reset),
 		FIXTURE_TEST(test_cgroup_removes_stale_children),
+		FIXTURE_TEST(test_cgroup_keeps_live_peer_in_other_pidns),
+		cmocka_unit_test(test_cgroup_marker_names),
+		cmocka_unit_test(test_cgroup_marker_creator_gone),
+		cmocka_unit_test(test_cgroup_root_check_rules),
+		FIXTURE_TEST(test_cgroup_root_not_roots_refused),
+		FIXTURE_TEST(test_cgroup_swap_after_validation),
 		FIXTURE_TEST(test_cgroup_reuses_leftover_with_own_pid),
 		FIXTURE_TEST(test_cgroup_root_errors),
 		FIXTURE_TEST(test_cgroup_root_from_environment),

@@ -46,3 +46,9 @@ bench-short: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
 
 bench-cpus: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_OUT)/bpfstat
 	$(Q)OUTPUT=$(OUTPUT) VMTEST_CACHE="$(VMTEST_CACHE)" tools/bench/bench-cpus.sh
+
+# What the unique-memory program costs the machine (tools/bench/unique-cost.sh;
+# ~1 min, root, Linux 6.13+).
+.PHONY: bench-unique
+bench-unique: $(OUTPUT)/peakbpf $(OUTPUT)/workload
+	$(Q)OUTPUT=$(OUTPUT) tools/bench/unique-cost.sh

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tree's unique memory: each resident page counted once, beside the
+ * summed RSS headline (issue 17; docs/design.md, "Unique memory").
+ *
+ * Where the tree has a memory cgroup of its own (command mode) and the kernel
+ * has the memcg statistic tracepoints (6.13+), bpf/unique.bpf.c keeps that
+ * cgroup's mapped anon + mapped file pages and their running maximum: the
+ * figure is "bpf-memcg", exact. Elsewhere the figure is not measured
+ * (measured: false) and says why.
+ */
+#ifndef PEAKBPF_UNIQUE_API_H
+#define PEAKBPF_UNIQUE_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "source.h"
+
+struct unique;
+
+/* What the figure covers, for figure.scope. */
+extern const char UNIQUE_SCOPE[];
+
+/*
+ * Watch the memory cgroup whose directory cgroup_dir_fd holds open (v1 or
+ * v2; fstat, so a rename cannot point it elsewhere), which must hold nothing yet:
+ * the figure starts from 0 pages. 0, or -errno and a
+ * one-line reason: -EOPNOTSUPP when the kernel has no memcg statistic
+ * tracepoint (before 6.13).
+ */
+int unique_open(int cgroup_dir_fd, long page_size, struct unique **out, char *why, size_t whylen);
+/* Close the window that ends now and open the next: out is its figure. */
+void unique_close_window(struct unique *u, struct figure *out);
+void unique_destroy(struct unique *u);
+
+/*
+ * Whether to print "summed RSS counts N fork-shared pages ...": both
+ * measured and the unique peak more than 10 % below summed RSS.
+ */
+static inline bool unique_differs(const struct figure *summed, const struct figure *unique)
+{
+	if (!summed->measured || !unique->measured)
+		return false;
+	return (double)unique->peak_bytes < 0.9 * (double)summed->peak_bytes;
+}
+
+#endif
