@@ -23,6 +23,7 @@ LIB_SONAME := libpeakbpf.so.$(LIB_SOVERSION)
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 PYTHON ?= /usr/bin/python3
 # Where Debian's python3 looks: /usr/lib/python3/dist-packages for PREFIX=/usr,
 # PREFIX/lib/python3.X/dist-packages otherwise (/usr/local/lib/python3.11/...).
@@ -56,6 +57,8 @@ LIB_SRCS := \
 	src/holders.c \
 	src/host.c \
 	src/session.c \
+	src/helper_proto.c \
+	src/source_helper.c \
 	src/source_bpf.c \
 	src/sampler_model.c \
 	src/stats.c \
@@ -83,12 +86,12 @@ LIB_SRCS := \
 	src/source_rusage.c \
 	src/unique.c \
 	src/libpeakbpf.c
-CLI_SRCS := src/main.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
+CLI_SRCS := src/main.c src/serve.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge
+	merge helper_proto
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -117,6 +120,7 @@ test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c sr
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
 test_merge_SRCS := src/merge.c src/record.c src/json.c
+test_helper_proto_SRCS := src/helper_proto.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test
@@ -277,6 +281,9 @@ install: $(OUTPUT)/peakbpf lib
 		-e 's|@VERSION@|$(VERSION)|' libpeakbpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libpeakbpf.pc
 	$(Q)install -D -m 0644 man/peakbpf.1 $(DESTDIR)$(MANDIR)/man1/peakbpf.1
 	$(Q)install -D -m 0644 man/libpeakbpf.3 $(DESTDIR)$(MANDIR)/man3/libpeakbpf.3
+	$(Q)install -D -m 0644 systemd/peakbpf.socket $(DESTDIR)$(SYSTEMDUNITDIR)/peakbpf.socket
+	$(Q)mkdir -p $(DESTDIR)$(SYSTEMDUNITDIR)
+	$(Q)sed -e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/peakbpf.service
 	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
 	$(Q)if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 

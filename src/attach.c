@@ -30,7 +30,9 @@ int attach_roots(struct session *s, const pid_t *pids, size_t n, int *pidfds, si
 			fprintf(stderr, "peakbpf: -p %d: no such process (check the PID, in this PID namespace)\n", pid);
 			return -ESRCH;
 		}
-		if (host_may_measure(pid, host_effective_caps()) == -EPERM) {
+		/* Through the helper, the helper decides (serve.c), with the
+		 * same rules, and says why. */
+		if (!session_helper_why(s) && host_may_measure(pid, host_effective_caps()) == -EPERM) {
 			fprintf(stderr, "peakbpf: -p %d: not your process: without root, peakbpf measures "
 				"only processes you could trace (your own; or grant CAP_SYS_PTRACE)\n", pid);
 			return -EPERM;
@@ -38,6 +40,10 @@ int attach_roots(struct session *s, const pid_t *pids, size_t n, int *pidfds, si
 		pidfds[i] = pidfd_open(pid);
 		watch_err = pidfds[i] < 0 ? errno : 0;      /* before adding it changes errno */
 		err = session_add_root(s, pid);
+		if (err && session_helper_why(s) && *session_helper_why(s)) {
+			fprintf(stderr, "peakbpf: -p %d: %s\n", pid, session_helper_why(s));
+			return err;
+		}
 		if (err == -ESRCH || watch_err == ESRCH) {
 			fprintf(stderr, "peakbpf: -p %d: the process exited while peakbpf attached\n", pid);
 			return -ESRCH;

@@ -16,6 +16,7 @@ enum {
 	OPT_SAMPLE_INTERVAL,
 	OPT_CGROUP_ROOT,
 	OPT_TIMELINE,
+	OPT_HELPER,
 	OPT_MEASURE,
 	OPT_RECORD,
 	OPT_RECORD_INTERVAL,
@@ -37,6 +38,7 @@ static const struct option long_options[] = {
 	{ "compare-sampler", required_argument, NULL, OPT_COMPARE_SAMPLER },
 	{ "user", required_argument, NULL, 'u' },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "helper", optional_argument, NULL, OPT_HELPER },
 	{ "measure", required_argument, NULL, OPT_MEASURE },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "record-interval", required_argument, NULL, OPT_RECORD_INTERVAL },
@@ -55,6 +57,8 @@ void cli_usage(FILE *out)
 "                        as OUT (.html or .svg; see peakbpf plot --help)\n"
 "       peakbpf merge DIR|FILE...      a job's peak across ranks and nodes, from\n"
 "                        their --record files (see peakbpf merge --help)\n"
+"       peakbpf serve [--socket PATH]   the helper for users without BPF\n"
+"                        privileges (see peakbpf serve --help)\n"
 
 "\n"
 "Report the exact peak of a process tree's summed resident memory (file +\n"
@@ -95,6 +99,9 @@ void cli_usage(FILE *out)
 "                        APP): write DIR/HOST.PID.jsonl, a line per window\n"
 "                        ending on wall-clock multiples of --record-interval\n"
 "                        (default 10ms; 1ms to 1h), for peakbpf merge\n"
+"      --helper[=PATH]   measure through peakbpf serve at PATH (default\n"
+"                        $PEAKBPF_HELPER or /run/peakbpf.sock); without BPF\n"
+"                        privileges it is used whenever that socket exists\n"
 "  -j, --json            write the JSON record(s) to stdout\n"
 "  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
 "                        line per window as it closes, then one for the run\n"
@@ -110,7 +117,8 @@ void cli_usage(FILE *out)
 "\n"
 "The summary goes to stderr, so COMMAND's stdout stays clean.\n"
 "Exit status: COMMAND's own; 128+N if it was killed by signal N; 125 if peakbpf\n"
-"failed; 126 if COMMAND could not be executed; 127 if it was not found.\n"
+"failed; 123 if the process is not yours to measure; 126 if COMMAND could not\n"
+"be executed; 127 if it was not found.\n"
 "122 if it succeeded but exceeded --max; 121 if the cgroup root was refused as\n"
 "unsafe (a symbolic link; as root, not root's alone).\n"
 "SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
@@ -232,6 +240,10 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		return CLI_RUN;
 	case OPT_CGROUP_ROOT:
 		o->cgroup_root = optarg;
+		return CLI_RUN;
+	case OPT_HELPER:
+		o->use_helper = true;
+		o->helper_path = optarg;
 		return CLI_RUN;
 	case OPT_MEASURE:
 		if (!strcmp(optarg, "rss") || !strcmp(optarg, "unique")) {
@@ -365,6 +377,10 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 	}
 	if (o->record_dir && !o->record_interval_ns)
 		o->record_interval_ns = RECORD_INTERVAL_DEFAULT_NS;
+	if (o->use_helper && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
+		snprintf(err, errlen, "--helper gives the bpf source: use it with --source auto or bpf");
+		return CLI_ERROR;
+	}
 	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)
 		return CLI_ERROR;
 	if (o->record_dir && runs_wanted(&o->runs)) {

@@ -34,6 +34,8 @@ struct options {
 	const char *user;       /* -u: run the command as USER[:GROUP] */
 	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
 	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
+	bool use_helper;        /* --helper[=PATH]: through peakbpf serve */
+	const char *helper_path;        /* NULL: $PEAKBPF_HELPER or the default */
 	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
 	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (record.h) */
 	uint64_t record_interval_ns;    /* --record-interval */

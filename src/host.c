@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "host.h"
 
@@ -66,40 +68,63 @@ void host_facts_fill(struct host_facts *h, uint64_t capeff)
 		h->privileges = "none";
 }
 
-/* The real, effective and saved uids of pid (the Uid: line of its status). */
-static int process_uids(pid_t pid, unsigned long uids[3])
+/* The real, effective and saved uids of pid (the Uid: line of its status),
+ * and whether it still has an address space (a VmRSS: line: a process
+ * that is exiting, or a zombie, has none). */
+static int process_uids(pid_t pid, unsigned long uids[3], bool *has_mm)
 {
 	char path[64], line[256];
 	int err = -ESRCH;
 	FILE *f;
 
+	*has_mm = false;
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "Uid:", 4))
-			continue;
-		err = sscanf(line + 4, "%lu %lu %lu", &uids[0], &uids[1], &uids[2]) == 3 ? 0 : -EINVAL;
-		break;
+		if (!strncmp(line, "Uid:", 4))
+			err = sscanf(line + 4, "%lu %lu %lu", &uids[0], &uids[1], &uids[2]) == 3 ? 0 : -EINVAL;
+		else if (!strncmp(line, "VmRSS:", 6))
+			*has_mm = true;
 	}
 	fclose(f);
 	return err;
 }
 
-int host_may_measure(pid_t pid, uint64_t capeff)
+int host_may_trace_as(pid_t pid, uid_t uid)
 {
 	unsigned long uids[3];
-	uid_t me = getuid();
+	char path[64];
+	struct stat st;
+	bool has_mm;
 	int err;
 
-	if (me == 0 || (capeff & CAP(CAPBIT_SYS_PTRACE)))
-		return 0;
-	err = process_uids(pid, uids);
+	err = process_uids(pid, uids, &has_mm);
 	if (err)
 		return err;
 	for (int i = 0; i < 3; i++)
-		if (uids[i] != (unsigned long)me)
+		if (uids[i] != (unsigned long)uid)
 			return -EPERM;
-	return 0;
+	/* Exiting, or a zombie: nothing to measure, and its /proc files are
+	 * root's (below) whoever it was. */
+	if (!has_mm)
+		return -ESRCH;
+	/* A process that is not dumpable (it changed identity, or asked to
+	 * be) has the files of its /proc directory owned by root, not by its
+	 * uid (the directory itself keeps its euid): ptrace would refuse it
+	 * too. */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (stat(path, &st))
+		return -errno;
+	return st.st_uid == uid ? 0 : -EPERM;
+}
+
+int host_may_measure(pid_t pid, uint64_t capeff)
+{
+	uid_t me = getuid();
+
+	if (me == 0 || (capeff & CAP(CAPBIT_SYS_PTRACE)))
+		return 0;
+	return host_may_trace_as(pid, me);
 }

@@ -34,9 +34,13 @@ struct host_facts {
  * May the caller measure process pid? A caller that is not root (a user
  * running a binary given CAP_BPF+CAP_PERFMON) may measure what it could
  * ptrace: processes whose real, effective and saved uids are all its own,
- * unless it also has CAP_SYS_PTRACE. 0, -EPERM, or -errno reading /proc.
+ * and dumpable, unless it also has CAP_SYS_PTRACE. 0, -EPERM, or -errno reading /proc.
  */
 int host_may_measure(pid_t pid, uint64_t capeff);
+/* Could uid (not root, no CAP_SYS_PTRACE) ptrace pid? Its real, effective
+ * and saved uids are uid, and it is dumpable. 0, -EPERM or -errno. The
+ * helper (serve.c) asks it for its clients; host_may_measure too. */
+int host_may_trace_as(pid_t pid, uid_t uid);
 /* The most processes and address spaces such a caller may track: the
  * kernel memory its maps may take is bounded. */
 #define UNPRIVILEGED_MAX_TRACKED 65536

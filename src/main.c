@@ -27,6 +27,7 @@
 #include "report.h"
 #include "runs.h"
 #include "sampler_model.h"
+#include "serve.h"
 #include "session.h"
 #include "sources.h"
 #include "spawn.h"
@@ -355,6 +356,8 @@ static int run_prepare(struct run *r)
 		.record_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES :
 				     o->record_dir ? RANK_RECORD_RING_BYTES : 0,
 		.with_proc = o->n_samplers > 0,
+		.helper_path = o->helper_path,
+		.use_helper = o->use_helper,
 		.measure_unique = o->measure_unique,
 	};
 	char why[256] = "";
@@ -417,12 +420,14 @@ static int run_prepare(struct run *r)
 	}
 	/* Why a better source was not used matters when peakbpf fell back;
 	 * beside bpf, a missing secondary source is only in not_used. */
-	if (!o->quiet && !session_has_bpf(r->session))
+	if (!o->quiet && !session_has_bpf(r->session) && !session_helper_why(r->session))
 		for (size_t i = 0; (note = session_note(r->session, i)); i++)
 			fprintf(stderr, "peakbpf: notice: %s\n", note);
 	if ((o->n_samplers || o->timeline) && !session_has_bpf(r->session)) {
-		fprintf(stderr, "peakbpf: %s needs the bpf source, which cannot be used here\n",
-			o->n_samplers ? "--compare-sampler" : "--timeline");
+		fprintf(stderr, "peakbpf: %s needs the bpf source loaded here%s\n",
+			o->n_samplers ? "--compare-sampler" : "--timeline",
+			session_helper_why(r->session) ? " (the helper does not send the record of the sum)" :
+			", which cannot be used here");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -469,7 +474,9 @@ static int start_command(struct run *r)
 	if (!err)
 		err = session_start(r->session);
 	if (err) {
-		fprintf(stderr, "peakbpf: cannot track %s: %s\n", argv[0], strerror(-err));
+		fprintf(stderr, "peakbpf: cannot track %s: %s\n", argv[0],
+			session_helper_why(r->session) && *session_helper_why(r->session) ?
+			session_helper_why(r->session) : strerror(-err));
 		goto cleanup;   /* closing the gate makes the child exit */
 	}
 	begin_run(r);
@@ -589,6 +596,8 @@ static int run(const struct options *o, struct run_result *res)
 	if (err)
 		goto cleanup;
 	err = o->command ? start_command(&r) : start_attached(&r);
+	if (err == -EPERM && !o->command)
+		r.exit_status = EXIT_NOT_PERMITTED;
 	if (err)
 		goto cleanup;
 	err = event_loop(&r);
@@ -614,6 +623,8 @@ int main(int argc, char **argv)
 		return plot_main(argc - 1, argv + 1);   /* peakbpf -- plot ...: a command named plot */
 	if (argc > 1 && !strcmp(argv[1], "merge"))
 		return merge_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "serve"))
+		return serve_main(argc - 1, argv + 1);
 	switch (cli_parse(argc, argv, &o, err, sizeof(err))) {
 	case CLI_HELP:
 		cli_usage(stdout);

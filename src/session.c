@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include "helper_proto.h"
 #include "host.h"
 #include "peakbpf.h"
 #include "session.h"
@@ -17,6 +19,7 @@ struct session {
 	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
 	size_t n_sources;
 	struct source *bpf;             /* also in sources[], when open */
+	struct source *helper;          /* the bpf source through peakbpf serve, instead */
 	char notes[SESSION_MAX_NOTES][192];
 	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
 	size_t n_notes;
@@ -62,7 +65,8 @@ static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
 		return "kernel has no BTF (/sys/kernel/btf/vmlinux): use a kernel built with CONFIG_DEBUG_INFO_BTF=y";
 	if (!bpf_privileges(capeff))
 		return "CAP_BPF and CAP_PERFMON missing: run as root, or grant them "
-		       "(setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add)";
+		       "(setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add), "
+		       "or have root run the helper, peakbpf serve";
 	return NULL;
 }
 
@@ -99,6 +103,37 @@ static int open_bpf(struct session *s, const struct session_opts *o, uint64_t un
 	return 0;
 }
 
+/* The helper's socket: --helper's, $PEAKBPF_HELPER (not for setuid or
+ * setcap callers), or the default. */
+static const char *helper_path(const struct session_opts *o)
+{
+	const char *p = o->helper_path;
+
+	if (!p || !*p)
+		p = secure_getenv(HELPER_ENV);
+	return p && *p ? p : HELPER_SOCKET_DEFAULT;
+}
+
+/* The helper stands in for bpf when asked to, or when bpf cannot be used
+ * here and its socket exists. */
+static bool want_helper(const struct session_opts *o, const char *no_bpf)
+{
+	return o->use_helper || (no_bpf && helper_socket_exists(helper_path(o)));
+}
+
+static int open_helper(struct session *s, const struct session_opts *o, char *why, size_t len)
+{
+	struct source *src;
+	int err = helper_source_open(helper_path(o), o->max_tracked, o->command_mode, &s->host,
+				     &src, why, len);
+
+	if (err)
+		return err;
+	s->helper = src;
+	add_source(s, src);
+	return 0;
+}
+
 typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
 			      char *why, size_t whylen);
 
@@ -113,11 +148,14 @@ static int open_named(struct session *s, const struct session_opts *o,
 
 	switch (o->source) {
 	case SOURCE_BPF:
-		if (no_bpf) {
+		if (want_helper(o, no_bpf))
+			err = open_helper(s, o, why, whylen);
+		else if (no_bpf) {
 			snprintf(why, whylen, "%s", no_bpf);
 			return -EPERM;
 		}
-		err = open_bpf(s, o, 0, why, whylen);
+		else
+			err = open_bpf(s, o, 0, why, whylen);
 		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		return err;
@@ -146,7 +184,9 @@ static void open_unique(struct session *s, const char *no_bpf, const char *bpf_w
 {
 	char why[160];
 
-	if (no_bpf)
+	if (s->helper)
+		snprintf(s->unique_why, sizeof(s->unique_why), "through the helper: not measured (it serves summed RSS)");
+	else if (no_bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
 	else if (!s->bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", bpf_why);
@@ -179,7 +219,13 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	if (!err && cgroup_source_is_exclusive(src) && !no_bpf &&
 	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
 		cgroup_id = 0;
-	if (no_bpf)
+	if (want_helper(o, no_bpf)) {
+		if (open_helper(s, o, bpf_why, sizeof(bpf_why))) {
+			if (no_bpf)
+				note(s, "bpf: %s", no_bpf);
+			note(s, "bpf: %s", bpf_why);
+		}
+	} else if (no_bpf)
 		note(s, "bpf: %s", no_bpf);
 	else if (open_bpf(s, o, cgroup_id, bpf_why, sizeof(bpf_why)))
 		note(s, "bpf: %s", bpf_why);
@@ -198,7 +244,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	if (o->command_mode && !s->unique && !cgroup_source_is_exclusive(src))
 		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
 			 no_own_cgroup);
-	if (!s->bpf || o->with_proc) {
+	if ((!s->bpf && !s->helper) || o->with_proc) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else
@@ -263,6 +309,8 @@ static void drop_source(struct session *s, size_t i, const char *what, int err)
 	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
 	if (src == s->bpf)
 		s->bpf = NULL;
+	if (src == s->helper)
+		s->helper = NULL;
 	src->ops->destroy(src);
 	tail = s->n_sources - i - 1;
 	memmove(&s->sources[i], &s->sources[i + 1], tail * sizeof(s->sources[0]));
@@ -317,6 +365,9 @@ static void fill_context(struct session *s, struct record *rec)
 		 * alive against full per-CPU sums (O(mms x CPUs), once). */
 		if (rec->kind && !strcmp(rec->kind, "run"))
 			bpf_source_check_sums(s->bpf, &s->counters);
+		rec->counters = &s->counters;
+	} else if (s->helper) {
+		helper_source_counters(s->helper, &s->counters);
 		rec->counters = &s->counters;
 	} else {
 		rec->counters = NULL;
@@ -427,6 +478,11 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 int64_t session_procs_live(struct session *s)
 {
 	return s->bpf ? bpf_source_procs_live(s->bpf) : -1;
+}
+
+const char *session_helper_why(const struct session *s)
+{
+	return helper_source_why(s->helper);
 }
 
 bool session_has_bpf(const struct session *s)

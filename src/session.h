@@ -30,6 +30,11 @@ struct session_opts {
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
 	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (--compare-sampler) */
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
+	/* peakbpf serve: the bpf source through the helper at helper_path
+	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used when bpf cannot
+	 * be loaded here and the socket exists, or always with use_helper. */
+	const char *helper_path;
+	bool use_helper;
 	bool measure_unique;            /* --measure unique: the unique figure is the primary */
 };
 
@@ -66,6 +71,9 @@ int64_t session_procs_live(struct session *s);
 /* Whether the bpf source is open: the exact figure, and the record of the
  * sum (--compare-sampler). */
 bool session_has_bpf(const struct session *s);
+/* The helper's reason for refusing the last request ("" if none), or
+ * NULL when the session does not use the helper. */
+const char *session_helper_why(const struct session *s);
 /* Note i (from 0): a source not used, dropped, or used only as a last
  * resort, and why; NULL past the last. */
 const char *session_note(const struct session *s, size_t i);

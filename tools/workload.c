@@ -1420,13 +1420,14 @@ static const struct shape shapes[] = {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: workload [-s SIZE] [-n COUNT] [-t HOLD] [-x] [-h] SHAPE\n"
+		"usage: workload [-s SIZE] [-n COUNT] [-t HOLD] [-U] [-x] [-h] SHAPE\n"
 		"Make a known memory shape; its expected growth is the peak of the summed RSS\n"
 		"it adds to its process tree, excluding each process's own base RSS.\n"
 		"  -s SIZE   block size S: bytes, or K/M/G/T with optional iB (binary units);\n"
 		"            rounded up to whole pages; default 64MiB\n"
 		"  -n COUNT  N, processes/threads; default 4 (storm: 2000)\n"
 		"  -t HOLD   hold time T: NUMBER[ns|us|ms|s|m], a bare number is ms; default 100ms\n"
+		"  -U        not dumpable (prctl PR_SET_DUMPABLE 0): others may not ptrace it\n"
 		"  -x        print the expected growth in bytes on stdout and exit; run nothing\n"
 		"  -h        show this help\n"
 		"shapes:\n");
@@ -1498,13 +1499,13 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .size = 64 * MIB, .hold_ns = 100 * UINT64_C(1000000) };
 	const struct shape *shape = NULL;
-	int c, print_expected = 0, have_count = 0;
+	int c, print_expected = 0, have_count = 0, undumpable = 0;
 	uint64_t expected;
 	sigset_t usr1;
 
 	page = (uint64_t)sysconf(_SC_PAGESIZE);
 	opterr = 0; /* our own one-line messages */
-	while ((c = getopt(argc, argv, "s:n:t:xh")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:t:Uxh")) != -1) {
 		char *end;
 
 		switch (c) {
@@ -1533,6 +1534,9 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			print_expected = 1;
+			break;
+		case 'U':
+			undumpable = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1576,6 +1580,10 @@ int main(int argc, char **argv)
 		sigemptyset(&usr1);
 		sigaddset(&usr1, SIGUSR1);
 		sigprocmask(SIG_BLOCK, &usr1, NULL);
+	}
+	if (undumpable && prctl(PR_SET_DUMPABLE, 0)) {
+		perror("workload: prctl(PR_SET_DUMPABLE)");
+		return 1;
 	}
 	/* A peer that died must show as EPIPE, not kill the writer. */
 	signal(SIGPIPE, SIG_IGN);

@@ -43,7 +43,8 @@ extern "C" {
 #define PEAKBPF_API __attribute__((visibility("default")))
 
 enum peakbpf_source {
-	PEAKBPF_SOURCE_AUTO = 0,        /* bpf > cgroup (own) > proc > cgroup (shared) */
+	PEAKBPF_SOURCE_AUTO = 0,        /* bpf (here, else through peakbpf serve) > cgroup (own)
+					   > proc > cgroup (shared) */
 	PEAKBPF_SOURCE_BPF,
 	PEAKBPF_SOURCE_CGROUP,
 	PEAKBPF_SOURCE_PROC,

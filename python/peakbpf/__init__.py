@@ -82,7 +82,7 @@ class Measurement:
 
     Attributes (None when not measured, never 0 for "unknown"):
     peak_bytes, baseline_bytes, growth_bytes, exact, error_bound_bytes,
-    source, inexact_reason, holders, breakdown, other_sources, windows,
+    source, scope, inexact_reason, holders, breakdown, other_sources, windows,
     duration_s; with timeline=PATH, timeline (PATH once written, else None)
     and timeline_error (why not), timeline_drops (changes lost: 0 when the
     timeline has every one).
@@ -100,6 +100,7 @@ class Measurement:
 
     def _reset(self):
         self.source = "unavailable"
+        self.scope = None               # what the figure covers (names the helper when via one)
         self.exact = False
         self.error_bound_bytes = None
         self.inexact_reason = None
@@ -131,6 +132,7 @@ class Measurement:
         measured = w.get("peak_bytes") is not None
         if first:
             self.source = w.get("source") or "unavailable"
+            self.scope = w.get("scope")
             self.baseline_bytes = w.get("baseline_bytes") if measured else None
             self.exact = bool(w.get("exact")) and measured
             self.error_bound_bytes = w.get("error_bound_bytes") if measured else None
@@ -296,6 +298,7 @@ class Measurement:
             "exact": self.exact,
             "error_bound_bytes": self.error_bound_bytes,
             "inexact_reason": self.inexact_reason,
+            "scope": self.scope,
             "peak_bytes": self.peak_bytes,
             "baseline_bytes": self.baseline_bytes,
             "growth_bytes": self.growth_bytes,

@@ -58,7 +58,7 @@ t_unprivileged_user_limits() {
 	kill "$roots" 2>/dev/null
 	wait "$roots" 2>/dev/null
 	src=$(json_raw "$TMP/nobody2.json" source)
-	if [ "$rc1" = 125 ] && grep -q "not your process" "$TMP/nobody1.err" && [ "$rc2" = 0 ] &&
+	if [ "$rc1" = 123 ] && grep -q "not your process" "$TMP/nobody1.err" && [ "$rc2" = 0 ] &&
 		[ "$src" = '"bpf"' ] && [ "$rc3" = 125 ] && grep -q "at most 65536" "$TMP/nobody3.err"; then
 		ok "unprivileged user: root's process refused, own process measured (bpf), --max-tracked capped"
 	else

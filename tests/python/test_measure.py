@@ -5,8 +5,11 @@ import ctypes
 import json
 import multiprocessing
 import os
+import pathlib
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -239,6 +242,56 @@ def test_timeline_html_and_errors(tmp_path):
         pass
     assert m.timeline is None and "cannot write" in m.timeline_error
     assert not m.mark("after the block")
+
+
+HELPER_SCRIPT = """
+import json, peakbpf
+with peakbpf.measure() as m:
+    b = b"x" * (128 << 20)
+    import time; time.sleep(0.2)
+    del b
+print(json.dumps(m.to_dict()))
+"""
+
+
+def test_helper_as_nobody():
+    """nobody, with no capability, gets the bpf source through peakbpf serve
+    (started here on a socket of its own): libpeakbpf finds it by
+    $PEAKBPF_HELPER, the figure says bpf and names the helper."""
+    needs_bpf()
+    lib = os.environ.get("PEAKBPF_LIBRARY", "")
+    binary = os.path.join(os.path.dirname(lib), "peakbpf")
+    if not shutil.which("setpriv") or not os.access(binary, os.X_OK):
+        pytest.skip("needs setpriv and the peakbpf binary beside $PEAKBPF_LIBRARY")
+    # Where nobody can read: the package, the library, the socket (pytest's
+    # tmp_path is under a directory only root may enter).
+    tmp_path = pathlib.Path(tempfile.mkdtemp())
+    os.chmod(tmp_path, 0o755)
+    shutil.copytree(os.path.dirname(peakbpf.__file__), tmp_path / "peakbpf")
+    shutil.copy(lib, tmp_path / "libpeakbpf.so.0")
+    sock = str(tmp_path / "peakbpf.sock")
+    helper = subprocess.Popen([binary, "serve", "--socket", sock], stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if subprocess.run([binary, "serve", "--status", "--socket", sock],
+                              capture_output=True).returncode == 0:
+                break
+            time.sleep(0.1)
+        env = dict(os.environ, PEAKBPF_HELPER=sock, PYTHONPATH=str(tmp_path),
+                   PEAKBPF_LIBRARY=str(tmp_path / "libpeakbpf.so.0"))
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            "--inh-caps=-all", sys._base_executable, "-c", HELPER_SCRIPT],
+                           capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    finally:
+        helper.terminate()
+        helper.wait()
+        shutil.rmtree(tmp_path)
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    print("as nobody through the helper: growth %.1f MiB %s" % (d["growth_bytes"] / MIB, d["source"]))
+    assert d["source"] == "bpf" and d["exact"], d
+    assert "via helper " + sock in d["scope"], d
+    assert within(d["growth_bytes"], 128 * MIB, 1), d
 
 
 def test_measure_unique_is_labelled():

@@ -268,6 +268,28 @@ static void test_timeline(void **state)
 	assert_null(o.timeline);
 }
 
+/* --helper, with or without its socket; only where bpf may be the source. */
+static void test_helper(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--helper", "true"), CLI_RUN);
+	assert_true(o.use_helper);
+	assert_null(o.helper_path);
+	assert_string_equal(o.command[0], "true");
+	assert_int_equal(PARSE(&o, err, "--helper=/tmp/p.sock", "-p", "12"), CLI_RUN);
+	assert_true(o.use_helper);
+	assert_string_equal(o.helper_path, "/tmp/p.sock");
+	assert_int_equal(PARSE(&o, err, "-s", "bpf", "--helper", "true"), CLI_RUN);
+	assert_int_equal(PARSE(&o, err, "-s", "proc", "--helper", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "--helper gives the bpf source"));
+	assert_int_equal(PARSE(&o, err, "true"), CLI_RUN);
+	assert_false(o.use_helper);
+	assert_null(o.helper_path);
+}
+
 /* --measure rss|unique: the headline; anything else names the choices. */
 static void test_measure(void **state)
 {
@@ -330,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_durations_and_sources),
 		cmocka_unit_test(test_compare_sampler_and_top),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_helper),
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_record),
 	};
