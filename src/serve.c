@@ -46,7 +46,9 @@ struct client {
 	struct ucred cred;
 	struct source *src;             /* the open tree, or NULL */
 	unsigned slot;                  /* its tree in the shared load */
-	struct host_facts host;
+	/* The source keeps a pointer to these: on the heap, because a
+	 * client moves in clients[] when another before it is dropped. */
+	struct host_facts *host;
 	uint32_t roots;
 	bool started;
 };
@@ -162,6 +164,8 @@ static void remove_tree(struct server *sv, struct client *c, const char *why)
 	c->src->ops->destroy(c->src);
 	ns = monotonic_ns() - ns;
 	c->src = NULL;
+	free(c->host);
+	c->host = NULL;
 	sv->slot_used[c->slot] = false;
 	if (!trees_open(sv)) {
 		tracker_close(sv->shared);
@@ -211,19 +215,27 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 			 MAX_TREES);
 		return -EAGAIN;
 	}
-	memset(&c->host, 0, sizeof(c->host));
-	host_facts_fill(&c->host, host_effective_caps());
+	c->host = calloc(1, sizeof(*c->host));
+	if (!c->host) {
+		snprintf(r->u.why, HP_WHY_LEN, "the helper is out of memory");
+		return -ENOMEM;
+	}
+	host_facts_fill(c->host, host_effective_caps());
 	if (!sv->shared) {
 		err = tracker_open(&topts, &sv->shared);
 		if (err) {
 			snprintf(r->u.why, HP_WHY_LEN, "the helper cannot load the BPF programs: %s",
 				 strerror(-err));
+			free(c->host);
+			c->host = NULL;
 			return err;
 		}
 		sv->loads++;
 	}
-	err = bpf_source_open_tree(sv->shared, slot, &bo, &c->host, &c->src);
+	err = bpf_source_open_tree(sv->shared, slot, &bo, c->host, &c->src);
 	if (err) {
+		free(c->host);
+		c->host = NULL;
 		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot open a tree: %s", strerror(-err));
 		if (!trees_open(sv)) {
 			tracker_close(sv->shared);
@@ -235,14 +247,14 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 	sv->slot_used[slot] = true;
 	sv->opened++;
 	memset(op, 0, sizeof(*op));
-	op->rss_percpu = c->host.rss_percpu;
-	op->exact_path_err = c->host.exact_path_err;
-	op->probe_ms = c->host.probe_ms;
-	op->load_ms = c->host.load_ms;
-	op->learn_ms = c->host.learn_ms;
-	op->attach_ms = c->host.attach_ms;
+	op->rss_percpu = c->host->rss_percpu;
+	op->exact_path_err = c->host->exact_path_err;
+	op->probe_ms = c->host->probe_ms;
+	op->load_ms = c->host->load_ms;
+	op->learn_ms = c->host->learn_ms;
+	op->attach_ms = c->host->attach_ms;
 	snprintf(op->teardown_hook, sizeof(op->teardown_hook), "%s",
-		 c->host.teardown_hook ? c->host.teardown_hook : "");
+		 c->host->teardown_hook ? c->host->teardown_hook : "");
 	if (sv->verbose)
 		say("uid %u: tree %u opened (%zu open)", (unsigned)c->cred.uid, slot, trees_open(sv));
 	return 0;
