@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * peakbpf kernel side: keeps the tree's summed rss and its running maximum,
- * updated on every change of a tracked mm's rss counters.
+ * peakbpf kernel side: keeps each tree's summed rss and its running maximum,
+ * updated on every change of a tracked mm's rss counters. One load keeps
+ * MAX_TREES trees; each entry names its own, so an event costs one more
+ * load to find it.
  *
  * Rules (docs/design.md): per-mm state is keyed by the mm pointer, because
  * rss_stat often fires from another task's context (fork copies, exit

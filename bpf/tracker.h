@@ -122,8 +122,10 @@ struct root_req {
 };
 
 /*
- * The tree. Lives in .bss, which userspace maps: it reads it directly and
- * closes a window with atomic operations on the same memory.
+ * One tree. MAX_TREES of them live in .bss (struct hot_state), which
+ * userspace maps: it reads a tree directly and closes its window with
+ * atomic operations on the same memory. Every entry in the maps names its
+ * tree; docs/design.md ("Trees share one load") says how trees are cleared.
  */
 struct tree_state {
 	__s64 sum_pages;                    /* tree sum now */
