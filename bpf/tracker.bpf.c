@@ -53,6 +53,7 @@ volatile __u64 addr_scratch;
 __u64 caller_pidns;
 __u32 caller_pidns_level;
 __u64 iter_entered;             /* processes enter_existing entered, for its passes */
+__u32 dying_n;                  /* tgids in dying, from enter_existing */
 
 /* Every change of the tree sum, when record_sums is set. Sized by userspace. */
 struct {
@@ -66,6 +67,16 @@ struct {
 	__type(key, __u32);             /* PID in peakbpf's PID namespace */
 	__type(value, struct root_req);
 } roots SEC(".maps");
+
+/* Processes the attach walk met while their last thread was exiting: their
+ * exit event may have fired already, so userspace removes their entries
+ * after the walk (tracker.c, remove_dying). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_DYING);
+	__type(key, __u32);
+	__type(value, __u32);           /* tgid */
+} dying SEC(".maps");
 
 /* A per-CPU array whose element addresses reveal the per-CPU offsets. */
 struct {
@@ -674,6 +685,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 	struct root_req *req;
 	__u32 tgid, vpid, ptgid;
 	__u64 ns = 0;
+	int err;
 
 	if (!task)
 		return 0;
@@ -703,8 +715,9 @@ int enter_existing(struct bpf_iter__task *ctx)
 		ts.tree = ps->tree & (MAX_TREES - 1);
 	}
 	t = TREE(ts.tree);
-	if (!tree_full(t, &t->procs_live) &&
-	    bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST) == 0) {
+	err = tree_full(t, &t->procs_live) ? -1 :
+	      MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST));
+	if (!err) {
 		COUNT(&t->procs_entered, 1);
 		COUNT(&t->procs_live, 1);
 		COUNT(&iter_entered, 1);
@@ -712,11 +725,24 @@ int enter_existing(struct bpf_iter__task *ctx)
 		/* In already (a tree keeps what it entered first). */
 		cur = bpf_map_lookup_elem(&task_states, &tgid);
 		if (!cur) {
-			COUNT(&t->drop_task_full, 1);
+			/* In when we tried, gone now: it exited meanwhile,
+			 * nothing lost. Otherwise the tree or map is full. */
+			if (err != -EEXIST)
+				COUNT(&t->drop_task_full, 1);
 			return 0;
 		}
 		ts.tree = cur->tree & (MAX_TREES - 1);
 		t = TREE(ts.tree);
+	}
+	/* Its last thread is exiting (signal->live drops to 0 before
+	 * sched_process_exit): the entry stays for this walk, so that its
+	 * children are found, and goes after it. One reader runs the walk: a
+	 * plain increment. */
+	if (BPF_CORE_READ(task, signal, live.counter) == 0) {
+		__u32 i = dying_n;
+
+		if (i < MAX_DYING && bpf_map_update_elem(&dying, &i, &tgid, BPF_ANY) == 0)
+			dying_n = i + 1;
 	}
 	if (!has_percpu_rss())
 		enter_thread(t, ts.tree, task->pid);

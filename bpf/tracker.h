@@ -11,6 +11,7 @@
 #define MAX_CPUS 1024           /* per-CPU offsets learned for this many CPUs */
 #define MAX_ROOTS 256
 #define MAX_ITER_PASSES 64      /* enter_existing passes over all tasks, at most */
+#define MAX_DYING 4096          /* exiting processes one attach walk notes, at most */
 #define MAX_DEPARTED 256        /* mms that left, kept for the holders at the peak */
 #define COMM_LEN 16
 /* Trees one load keeps at once (a power of two: indexes are masked with

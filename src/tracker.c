@@ -367,6 +367,30 @@ static int enter_existing_passes(struct tracker *t)
 	return err;
 }
 
+/* The walk met these processes exiting: their exit event may have fired
+ * before their entry was made, which would then stay for good (and a
+ * reused PID's forks would join the tree). Each is dead or dying: remove
+ * it; if its exit event removed it first, the delete fails and nothing
+ * is counted twice. */
+static void remove_dying(struct tracker *t)
+{
+	struct bpf_map *dying = t->skel->maps.dying, *tasks = t->skel->maps.task_states;
+	__u32 n = LOAD(t->skel->bss->dying_n);
+
+	for (__u32 i = 0; i < n && i < MAX_DYING; i++) {
+		struct task_state ts;
+		__u32 tgid;
+
+		if (bpf_map__lookup_elem(dying, &i, sizeof(i), &tgid, sizeof(tgid), 0) ||
+		    bpf_map__lookup_elem(tasks, &tgid, sizeof(tgid), &ts, sizeof(ts), 0))
+			continue;
+		if (bpf_map__delete_elem(tasks, &tgid, sizeof(tgid), 0) == 0)
+			__atomic_fetch_sub(&t->skel->bss->hot.trees[ts.tree & (MAX_TREES - 1)].procs_live, 1,
+					   __ATOMIC_SEQ_CST);
+	}
+	__atomic_store_n(&t->skel->bss->dying_n, 0, __ATOMIC_SEQ_CST);
+}
+
 int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 		      bool enter_mm, __u32 *tgids)
 {
@@ -384,6 +408,7 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 	}
 	if (!err)
 		err = enter_existing_passes(t);
+	remove_dying(t);
 	/* The mms entered by the walk: take every CPU's part now. */
 	if (!err && t->exact_err == 0)
 		err = run_syscall_prog(t->skel->progs.settle_entered__percpu_sum);
