@@ -201,7 +201,7 @@ static __always_inline void raise_peak(struct tree_state *t, __s64 sum)
 /* Before 6.2: this window's largest sum + cache bound (struct tree_state). */
 static __always_inline void raise_upper(struct tree_state *t)
 {
-	__s64 v = READ_ONCE(t->sum_pages) + READ_ONCE(t->bound_sum_pages);
+	__s64 v = sum_of_word(READ_ONCE(t->sum_word)) + READ_ONCE(t->bound_sum_pages);
 
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
 		__s64 seen = READ_ONCE(t->upper_pages);
@@ -307,6 +307,42 @@ static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 ke
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
+/*
+ * Note the mm's mark, then move the tree sum by d; the sum after. The mark
+ * must be noted against the largest sum before this change in the sum's
+ * order, and an add cannot tell which that is: a change elsewhere may have
+ * made a new largest sum and not yet raised the peak (raise_peak comes after
+ * its add). So, with BPF_FETCH atomics, the sum moves by a compare-and-swap
+ * of its word (tracker.h, sum_word_next) from the value read with the
+ * peak: a sum above the peak read is a new largest one not raised yet, and
+ * is raised here first (whoever moves the sum away from a value has made
+ * sure the peak holds it), so the peak read is the largest sum before the
+ * change; a new largest sum made meanwhile changes the word's count, the
+ * swap fails, and the change notes again. Bounded: a change that loses
+ * PEAK_CAS_TRIES swaps adds as before 5.12 and counts a peak race (the
+ * record is then not exact). Before 5.12 (no compare-and-swap) the sum is
+ * added to and the mark noted first, as before: a mark may then miss a
+ * change racing with a new peak (kernels that never claim exactness).
+ */
+static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state *ms, __s64 d)
+{
+	if (has_fetch_atomics) {
+		for (int i = 0; i < PEAK_CAS_TRIES; i++) {
+			__s64 word = READ_ONCE(t->sum_word), sum = sum_of_word(word), peak;
+
+			raise_peak(t, sum);
+			peak = READ_ONCE(t->peak_pages);
+			peak_mark_note(ms->mark, READ_ONCE(t->window), peak, ms->pages);
+			if (atomic_cas(&t->sum_word, word, sum_word_next(word, d, peak)))
+				return sum + d;
+		}
+		COUNT(&t->peak_races, 1);
+	} else {
+		note_change(t, ms);
+	}
+	return sum_of_word(atomic_add_return(&t->sum_word, sum_word_delta(d)));
+}
+
 /* A change of d pages in one counter of an mm: into the mm, the tree sum
  * and its peak. */
 static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot, __s64 d)
@@ -317,12 +353,11 @@ static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot
 	if (!d || slot < 0 || slot >= RSS_SLOTS)
 		return;
 	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
-	note_change(t, ms);
+	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
 	mine = mm_total_pages(ms->pages);
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
-	sum = atomic_add_return(&t->sum_pages, d);
 	if (record_sums)
 		record_sum(t, sum, key, ms, mine);
 	raise_peak(t, sum);

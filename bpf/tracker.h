@@ -129,7 +129,7 @@ struct root_req {
  * tree; docs/design.md ("Trees share one load") says how trees are cleared.
  */
 struct tree_state {
-	__s64 sum_pages;                    /* tree sum now */
+	__s64 sum_word;                     /* tree sum now, with its count (sum_of_word) */
 	__s64 peak_pages;                   /* running maximum of sum this window */
 	__u64 window;                       /* window number, advanced at each cut */
 	__u64 peak_ns;                      /* CLOCK_MONOTONIC when peak was set */
@@ -193,6 +193,37 @@ struct sum_check {
 	__u64 counters_off;
 	__s64 max_off_pages;
 };
+
+/*
+ * The tree sum shares one word with a 16-bit count of the changes that
+ * made a new largest sum (and of window cuts): sum_word = sum_pages <<
+ * SUM_SHIFT | count (sums up to 2^47 pages). On kernels with BPF_FETCH
+ * atomics a change moves the word with a compare-and-swap from the value it
+ * read, after it noted its mark against the peak it read with it: a change
+ * that made a new largest sum in between changes the count, so the swap
+ * fails and the change notes again (docs/design.md, "Holders at the peak
+ * instant"). Pure, so userspace and the unit tests share them.
+ */
+#define SUM_SHIFT 16
+#define SUM_COUNT_MASK 0xffff
+static inline __s64 sum_of_word(__s64 word)
+{
+	return word >> SUM_SHIFT;       /* arithmetic: a sum may dip below 0 for an instant */
+}
+
+static inline __s64 sum_word_delta(__s64 d)
+{
+	return (__s64)((__u64)d << SUM_SHIFT);
+}
+
+/* The word after a change of d from word, when the largest sum before it
+ * was peak: the count moves on when the change makes a new largest sum. */
+static inline __s64 sum_word_next(__s64 word, __s64 d, __s64 peak)
+{
+	__s64 s = sum_of_word(word) + d;
+
+	return sum_word_delta(s) | ((word + (s > peak)) & SUM_COUNT_MASK);
+}
 
 static inline __s64 mm_total_pages(const __s64 pages[RSS_SLOTS])
 {

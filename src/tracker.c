@@ -535,14 +535,25 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 {
 	struct tree_state *tree = tree_of(t);
 	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
-	__s64 sum;
+	__s64 sum, word;
 	int err;
 
 	err = tracker_read(t, closed);
 	if (err)
 		return err;
 	__atomic_fetch_add(&tree->window, 1, __ATOMIC_SEQ_CST);
-	sum = LOAD(tree->sum_pages);
+	/* The sum word's count moves on (tracker.h): a change that read the
+	 * word before this noted its mark in the closing window, and now
+	 * swaps no more, so it notes again in the new one. The sum at the
+	 * cut is the closing window's: raised into its peak before the
+	 * exchange, as a change moving the sum away from it would. */
+	word = LOAD(tree->sum_word);
+	while (!__atomic_compare_exchange_n(&tree->sum_word, &word,
+					    (word & ~(__s64)SUM_COUNT_MASK) | ((word + 1) & SUM_COUNT_MASK),
+					    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	sum = sum_of_word(word);
+	raise_to(&tree->peak_pages, sum);
 	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
 	closed->tree.peak_ns = LOAD(tree->peak_ns);
 	closed->tree.peak_mms = LOAD(tree->peak_mms);
@@ -551,10 +562,10 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	/* Before 6.2: the window's upper end, cut the same way. */
 	closed->tree.upper_pages = __atomic_exchange_n(&tree->upper_pages,
 						       sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
-	raise_to(&tree->upper_pages, LOAD(tree->sum_pages) + LOAD(tree->bound_sum_pages));
+	raise_to(&tree->upper_pages, sum_of_word(LOAD(tree->sum_word)) + LOAD(tree->bound_sum_pages));
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
-	raise_to(&tree->peak_pages, LOAD(tree->sum_pages));
+	raise_to(&tree->peak_pages, sum_of_word(LOAD(tree->sum_word)));
 	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
 	STORE(tree->peak_ns, monotonic_ns());
 	STORE(tree->peak_mms, LOAD(tree->mms_live));
