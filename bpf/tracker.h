@@ -142,6 +142,7 @@ struct tree_state {
 	__u64 drop_mm_full;                 /* an mm could not be entered: map full */
 	__u64 drop_task_full;               /* a process could not be entered */
 	__u64 peak_races;                   /* peak CAS retries exhausted */
+	__u64 mark_races;                   /* sum swaps exhausted: a mark may be off */
 	__u64 record_drops;                 /* sum changes the ring buffer had no room for */
 	__u64 count_takes;                  /* 6.2+: flushes of a CPU's slot into .count taken */
 	__u64 read_errors;                  /* counter reads that failed: the sum is not exact */
@@ -164,7 +165,7 @@ struct tree_state {
  * page of map memory an event touches costs tens of ns (the first touch
  * after the fault that raised the event), so the tree and the per-CPU
  * offsets share the first page (tree 0, the CLI's, with the offsets of
- * up to ~160 CPUs).
+ * up to ~125 CPUs).
  */
 struct hot_state {
 	struct tree_state trees[MAX_TREES];

@@ -36,7 +36,7 @@ typedef int (*tracker_sum_fn)(void *ctx, const struct sum_event *e);
 struct holders_info {
 	__u32 count;            /* in the array */
 	__u64 total;            /* mms that held memory at the peak */
-	bool truncated;         /* more mms left than the departed ring holds */
+	bool truncated;         /* more mms left than the departed ring holds, or a mark race */
 	__s64 sum_pages;        /* what they held together: the peak, within a
 				   page per mm for updates racing the peak */
 	__s64 breakdown_pages[RSS_SLOTS];       /* ...by counter */

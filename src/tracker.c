@@ -23,6 +23,7 @@ struct tracker {
 	int unique_err;         /* tracker_unique_err */
 	struct bpf_link *settle_links[2];
 	__u64 departed_at_cut;  /* departed_seq when the open window began */
+	__u64 mark_races_at_cut; /* the tree's mark_races then */
 	struct tracker_startup startup;
 	struct ring_buffer *sums;       /* --compare-sampler's record */
 	tracker_sum_fn sum_fn;
@@ -535,6 +536,7 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 {
 	struct tree_state *tree = tree_of(t);
 	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
+	__u64 races;
 	__s64 sum, word;
 	int err;
 
@@ -572,6 +574,12 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	STORE(tree->peak_procs, LOAD(tree->procs_live));
 	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,
 						      closed->holders, MAX_HOLDERS, &closed->holders_info);
+	/* A change that lost every swap of the sum (tracker.bpf.c,
+	 * note_and_add) may have noted its mark against an older peak. */
+	races = LOAD(tree->mark_races);
+	if (races != t->mark_races_at_cut)
+		closed->holders_info.truncated = true;
+	t->mark_races_at_cut = races;
 	return 0;
 }
 
@@ -671,6 +679,7 @@ int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, st
 	memset(tree_of(t), 0, sizeof(struct tree_state));
 	STORE(tree_of(t)->max_entries, max_entries);
 	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
+	t->mark_races_at_cut = 0;
 	*out = t;
 	return 0;
 }
