@@ -473,6 +473,19 @@ static size_t clients_of(const struct server *sv, uid_t uid)
 	return n;
 }
 
+/* A connection not taken: its reason waits for the client's first read
+ * (source_helper.c reads it even when its request finds the socket shut). */
+static void refuse(int fd, int err, const char *fmt, int limit)
+{
+	struct hp_msg r;
+
+	hp_init(&r, 0);
+	r.err = err;
+	snprintf(r.u.why, HP_WHY_LEN, fmt, limit);
+	hp_send(fd, &r, -1);
+	close(fd);
+}
+
 static void accept_client(struct server *sv)
 {
 	struct timeval tv = { .tv_sec = 2 };
@@ -483,14 +496,20 @@ static void accept_client(struct server *sv)
 	if (fd < 0)
 		return;
 	if (sv->n >= SERVE_MAX_CLIENTS) {
-		close(fd);      /* the client sees its connection end */
+		refuse(fd, -EAGAIN, "the helper has %d connections open: try again later",
+		       SERVE_MAX_CLIENTS);
 		return;
 	}
 	c = &sv->clients[sv->n];
 	memset(c, 0, sizeof(*c));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) ||
-	    (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID)) {
-		close(fd);      /* one user cannot take every connection */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
+		close(fd);
+		return;
+	}
+	if (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID) {
+		/* one user cannot take every connection */
+		refuse(fd, -EUSERS, "the helper takes at most %d connections at once per user: "
+		       "close one of yours", SERVE_CLIENTS_PER_UID);
 		return;
 	}
 	/* A client that stops reading must not stall the others. */

@@ -3,7 +3,7 @@
 # its own; its clients run as nobody with no capabilities at all.
 
 TESTS="$TESTS t_serve_nobody_exact t_serve_refuses_root_pid t_serve_client_killed
- t_serve_two_trees t_serve_socket_activation"
+ t_serve_two_trees t_serve_limits t_serve_socket_activation"
 
 AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 
@@ -214,6 +214,47 @@ t_serve_two_trees() {
 		two_trees_growth
 	else
 		fail "serve: two trees: exits $rc_a/$rc_b, trees at once $both, loads $loads, opened $opened: $(cat "$TMP/serve5a.err" "$TMP/serve5b.err" "$TMP/serve5a.json" "$TMP/serve5b.json" "$TMP/serve.log")"
+	fi
+}
+
+# Per-client limits: a user other than root has at most 4 trees open at
+# once (the 5th is refused with the reason, and root is not held to it),
+# and a tree holds at most its --max-tracked processes in the shared maps
+# (the record says what was lost and how to raise it).
+t_serve_limits() {
+	serve_start "serve: per-client limits" || return
+	pids=""
+	for i in 1 2 3 4; do
+		# shellcheck disable=SC2086
+		$AS_NOBODY "$PEAKBPF" -q --helper="$SOCK" -- "$WORKLOAD" -s 1MiB -t "$(q 3s 12s)" spike \
+			>/dev/null 2>&1 &
+		pids="$pids $!"
+	done
+	wait_trees 4
+	four=$(status_num trees)
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" --helper="$SOCK" -- true >/dev/null 2>"$TMP/serve6.err"
+	"$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 8MiB -t 10ms spike >"$TMP/serve6r.json" 2>/dev/null
+	rc_root=$?
+	# shellcheck disable=SC2086
+	kill $pids 2>/dev/null
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	wait_trees 0
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" --max-tracked 16 -- "$WORKLOAD" -s 2MiB -n 24 \
+		concurrent >"$TMP/serve6c.json" 2>/dev/null
+	rc_cap=$?
+	stray=$(stray_entries)
+	serve_stop
+	lost=$(json_num "$TMP/serve6c.json" drop_process_map_full)
+	if [ "$four" = 4 ] && grep -q "at most 4 trees at once per user" "$TMP/serve6.err" &&
+		[ "$rc_root" = 0 ] && [ "$(json_raw "$TMP/serve6r.json" source)" = '"bpf"' ] &&
+		[ "$rc_cap" = 0 ] && [ "$(json_raw "$TMP/serve6c.json" exact)" = false ] &&
+		grep -q 'raise --max-tracked' "$TMP/serve6c.json" && [ "${lost:-0}" -gt 0 ] &&
+		[ "$stray" = "mm 0 task 0 thread 0" ]; then
+		ok "serve: per-client limits: a 5th tree of one user refused with the reason, root's served; --max-tracked 16 caps a tree ($lost processes not entered, not exact, says so)"
+	else
+		fail "serve: limits: trees $four, root exit $rc_root, cap exit $rc_cap, lost '$lost', stray '$stray': $(cat "$TMP/serve6.err") $(head -c 800 "$TMP/serve6c.json")"
 	fi
 }
 
