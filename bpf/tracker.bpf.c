@@ -463,6 +463,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct task_state cs = {};
+	int err;
 
 	if (ptgid == ctgid) {
 		/* A thread: same process, same mm; before 6.2 its own cache
@@ -473,12 +474,18 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	}
 	if (!bpf_map_lookup_elem(&task_states, &ptgid))
 		return 0;
-	if (bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST)) {
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST));
+	if (err && err != -EEXIST) {
 		COUNT(&hot.tree.drop_task_full, 1);
 		return 0;
 	}
-	COUNT(&hot.tree.procs_entered, 1);
-	COUNT(&hot.tree.procs_live, 1);
+	/* EEXIST: the attach walk met the child (in the task list since
+	 * copy_process) before this event, and entered and counted it; its
+	 * threads and mm below are then already in too. */
+	if (!err) {
+		COUNT(&hot.tree.procs_entered, 1);
+		COUNT(&hot.tree.procs_live, 1);
+	}
 	if (!has_percpu_rss())
 		enter_thread(child->pid);
 	/* The child's copied pages were counted (from the parent's context)

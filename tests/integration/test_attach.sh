@@ -59,7 +59,7 @@ t_attach_existing_children() {
 # during the attach walk (issue 13: such a process once left a stale mm
 # entry): when the tree has ended, no mm and no process is left in the maps.
 t_attach_storm() {
-	"$WORKLOAD" -n "$(q 20000 8000)" storm 2>/dev/null &
+	"$WORKLOAD" -n "$(q 8000 4000)" storm 2>/dev/null &
 	target=$!
 	sleep 0.3
 	"$PEAKBPF" -q -o "$TMP/astorm.json" -p "$target" 2>"$TMP/astorm.err"
