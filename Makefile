@@ -81,6 +81,7 @@ LIB_SRCS := \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
+	src/cgroup_own.c \
 	src/source_cgroup.c \
 	src/source_proc.c \
 	src/source_rusage.c \
@@ -106,7 +107,7 @@ test_timeline_SRCS := src/timeline.c
 test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_plot.c src/timeline_load.c \
 	src/json.c src/units.c src/fileutil.c
 test_holders_SRCS :=
-test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
+test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/cgroup_own.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
 	tests/unit/cgroup_fixture.c
 test_report_SRCS := src/report.c src/figure.c src/json.c src/units.c src/host.c
 test_figure_SRCS := src/figure.c
