@@ -107,7 +107,8 @@ t_attach_phases() {
 	wait_for "$TMP/phases.log" "phase 1" || { fail "phases: workload did not start"; kill "$wl"; return; }
 	"$PEAKBPF" -q -o "$TMP/phases.jsonl" -p "$wl" 2>"$TMP/phases.err" &
 	pb=$!
-	sleep "$(q 0.5 4)"   # peakbpf is up: SIGUSR1 no longer kills it
+	wait_attached "$pb"
+	sleep "$(q 0.3 1)"   # its walk is done: the 64 MiB are in the first window
 	for k in 1 2; do
 		kill -USR1 "$wl"                # phase k ends: its block is freed
 		wait_for "$TMP/phases.log" "gap $k" || break
