@@ -77,6 +77,7 @@ LIB_SRCS := \
 	src/plot.c \
 	src/record.c \
 	src/merge.c \
+	src/merge_load.c \
 	src/merge_cli.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
@@ -120,7 +121,7 @@ test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c sr
 	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
-test_merge_SRCS := src/merge.c src/record.c src/json.c
+test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c
 test_helper_proto_SRCS := src/helper_proto.c
 
 .DELETE_ON_ERROR:
@@ -217,7 +218,7 @@ FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/json.c
-fuzz_record_SRCS := src/merge.c
+fuzz_record_SRCS := src/merge.c src/merge_load.c
 fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
 
 $(OUTPUT)/fuzz:
