@@ -77,10 +77,12 @@ LIB_SRCS := \
 	src/plot.c \
 	src/record.c \
 	src/merge.c \
+	src/merge_load.c \
 	src/merge_cli.c \
 	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
+	src/cgroup_own.c \
 	src/source_cgroup.c \
 	src/source_proc.c \
 	src/source_rusage.c \
@@ -106,7 +108,7 @@ test_timeline_SRCS := src/timeline.c
 test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_plot.c src/timeline_load.c \
 	src/json.c src/units.c src/fileutil.c
 test_holders_SRCS :=
-test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
+test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/cgroup_own.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
 	tests/unit/cgroup_fixture.c
 test_report_SRCS := src/report.c src/figure.c src/json.c src/units.c src/host.c
 test_figure_SRCS := src/figure.c
@@ -119,7 +121,7 @@ test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c sr
 	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
-test_merge_SRCS := src/merge.c src/record.c src/json.c
+test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c
 test_helper_proto_SRCS := src/helper_proto.c
 
 .DELETE_ON_ERROR:
@@ -216,7 +218,7 @@ FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/json.c
-fuzz_record_SRCS := src/merge.c
+fuzz_record_SRCS := src/merge.c src/merge_load.c
 fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
 
 $(OUTPUT)/fuzz:

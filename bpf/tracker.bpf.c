@@ -526,6 +526,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct task_state cs = {}, *ps;
 	struct tree_state *t;
+	int err;
 
 	if (ptgid == ctgid && has_percpu_rss())
 		return 0;
@@ -541,13 +542,24 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 		enter_thread(t, cs.tree, child->pid);
 		return 0;
 	}
-	if (tree_full(t, &t->procs_live) ||
-	    bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST)) {
+	if (tree_full(t, &t->procs_live)) {
+		/* Not a drop if the attach walk entered it (below). */
+		if (!bpf_map_lookup_elem(&task_states, &ctgid))
+			COUNT(&t->drop_task_full, 1);
+		return 0;
+	}
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST));
+	if (err && err != -EEXIST) {
 		COUNT(&t->drop_task_full, 1);
 		return 0;
 	}
-	COUNT(&t->procs_entered, 1);
-	COUNT(&t->procs_live, 1);
+	/* EEXIST: the attach walk met the child (in the task list since
+	 * copy_process) before this event, and entered and counted it; its
+	 * threads and mm below are then already in too. */
+	if (!err) {
+		COUNT(&t->procs_entered, 1);
+		COUNT(&t->procs_live, 1);
+	}
 	if (!has_percpu_rss())
 		enter_thread(t, cs.tree, child->pid);
 	/* The child's copied pages were counted (from the parent's context)

@@ -143,5 +143,7 @@ int cg_read_u64_fd(int fd, uint64_t *v);
 bool cg_is_dir(const char *path);
 bool cg_is_file(const char *path);
 bool cg_is_file_at(int dir_fd, const char *name);
+/* Whether the cgroup open at dir_fd has processes of its own. */
+bool cg_has_procs_at(int dir_fd);
 
 #endif

@@ -89,28 +89,20 @@ static void copy_str(char *dst, size_t len, const char *src)
 	snprintf(dst, len, "%s", src ? src : "");
 }
 
+/* The fields a figure and its wire form share by name, copied both ways. */
+#define HP_FIGURE_FIELDS(X) \
+	X(measured) X(exact) X(bound_known) X(baseline_known) X(has_detail) \
+	X(has_holders) X(holders_truncated) X(error_bound_bytes) X(peak_bytes) \
+	X(baseline_bytes) X(peak_mono_ns) X(anon_bytes) X(file_bytes) X(shmem_bytes) \
+	X(procs_at_peak) X(mms_at_peak) X(holders_total) X(holders_bytes)
+
 void hp_figure_to(struct hp_figure *w, const struct figure *f)
 {
 	memset(w, 0, sizeof(*w));
-	w->measured = f->measured;
-	w->exact = f->exact;
-	w->bound_known = f->bound_known;
-	w->baseline_known = f->baseline_known;
-	w->has_detail = f->has_detail;
-	w->has_holders = f->has_holders;
-	w->holders_truncated = f->holders_truncated;
-	w->error_bound_bytes = f->error_bound_bytes;
-	w->peak_bytes = f->peak_bytes;
-	w->baseline_bytes = f->baseline_bytes;
-	w->peak_mono_ns = f->peak_mono_ns;
-	w->anon_bytes = f->anon_bytes;
-	w->file_bytes = f->file_bytes;
-	w->shmem_bytes = f->shmem_bytes;
-	w->procs_at_peak = f->procs_at_peak;
-	w->mms_at_peak = f->mms_at_peak;
+#define TO_WIRE(name) w->name = f->name;
+	HP_FIGURE_FIELDS(TO_WIRE)
+#undef TO_WIRE
 	w->n_holders = f->n_holders <= FIGURE_MAX_HOLDERS ? f->n_holders : FIGURE_MAX_HOLDERS;
-	w->holders_total = f->holders_total;
-	w->holders_bytes = f->holders_bytes;
 	memcpy(w->holders, f->holders, sizeof(w->holders));
 	copy_str(w->inexact_reason, sizeof(w->inexact_reason), f->inexact_reason);
 	copy_str(w->scope, sizeof(w->scope), f->scope);
@@ -120,25 +112,10 @@ void hp_figure_from(struct figure *f, const struct hp_figure *w)
 {
 	memset(f, 0, sizeof(*f));
 	f->source = "bpf";
-	f->measured = w->measured;
-	f->exact = w->exact;
-	f->bound_known = w->bound_known;
-	f->baseline_known = w->baseline_known;
-	f->has_detail = w->has_detail;
-	f->has_holders = w->has_holders;
-	f->holders_truncated = w->holders_truncated;
-	f->error_bound_bytes = w->error_bound_bytes;
-	f->peak_bytes = w->peak_bytes;
-	f->baseline_bytes = w->baseline_bytes;
-	f->peak_mono_ns = w->peak_mono_ns;
-	f->anon_bytes = w->anon_bytes;
-	f->file_bytes = w->file_bytes;
-	f->shmem_bytes = w->shmem_bytes;
-	f->procs_at_peak = w->procs_at_peak;
-	f->mms_at_peak = w->mms_at_peak;
+#define FROM_WIRE(name) f->name = w->name;
+	HP_FIGURE_FIELDS(FROM_WIRE)
+#undef FROM_WIRE
 	f->n_holders = w->n_holders <= FIGURE_MAX_HOLDERS ? w->n_holders : FIGURE_MAX_HOLDERS;
-	f->holders_total = w->holders_total;
-	f->holders_bytes = w->holders_bytes;
 	memcpy(f->holders, w->holders, sizeof(f->holders));
 	for (size_t i = 0; i < FIGURE_MAX_HOLDERS; i++)
 		f->holders[i].comm[sizeof(f->holders[i].comm) - 1] = '\0';

@@ -267,7 +267,14 @@ cleanup:
 	return rc;
 }
 
-int merge_main(int argc, char **argv)
+struct merge_args {
+	const char *timeline;
+	bool json;
+	int first;              /* argv index of the first record */
+};
+
+/* Options; -1 to go on, else the exit status (--help, a usage error). */
+static int parse_args(int argc, char **argv, struct merge_args *a)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -275,24 +282,17 @@ int merge_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct inputs in = { 0 };
-	struct merge_rec *recs = NULL;
-	struct merge_result m;
-	const char *timeline = NULL;
-	bool json = false;
-	char err[1024] = "";
-	size_t loaded = 0, with_windows = 0;
-	int c, rc = MERGE_OK;
+	int c;
 
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			json = true;
+			a->json = true;
 			break;
 		case 'T':
-			timeline = optarg;
+			a->timeline = optarg;
 			if (timeline_format_of(optarg) == TL_FORMAT_NONE) {
 				fprintf(stderr, "peakbpf merge: --timeline: '%s': the extension names the "
 					"format: .json, .csv, .svg or .html\n", optarg);
@@ -313,41 +313,74 @@ int merge_main(int argc, char **argv)
 			"peakbpf --record DIR)\n");
 		return MERGE_USAGE;
 	}
-	for (int i = optind; i < argc && !rc; i++)
+	a->first = optind;
+	return -1;
+}
+
+/* Read every record of in into recs (calloc'ed, in->n of them), counting
+ * those read in *loaded (the caller frees them); then check they are one
+ * job and that some record has a window. */
+static int load_all(const struct inputs *in, struct merge_rec **recs, size_t *loaded,
+		    char *err, size_t errlen)
+{
+	size_t with_windows = 0;
+	int rc = MERGE_OK;
+
+	*recs = calloc(in->n, sizeof(**recs));
+	if (!*recs) {
+		snprintf(err, errlen, "out of memory");
+		return MERGE_FAILED;
+	}
+	for (; *loaded < in->n && !rc; (*loaded)++) {
+		struct merge_rec *r = &(*recs)[*loaded];
+
+		rc = merge_load(in->paths[*loaded], r, err, errlen);
+		if (!rc && r->truncated)
+			fprintf(stderr, "peakbpf merge: warning: %s: its last line is cut (a killed rank?): "
+				"using its %zu whole windows\n", in->paths[*loaded], r->n);
+	}
+	if (rc)
+		return rc;
+	rc = merge_check(*recs, in->n, err, errlen);
+	if (rc)
+		return rc;
+	while (with_windows < in->n && !(*recs)[with_windows].n)
+		with_windows++;
+	if (with_windows == in->n) {
+		snprintf(err, errlen, "no record has a window: every rank ended (or was killed) before its "
+			 "first window closed");
+		return MERGE_BAD_FILE;
+	}
+	return MERGE_OK;
+}
+
+int merge_main(int argc, char **argv)
+{
+	struct merge_args a = { 0 };
+	struct inputs in = { 0 };
+	struct merge_rec *recs = NULL;
+	struct merge_result m;
+	char err[1024] = "";
+	size_t loaded = 0;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	rc = MERGE_OK;
+	for (int i = a.first; i < argc && !rc; i++)
 		rc = collect(&in, argv[i], err, sizeof(err));
 	if (rc)
 		goto cleanup;
-	recs = calloc(in.n, sizeof(*recs));
-	if (!recs) {
-		rc = MERGE_FAILED;
-		snprintf(err, sizeof(err), "out of memory");
-		goto cleanup;
-	}
-	for (; loaded < in.n && !rc; loaded++) {
-		rc = merge_load(in.paths[loaded], &recs[loaded], err, sizeof(err));
-		if (!rc && recs[loaded].truncated)
-			fprintf(stderr, "peakbpf merge: warning: %s: its last line is cut (a killed rank?): "
-				"using its %zu whole windows\n", in.paths[loaded], recs[loaded].n);
-	}
+	rc = load_all(&in, &recs, &loaded, err, sizeof(err));
 	if (rc)
 		goto cleanup;
-	rc = merge_check(recs, in.n, err, sizeof(err));
-	if (rc)
-		goto cleanup;
-	while (with_windows < in.n && !recs[with_windows].n)
-		with_windows++;
-	if (with_windows == in.n) {
-		snprintf(err, sizeof(err), "no record has a window: every rank ended (or was killed) before its "
-			 "first window closed");
-		rc = MERGE_BAD_FILE;
-		goto cleanup;
-	}
 	if (merge_compute(recs, in.n, &m)) {
 		rc = MERGE_FAILED;
 		snprintf(err, sizeof(err), "out of memory");
 		goto cleanup;
 	}
-	if (json)
+	if (a.json)
 		json_out(recs, in.n, &m, stdout);
 	else
 		human(recs, in.n, &m, stdout);
@@ -356,8 +389,8 @@ int merge_main(int argc, char **argv)
 		snprintf(err, sizeof(err), "writing the result: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (timeline)
-		rc = write_timeline(recs, in.n, &m, timeline);
+	if (a.timeline)
+		rc = write_timeline(recs, in.n, &m, a.timeline);
 cleanup:
 	if (rc && err[0])
 		fprintf(stderr, "peakbpf merge: %s\n", err);

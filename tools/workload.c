@@ -273,7 +273,12 @@ static uint64_t child_index;
 static bool report_cgroup;
 static void print_cgroup_mapped(void);
 
-static int fan_out(const struct opts *o, child_fn fn, void *arg)
+/* What the parent does once every child is ready, before releasing them. */
+typedef int (*parent_fn)(const struct opts *o, uint64_t children);
+
+/* Fork n children running fn, wait until all are ready, run parent (if
+ * any), then release and reap them. */
+static int fan_out_n(const struct opts *o, uint64_t n, child_fn fn, void *arg, parent_fn parent)
 {
 	int ready[2], go[2], rc = 0;
 	uint64_t started, got = 0;
@@ -285,7 +290,7 @@ static int fan_out(const struct opts *o, child_fn fn, void *arg)
 		close(ready[1]);
 		return fail("pipe");
 	}
-	for (started = 0; started < o->count; started++) {
+	for (started = 0; started < n; started++) {
 		pid_t pid;
 
 		child_index = started;
@@ -306,20 +311,32 @@ static int fan_out(const struct opts *o, child_fn fn, void *arg)
 	close(go[0]);
 	while (got < started && get_byte(ready[0]) == 1)
 		got++;
-	if (rc == 0 && got < o->count) {
-		fprintf(stderr, "workload: only %" PRIu64 " of %" PRIu64 " children got ready\n",
-			got, o->count);
+	if (rc == 0 && got < n) {
+		fprintf(stderr, "workload: only %" PRIu64 " of %" PRIu64 " children got ready\n", got, n);
 		rc = 1;
 	}
-	if (rc == 0 && report_cgroup)
-		print_cgroup_mapped();
-	if (rc == 0)
-		hold(o->hold_ns);
+	if (rc == 0 && parent)
+		rc = parent(o, started);
 	close(go[1]);
 	for (uint64_t i = 0; i < started; i++)
 		rc |= reap(-1);
 	close(ready[0]);
 	return rc;
+}
+
+static int hold_children(const struct opts *o, uint64_t children)
+{
+	(void)children;
+	if (report_cgroup)
+		print_cgroup_mapped();
+	hold(o->hold_ns);
+	return 0;
+}
+
+/* N children running fn, held together for T once all are ready. */
+static int fan_out(const struct opts *o, child_fn fn, void *arg)
+{
+	return fan_out_n(o, o->count, fn, arg, hold_children);
 }
 
 /* ---- shapes ---- */
@@ -946,57 +963,27 @@ static int idle_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
  * and after faulting it says so on stderr and waits for SIGUSR1 (or T), so a
  * benchmark can read its counters around exactly the faults.
  */
+/* The faulter's part, once the idle children are ready. */
+static int fault_between_signals(const struct opts *o, uint64_t children)
+{
+	sigset_t set;
+	uint64_t t0;
+	int rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	fprintf(stderr, "workload: idle-plus-faulter live=%" PRIu64 " ready\n", children + 1);
+	wait_usr1(&set, o->hold_ns);
+	t0 = now_ns();
+	rc = touch_4k(o->size);
+	fprintf(stderr, "workload: faults elapsed_ns=%" PRIu64 " done\n", now_ns() - t0);
+	wait_usr1(&set, o->hold_ns);
+	return rc;
+}
+
 static int run_idle_plus_faulter(const struct opts *o)
 {
-	int ready[2], go[2], rc = 0;
-	uint64_t started, got = 0, t0;
-
-	if (pipe(ready))
-		return fail("pipe");
-	if (pipe(go)) {
-		close(ready[0]);
-		close(ready[1]);
-		return fail("pipe");
-	}
-	for (started = 0; started + 1 < o->count; started++) {
-		pid_t pid = fork_child();
-
-		if (pid < 0) {
-			rc = 1;
-			break;
-		}
-		if (pid == 0) {
-			close(ready[0]);
-			close(go[1]);
-			_exit(idle_child(o, NULL, ready[1], go[0]));
-		}
-	}
-	close(ready[1]);
-	close(go[0]);
-	while (got < started && get_byte(ready[0]) == 1)
-		got++;
-	if (rc == 0 && got + 1 < o->count) {
-		fprintf(stderr, "workload: only %" PRIu64 " of %" PRIu64 " idle children got ready\n",
-			got, o->count - 1);
-		rc = 1;
-	}
-	if (rc == 0) {
-		sigset_t set;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		fprintf(stderr, "workload: idle-plus-faulter live=%" PRIu64 " ready\n", started + 1);
-		wait_usr1(&set, o->hold_ns);
-		t0 = now_ns();
-		rc = touch_4k(o->size);
-		fprintf(stderr, "workload: faults elapsed_ns=%" PRIu64 " done\n", now_ns() - t0);
-		wait_usr1(&set, o->hold_ns);
-	}
-	close(go[1]);
-	for (uint64_t i = 0; i < started; i++)
-		rc |= reap(-1);
-	close(ready[0]);
-	return rc;
+	return fan_out_n(o, o->count ? o->count - 1 : 0, idle_child, NULL, fault_between_signals);
 }
 
 #define BLIP_LIFE_NS NSEC

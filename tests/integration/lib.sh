@@ -43,6 +43,20 @@ page_size() {
 		"$PEAKBPF" -q --json -- true 2>/dev/null | grep -o '"page_size":[0-9]*' | cut -d: -f2
 }
 
+# wait_attached PID: wait (up to 30 s) until the peakbpf of PID has its BPF
+# programs attached (a bpf_link among its fds); its walk of the tree follows
+# at once. A fixed sleep was too short on a loaded machine, where loading
+# takes seconds. False if it never did (it exited, or /proc cannot tell).
+wait_attached() {
+	i=0
+	while [ "$i" -lt 300 ] && kill -0 "$1" 2>/dev/null; do
+		ls -l "/proc/$1/fd" 2>/dev/null | grep -q 'bpf_link' && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
 abs() { if [ "$1" -lt 0 ]; then echo $((-$1)); else echo "$1"; fi; }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }

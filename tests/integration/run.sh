@@ -40,14 +40,23 @@ why=""
 [ -r /sys/kernel/btf/vmlinux ] || why="kernel has no BTF"
 [ -x "$PEAKBPF" ] && [ -x "$WORKLOAD" ] || why="binaries not built (make all)"
 
+# Seconds per test (whole seconds: busybox's date has no %N), so that the
+# slow ones show in CI's log; the ten slowest are printed at the end.
+TIMES=$TMP/times.txt
 for t in $TESTS; do
 	if [ -n "$why" ]; then
 		skip "$t: $why"
 	else
+		t0=$(date +%s)
 		"$t"
+		echo "$(($(date +%s) - t0)) $t" >>"$TIMES"
 	fi
 done
 echo "shape errors (name growth true error procs [bound]):"
 [ -f "$RESULTS" ] && sed 's/^/  /' "$RESULTS"
+if [ -f "$TIMES" ]; then
+	echo "slowest tests (s): $(sort -rn "$TIMES" | head -n 10 | tr '\n' ' ')"
+	echo "all tests: $(awk '{ s += $1 } END { print s }' "$TIMES") s"
+fi
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [ "$FAILED" = 0 ]

@@ -59,7 +59,7 @@ t_attach_existing_children() {
 # during the attach walk (issue 13: such a process once left a stale mm
 # entry): when the tree has ended, no mm and no process is left in the maps.
 t_attach_storm() {
-	"$WORKLOAD" -n "$(q 20000 8000)" storm 2>/dev/null &
+	"$WORKLOAD" -n "$(q 8000 4000)" storm 2>/dev/null &
 	target=$!
 	sleep 0.3
 	"$PEAKBPF" -q -o "$TMP/astorm.json" -p "$target" 2>"$TMP/astorm.err"
@@ -107,7 +107,8 @@ t_attach_phases() {
 	wait_for "$TMP/phases.log" "phase 1" || { fail "phases: workload did not start"; kill "$wl"; return; }
 	"$PEAKBPF" -q -o "$TMP/phases.jsonl" -p "$wl" 2>"$TMP/phases.err" &
 	pb=$!
-	sleep "$(q 0.5 4)"   # peakbpf is up: SIGUSR1 no longer kills it
+	wait_attached "$pb"
+	sleep "$(q 0.3 1)"   # its walk is done: the 64 MiB are in the first window
 	for k in 1 2; do
 		kill -USR1 "$wl"                # phase k ends: its block is freed
 		wait_for "$TMP/phases.log" "gap $k" || break

@@ -140,10 +140,14 @@ t_cgroup_stale_removed() {
 
 # peer CMD...: a peakbpf whose command leaves its cgroup for home at once,
 # so that the cgroup is empty while the peer runs (only the marker says it
-# is alive); PEER and PEER_DIR are set, or PEER_DIR is empty.
+# is alive); PEER and PEER_DIR are set, or PEER_DIR is empty. The command
+# lives until cgs_peer_end (at most 30 s).
 cgs_peer() {
+	rm -f "$TMP/peer.go"
 	"$@" "$PEAKBPF" -q -s cgroup -o "$TMP/peer.json" -- \
-		sh -c "echo \$\$ > $CGS_HOME/cgroup.procs && sleep $(q 4 15)" 2>"$TMP/peer.err" &
+		sh -c "echo \$\$ > $CGS_HOME/cgroup.procs && i=0 &&
+			while [ ! -e $TMP/peer.go ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done" \
+		2>"$TMP/peer.err" &
 	PEER=$!
 	PEER_DIR=""
 	i=0
@@ -155,6 +159,13 @@ cgs_peer() {
 		[ -n "$PEER_DIR" ] || sleep 0.1
 		i=$((i + 1))
 	done
+}
+
+# cgs_peer_end: let the peer's command end; PEER_RC is the peer's status.
+cgs_peer_end() {
+	touch "$TMP/peer.go"
+	wait "$PEER"
+	PEER_RC=$?
 }
 
 cgs_snapshot() {
@@ -177,8 +188,8 @@ t_cgroup_live_peer_kept() {
 	"$PEAKBPF" -q -s cgroup -o "$TMP/cgp.json" -- true 2>"$TMP/cgp.err"
 	rc=$?
 	kept=$([ -d "$PEER_DIR" ] && echo kept || echo removed)
-	wait "$PEER"
-	prc=$?
+	cgs_peer_end
+	prc=$PEER_RC
 	if [ "$rc" = 0 ] && [ "$kept" = kept ] && [ "$prc" = 0 ] && [ ! -d "$PEER_DIR" ]; then
 		ok "a live peer's empty cgroup $(basename "$PEER_DIR") is left alone; the peer removes it itself"
 	else
@@ -214,8 +225,8 @@ t_cgroup_peer_other_pidns() {
 			continue
 		fi
 		kept=$([ -d "$PEER_DIR" ] && echo kept || echo removed)
-		wait "$PEER"
-		prc=$?
+		cgs_peer_end
+		prc=$PEER_RC
 		res="$res $side:$kept,exit=$rc,peer=$prc,$(basename "$PEER_DIR")"
 		[ "$kept" = kept ] && [ "$rc" = 0 ] && [ "$prc" = 0 ] && [ ! -d "$PEER_DIR" ] ||
 			res="$res(FAILED: $(cat "$TMP/cgn.err" "$TMP/peer.err"))"

@@ -97,7 +97,8 @@ t_bad_option() {
 t_forward_sigterm() {
 	"$PEAKBPF" -q -o "$TMP/term.json" -- "$WORKLOAD" -s 16MiB -t 20s steady 2>/dev/null &
 	pb=$!
-	sleep "$(q 1 3)"     # peakbpf is up: its handlers are installed
+	wait_attached "$pb"
+	sleep "$(q 1 3)"     # the command has touched its 16 MiB
 	kill -TERM "$pb"
 	wait "$pb"
 	rc=$?

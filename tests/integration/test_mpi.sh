@@ -64,13 +64,18 @@ mpi_ready() {
 	return 0
 }
 
+# mpi_merged NAME SHAPE JSON: run the job of SHAPE and merge its records
+# into JSON; false (the test failed, or skipped) when it could not.
+mpi_merged() {
+	mpi_ready "$1" || return 1
+	mpi_job "$2" "$TMP/mpi-$2"
+	"$PEAKBPF" merge --json "$TMP/mpi-$2" >"$3" 2>"$TMP/merge.err" && return 0
+	fail "$1: merge failed: $(cat "$TMP/merge.err") $(cat "$TMP/mpi.out")"
+	return 1
+}
+
 t_mpi_apart() {
-	mpi_ready "mpi apart" || return
-	mpi_job rank-apart "$TMP/mpi-apart"
-	if ! "$PEAKBPF" merge --json "$TMP/mpi-apart" >"$TMP/apart.json" 2>"$TMP/merge.err"; then
-		fail "mpi apart: merge failed: $(cat "$TMP/merge.err") $(cat "$TMP/mpi.out")"
-		return
-	fi
+	mpi_merged "mpi apart" rank-apart "$TMP/apart.json" || return
 	sum=$(merge_num "$TMP/apart.json" sum_of_peaks_bytes)
 	truth=$((sum - (MPI_RANKS - 1) * MPI_BLOCK))
 	mpi_check "mpi apart" "$TMP/apart.json" "$truth" || return
@@ -84,16 +89,11 @@ t_mpi_apart() {
 }
 
 t_mpi_together() {
-	mpi_ready "mpi together" || return
-	mpi_job rank-together "$TMP/mpi-together"
-	if ! "$PEAKBPF" merge --json "$TMP/mpi-together" >"$TMP/together.json" 2>"$TMP/merge.err"; then
-		fail "mpi together: merge failed: $(cat "$TMP/merge.err") $(cat "$TMP/mpi.out")"
-		return
-	fi
+	mpi_merged "mpi together" rank-together "$TMP/together.json" || return
 	truth=$(merge_num "$TMP/together.json" sum_of_peaks_bytes)
 	mpi_check "mpi together" "$TMP/together.json" "$truth" || return
 	# The job's timeline: its largest bucket is the upper bound (one host).
-	if ! "$PEAKBPF" merge --timeline "$TMP/job.csv" "$TMP/mpi-together" >/dev/null 2>"$TMP/merge.err"; then
+	if ! "$PEAKBPF" merge --timeline "$TMP/job.csv" "$TMP/mpi-rank-together" >/dev/null 2>"$TMP/merge.err"; then
 		fail "mpi together: merge --timeline: $(cat "$TMP/merge.err")"
 		return
 	fi
