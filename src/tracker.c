@@ -661,6 +661,7 @@ unsigned tracker_tree(const struct tracker *t)
 int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out)
 {
 	struct tracker *t;
+	int err;
 
 	*out = NULL;
 	if (base->base || tree >= MAX_TREES)
@@ -674,9 +675,19 @@ int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, st
 	t->sums = NULL;         /* the load's ring stays its own */
 	t->sum_fn = NULL;
 	memset(t->settle_links, 0, sizeof(t->settle_links));
-	/* Whatever a late event left since the last clear goes; departures
-	 * before now are not this tree's. */
-	memset(tree_of(t), 0, sizeof(struct tree_state));
+	/* The slot's last tree was cleared at its close, but a fork whose
+	 * handler found the parent before that walk deleted it can have
+	 * entered the child behind the walk: such entries go now, when
+	 * hardly any can be made (a new one needs a process of the tree:
+	 * all went at the close but such a child, which this walk takes
+	 * first). The walk zeroes the
+	 * state, so whatever a late event left goes too; departures before
+	 * now are not this tree's. */
+	err = tracker_clear_tree(t, NULL);
+	if (err) {
+		free(t);
+		return err;
+	}
 	STORE(tree_of(t)->max_entries, max_entries);
 	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
 	t->mark_races_at_cut = 0;
