@@ -319,10 +319,11 @@ static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 ke
  * sure the peak holds it), so the peak read is the largest sum before the
  * change; a new largest sum made meanwhile changes the word's count, the
  * swap fails, and the change notes again. Bounded: a change that loses
- * PEAK_CAS_TRIES swaps adds as before 5.12 and counts a mark race (the peak
- * stays exact; the holders are marked truncated). Before 5.12 (no compare-and-swap) the sum is
- * added to and the mark noted first, as before: a mark may then miss a
- * change racing with a new peak (kernels that never claim exactness).
+ * PEAK_CAS_TRIES swaps adds as before 5.12 and counts a mark race (the
+ * peak stays exact; the holders are marked truncated). Before 5.12 (no
+ * compare-and-swap) the mark is noted and then the sum added to: a mark
+ * may then miss a change racing with a new peak (kernels that never claim
+ * exactness).
  */
 static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state *ms, __s64 d)
 {
