@@ -20,6 +20,7 @@
 #include "compat.bpf.h"
 
 #define PEAK_CAS_TRIES 16
+#define SUM_SWAP_TRIES 8        /* note_and_add; each try costs verification time */
 #define EEXIST 17
 /* Counters nobody reads back in BPF: XADD, on every kernel. */
 #define COUNT(p, v) __sync_fetch_and_add((p), (v))
@@ -178,6 +179,15 @@ static __always_inline void note_change(struct tree_state *t, struct mm_state *m
 	peak_mark_note(ms->mark, READ_ONCE(t->window), READ_ONCE(t->peak_pages), ms->pages);
 }
 
+/* Context for the report, by whoever raised the peak (the breakdown comes
+ * from the marks); racing writers may blur it, never the peak. */
+static __always_inline void peak_context(struct tree_state *t)
+{
+	t->peak_ns = bpf_ktime_get_ns();
+	t->peak_mms = READ_ONCE(t->mms_live);
+	t->peak_procs = READ_ONCE(t->procs_live);
+}
+
 /* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
 static __always_inline void raise_peak(struct tree_state *t, __s64 sum)
 {
@@ -188,11 +198,7 @@ static __always_inline void raise_peak(struct tree_state *t, __s64 sum)
 			return;
 		if (!atomic_cas(&t->peak_pages, seen, sum))
 			continue;
-		/* Context for the report (the breakdown comes from the
-		 * marks); racing writers may blur it, never the peak. */
-		t->peak_ns = bpf_ktime_get_ns();
-		t->peak_mms = READ_ONCE(t->mms_live);
-		t->peak_procs = READ_ONCE(t->procs_live);
+		peak_context(t);
 		return;
 	}
 	COUNT(&t->peak_races, 1);
@@ -328,11 +334,17 @@ static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 ke
 static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state *ms, __s64 d)
 {
 	if (has_fetch_atomics) {
-		for (int i = 0; i < PEAK_CAS_TRIES; i++) {
-			__s64 word = READ_ONCE(t->sum_word), sum = sum_of_word(word), peak;
+		for (int i = 0; i < SUM_SWAP_TRIES; i++) {
+			__s64 word = READ_ONCE(t->sum_word), sum = sum_of_word(word);
+			__s64 peak = READ_ONCE(t->peak_pages);
 
-			raise_peak(t, sum);
-			peak = READ_ONCE(t->peak_pages);
+			/* One try at the raise: if it fails, the peak moved,
+			 * and the next round reads both again. */
+			if (sum > peak) {
+				if (atomic_cas(&t->peak_pages, peak, sum))
+					peak_context(t);
+				continue;
+			}
 			peak_mark_note(ms->mark, READ_ONCE(t->window), peak, ms->pages);
 			if (atomic_cas(&t->sum_word, word, sum_word_next(word, d, peak)))
 				return sum + d;
