@@ -49,15 +49,16 @@ enum peakbpf_source {
 	PEAKBPF_SOURCE_BPF,
 	PEAKBPF_SOURCE_CGROUP,
 	PEAKBPF_SOURCE_PROC,
-	PEAKBPF_SOURCE_RUSAGE,          /* the CLI's, for a command it runs: a library
-					   session refuses it (-EOPNOTSUPP) */
+	PEAKBPF_SOURCE_RUSAGE,          /* a command's (opts.command): else refused
+					   (-EOPNOTSUPP) */
 };
 
 /*
  * What a figure counts. RSS: summed RSS, a page once per process that maps
- * it. UNIQUE: each page once, from the tree's own cgroup; only the CLI's
- * command mode gives a tree a cgroup of its own, so a library session
- * (which attaches) refuses it with -EOPNOTSUPP and says so.
+ * it. UNIQUE: each page once, from the tree's own cgroup; only command
+ * mode (opts.command) gives a tree a cgroup of its own, so a session that
+ * attaches refuses it with -EOPNOTSUPP and says so (or, with
+ * opts.measure_fallback, measures summed RSS and notes why).
  */
 enum peakbpf_measure {
 	PEAKBPF_MEASURE_RSS = 0,
@@ -78,7 +79,7 @@ struct peakbpf_opts {
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
 	bool libbpf_log;                /* true: leave libbpf's messages on (stderr by default) */
 	bool timeline;                  /* bpf: record the tree's timeline (peakbpf_timeline_write) */
-	enum peakbpf_measure measure;   /* RSS (0); UNIQUE: -EOPNOTSUPP, see above */
+	enum peakbpf_measure measure;   /* RSS (0); UNIQUE: see above */
 	/* ---- since 0.2 (PEAKBPF_0.2): what the CLI, peakbpf(1), asks ---- */
 	/* The roots are commands the caller forked and holds stopped before
 	 * exec: the cgroup source moves them into a cgroup of their own (an
