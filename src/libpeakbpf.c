@@ -56,7 +56,7 @@ struct peakbpf_figure {
 	/* the tree's unique memory, or why not (peakbpf_figure_format) */
 	bool has_unique;
 	struct figure unique;
-	char unique_reason[NOTE_LEN];
+	char unique_reason[256];           /* as long as the session's */
 };
 
 PEAKBPF_API const char *peakbpf_version(void)
@@ -268,7 +268,7 @@ static struct peakbpf_figure *figure_from(const struct record *rec, const struct
 		f->unique = *rec->unique;
 		/* Its reason may be the session's (why it was not measured). */
 		if (f->unique.inexact_reason) {
-			snprintf(f->unique_reason, NOTE_LEN, "%s", f->unique.inexact_reason);
+			snprintf(f->unique_reason, sizeof(f->unique_reason), "%s", f->unique.inexact_reason);
 			f->unique.inexact_reason = f->unique_reason;
 		}
 	}

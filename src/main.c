@@ -146,15 +146,22 @@ static char *render(const struct peakbpf_figure *f, enum peakbpf_format format, 
 		    const char *extra)
 {
 	struct peakbpf_format_opts fo = { .sz = sizeof(fo), .format = format, .holders = top, .extra = extra };
-	int n = peakbpf_figure_format(f, &fo, NULL, 0);
-	char *text;
+	size_t len = 16384;             /* a record with 32 holders fits: rendered once */
+	char *text = malloc(len), *more;
+	int n;
 
-	if (n < 0)
+	if (!text)
 		return NULL;
-	text = malloc((size_t)n + 1);
-	if (text && peakbpf_figure_format(f, &fo, text, (size_t)n + 1) != n) {
+	n = peakbpf_figure_format(f, &fo, text, len);
+	if (n >= 0 && (size_t)n >= len) {
+		more = realloc(text, (size_t)n + 1);
+		if (more)
+			text = more;
+		n = more ? peakbpf_figure_format(f, &fo, text, (size_t)n + 1) : -ENOMEM;
+	}
+	if (n < 0) {
 		free(text);
-		text = NULL;
+		return NULL;
 	}
 	return text;
 }
