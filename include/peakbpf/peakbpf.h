@@ -124,7 +124,7 @@ struct peakbpf_holder {
 	uint64_t own_peak_bytes;        /* its own largest RSS so far */
 };
 
-/* "0.1.0" */
+/* "0.2.0" */
 PEAKBPF_API const char *peakbpf_version(void);
 
 /*
