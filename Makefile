@@ -7,7 +7,7 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-VERSION := 0.1.0
+VERSION := 0.2.0
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
@@ -46,10 +46,21 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # One source a line: branches that add sources then merge cleanly.
-LIB_SRCS := \
+# LIB_COMMON_SRCS: pure helpers (JSON, units, the timeline, the record of
+# the sum) that the library and the CLI each link; LIB_SRCS: the library
+# itself, whose internals only it (and serve.c, the helper behind it) uses.
+LIB_COMMON_SRCS := \
 	src/units.c \
 	src/json.c \
 	src/status.c \
+	src/sampler_model.c \
+	src/timeline.c \
+	src/timeline_export.c \
+	src/timeline_plot.c \
+	src/timeline_load.c \
+	src/sum_record.c \
+	src/fileutil.c
+LIB_SRCS := $(LIB_COMMON_SRCS) \
 	src/report.c \
 	src/figure.c \
 	src/tracker.c \
@@ -60,26 +71,6 @@ LIB_SRCS := \
 	src/helper_proto.c \
 	src/source_helper.c \
 	src/source_bpf.c \
-	src/sampler_model.c \
-	src/stats.c \
-	src/sweep.c \
-	src/fit.c \
-	src/runs.c \
-	src/budget.c \
-	src/export.c \
-	src/export_text.c \
-	src/fit_report.c \
-	src/timeline.c \
-	src/timeline_export.c \
-	src/timeline_plot.c \
-	src/timeline_load.c \
-	src/sum_record.c \
-	src/plot.c \
-	src/record.c \
-	src/merge.c \
-	src/merge_load.c \
-	src/merge_cli.c \
-	src/fileutil.c \
 	src/cgroup_parse.c \
 	src/cgroup_fs.c \
 	src/cgroup_own.c \
@@ -88,9 +79,39 @@ LIB_SRCS := \
 	src/source_rusage.c \
 	src/unique.c \
 	src/libpeakbpf.c
-CLI_SRCS := src/main.c src/serve.c src/cli.c src/spawn.c src/identity.c src/command.c src/output.c src/attach.c src/runs_cli.c
+# The CLI: built on libpeakbpf's public API only (make check-cli-api), but
+# for serve.c, the helper daemon, which is the bpf source's other side.
+CLI_API_SRCS := \
+	src/main.c \
+	src/cli.c \
+	src/spawn.c \
+	src/identity.c \
+	src/command.c \
+	src/output.c \
+	src/attach.c \
+	src/run_report.c \
+	src/runs_cli.c \
+	src/runs.c \
+	src/budget.c \
+	src/stats.c \
+	src/sweep.c \
+	src/fit.c \
+	src/export.c \
+	src/export_text.c \
+	src/fit_report.c \
+	src/record.c \
+	src/merge.c \
+	src/merge_load.c \
+	src/merge_cli.c \
+	src/plot.c
+CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) src/serve.c
+# Headers of the library's internals: no CLI source may include them.
+LIB_INTERNAL_HDRS := $(addprefix src/,session.h peakbpf.h sources.h source.h report.h figure.h host.h \
+	helper_proto.h kfeatures.h unique_api.h cgroup_fs.h cgroup_fs_ops.h cgroup_parse.h) \
+	$(wildcard bpf/*.h) tracker.skel.h
 LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
+CLI_API_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
 	merge helper_proto
@@ -110,7 +131,7 @@ test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_p
 test_holders_SRCS :=
 test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/cgroup_own.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
 	tests/unit/cgroup_fixture.c
-test_report_SRCS := src/report.c src/figure.c src/json.c src/units.c src/host.c
+test_report_SRCS := src/report.c src/run_report.c src/figure.c src/json.c src/units.c src/host.c
 test_figure_SRCS := src/figure.c
 test_spawn_SRCS := src/spawn.c src/status.c src/identity.c
 test_identity_SRCS := src/identity.c
@@ -125,7 +146,8 @@ test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c
 test_helper_proto_SRCS := src/helper_proto.c
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test
+.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
+	check-cli-api
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
@@ -166,9 +188,19 @@ $(OUTPUT)/%.o: src/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/peakbpf: $(CLI_OBJS) $(LIB_OBJS)
+# Linked against the static library: what the CLI objects do not define
+# comes from libpeakbpf.a (its public API; serve.c's, the internals).
+$(OUTPUT)/peakbpf: $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LIBBPF_LIBS) -pthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
+
+# The CLI stays on the public API: no CLI source includes a header of the
+# library's internals (their dependency lists, -MM), and every symbol the
+# CLI's objects take from libpeakbpf.a is a peakbpf_* one.
+check-cli-api: $(CLI_API_OBJS) $(OUTPUT)/libpeakbpf.a
+	$(call msg,CHECK,CLI uses only include/peakbpf/peakbpf.h)
+	$(Q)CC="$(CC)" CFLAGS="$(filter-out -MMD -MP,$(ALL_CFLAGS))" tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" \
+		"$(LIB_INTERNAL_HDRS)" "$(CLI_API_SRCS) $(LIB_COMMON_SRCS)" $(CLI_API_OBJS)
 
 lib: $(OUTPUT)/libpeakbpf.a $(OUTPUT)/libpeakbpf.so $(OUTPUT)/libpeakbpf.pc
 
@@ -201,12 +233,12 @@ $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 .SECONDEXPANSION:
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Iinclude -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
 	$(call msg,ASAN-CC,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-fno-omit-frame-pointer -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
+		-fno-omit-frame-pointer -Iinclude -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 # libFuzzer targets (tests/fuzz): the parsers of sizes, durations, PIDs,
 # the command line, JSON escaping, /proc and cgroupfs text, --record files. make fuzz runs
@@ -227,7 +259,7 @@ $(OUTPUT)/fuzz:
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(fuzz_$$*_SRCS) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Isrc -Ibpf $< $(fuzz_$*_SRCS) -o $@
+		-fno-sanitize-recover=all -Iinclude -Isrc -Ibpf $< $(fuzz_$*_SRCS) -o $@
 
 fuzz: $(FUZZ_BINS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
@@ -253,7 +285,7 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan check-cli-api fuzz integration lib-test python-test bench-short vmtest
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.

@@ -6,16 +6,15 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <peakbpf/peakbpf.h>
 #include "attach.h"
-#include "host.h"
-#include "session.h"
 
 static int pidfd_open(pid_t pid)
 {
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-int attach_roots(struct session *s, const pid_t *pids, size_t n, int *pidfds, size_t *alive)
+int attach_roots(struct peakbpf_session *s, const pid_t *pids, size_t n, int *pidfds, size_t *alive)
 {
 	int err, watch_err;
 
@@ -32,16 +31,16 @@ int attach_roots(struct session *s, const pid_t *pids, size_t n, int *pidfds, si
 		}
 		/* Through the helper, the helper decides (serve.c), with the
 		 * same rules, and says why. */
-		if (!session_helper_why(s) && host_may_measure(pid, host_effective_caps()) == -EPERM) {
+		if (!peakbpf_helper_why(s) && peakbpf_may_measure(pid) == -EPERM) {
 			fprintf(stderr, "peakbpf: -p %d: not your process: without root, peakbpf measures "
 				"only processes you could trace (your own; or grant CAP_SYS_PTRACE)\n", pid);
 			return -EPERM;
 		}
 		pidfds[i] = pidfd_open(pid);
 		watch_err = pidfds[i] < 0 ? errno : 0;      /* before adding it changes errno */
-		err = session_add_root(s, pid);
-		if (err && session_helper_why(s) && *session_helper_why(s)) {
-			fprintf(stderr, "peakbpf: -p %d: %s\n", pid, session_helper_why(s));
+		err = peakbpf_add_pid(s, pid);
+		if (err && peakbpf_helper_why(s) && *peakbpf_helper_why(s)) {
+			fprintf(stderr, "peakbpf: -p %d: %s\n", pid, peakbpf_helper_why(s));
 			return err;
 		}
 		if (err == -ESRCH || watch_err == ESRCH) {
@@ -60,4 +59,3 @@ int attach_roots(struct session *s, const pid_t *pids, size_t n, int *pidfds, si
 	}
 	return 0;
 }
-

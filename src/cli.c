@@ -141,14 +141,14 @@ void cli_usage(FILE *out)
 		out);
 }
 
-static int parse_source(const char *s, enum source_choice *out)
+static int parse_source(const char *s, enum peakbpf_source *out)
 {
 	static const struct {
 		const char *name;
-		enum source_choice v;
+		enum peakbpf_source v;
 	} names[] = {
-		{ "auto", SOURCE_AUTO }, { "bpf", SOURCE_BPF }, { "cgroup", SOURCE_CGROUP },
-		{ "proc", SOURCE_PROC }, { "rusage", SOURCE_RUSAGE },
+		{ "auto", PEAKBPF_SOURCE_AUTO }, { "bpf", PEAKBPF_SOURCE_BPF }, { "cgroup", PEAKBPF_SOURCE_CGROUP },
+		{ "proc", PEAKBPF_SOURCE_PROC }, { "rusage", PEAKBPF_SOURCE_RUSAGE },
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -359,11 +359,11 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		snprintf(err, errlen, "--output: empty file name");
 		return CLI_ERROR;
 	}
-	if (o->n_samplers && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
+	if (o->n_samplers && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
 		snprintf(err, errlen, "--compare-sampler needs the bpf source (the exact record)");
 		return CLI_ERROR;
 	}
-	if (o->timeline && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
+	if (o->timeline && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
 		snprintf(err, errlen, "--timeline needs the bpf source (the exact record)");
 		return CLI_ERROR;
 	}
@@ -377,7 +377,7 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 	}
 	if (o->record_dir && !o->record_interval_ns)
 		o->record_interval_ns = RECORD_INTERVAL_DEFAULT_NS;
-	if (o->use_helper && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
+	if (o->use_helper && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
 		snprintf(err, errlen, "--helper gives the bpf source: use it with --source auto or bpf");
 		return CLI_ERROR;
 	}

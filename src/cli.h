@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "runs_opts.h"
-#include "session.h"
+#include <peakbpf/peakbpf.h>
 
 #define CLI_MAX_PIDS 64
 #define CLI_MAX_SAMPLERS 8
@@ -25,7 +25,7 @@ struct options {
 	size_t n_pids;
 	uint64_t interval_ns;   /* -i: window length; 0: one window */
 	uint64_t duration_ns;   /* -d: stop after this long; 0: no limit */
-	enum source_choice source;
+	enum peakbpf_source source;
 	uint64_t sample_interval_ns;    /* proc sampler period; 0: default */
 	const char *cgroup_root;
 	unsigned top;           /* -t: processes listed at the peak */

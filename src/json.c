@@ -176,6 +176,20 @@ void json_end_array(struct json_writer *w)
 	end_container(w, false);
 }
 
+void json_raw_members(struct json_writer *w, const char *members)
+{
+	if (w->failed || !members || !*members)
+		return;
+	if (w->depth == 0 || !w->is_object[w->depth - 1] || w->after_key) {
+		fail(w);
+		return;
+	}
+	if (!w->first[w->depth - 1])
+		fputc(',', w->out);
+	w->first[w->depth - 1] = false;
+	fputs(members, w->out);
+}
+
 void json_key(struct json_writer *w, const char *key)
 {
 	if (w->failed)

@@ -2,12 +2,14 @@
 /* libpeakbpf's public API (include/peakbpf/peakbpf.h) over the session. */
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <peakbpf/peakbpf.h>
+#include "host.h"
 #include "peakbpf.h"
 #include "report.h"
 #include "session.h"
@@ -31,6 +33,9 @@ struct peakbpf_session {
 	uint64_t record_drops;
 	pid_t roots[LIB_ROOTS_NAMED];
 	size_t n_roots;
+	/* peakbpf_changes_drain: the caller's callback */
+	peakbpf_change_fn change_fn;
+	void *change_ctx;
 };
 
 struct peakbpf_figure {
@@ -48,6 +53,10 @@ struct peakbpf_figure {
 	char notes[NOTES_MAX][NOTE_LEN];
 	const char *note_ptrs[NOTES_MAX];
 	size_t n_notes;
+	/* the tree's unique memory, or why not (peakbpf_figure_format) */
+	bool has_unique;
+	struct figure unique;
+	char unique_reason[256];           /* as long as the session's */
 };
 
 PEAKBPF_API const char *peakbpf_version(void)
@@ -133,19 +142,29 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 		set_why(why, why_len, "unknown source: use PEAKBPF_SOURCE_AUTO, _BPF, _CGROUP, _PROC or _RUSAGE");
 		return -EINVAL;
 	}
-	if (o.measure == PEAKBPF_MEASURE_UNIQUE) {
+	if (o.measure == PEAKBPF_MEASURE_UNIQUE && !o.command && !o.measure_fallback) {
 		set_why(why, why_len, "unique memory needs the tree in a cgroup of its own, which only "
 			"the CLI's command mode makes: run the command under peakbpf --measure unique");
 		return -EOPNOTSUPP;
 	}
-	if (o.measure != PEAKBPF_MEASURE_RSS) {
+	if (o.timeline && o.changes_ring_bytes) {
+		set_why(why, why_len, "opts: .timeline takes the changes of the sum itself: "
+			"set .timeline or .changes_ring_bytes, not both");
+		return -EINVAL;
+	}
+	if (o.measure != PEAKBPF_MEASURE_RSS && o.measure != PEAKBPF_MEASURE_UNIQUE) {
 		set_why(why, why_len, "unknown measure: use PEAKBPF_MEASURE_RSS or _UNIQUE");
 		return -EINVAL;
 	}
 	so.max_tracked = o.max_tracked;
 	so.sample_interval_ns = o.sample_interval_ns;
 	so.cgroup_root = o.cgroup_root;
-	so.record_ring_bytes = o.timeline ? LIB_RING_BYTES : 0;
+	so.record_ring_bytes = o.timeline ? LIB_RING_BYTES : o.changes_ring_bytes;
+	so.command_mode = o.command;
+	so.with_proc = o.with_proc;
+	so.helper_path = o.helper_path;
+	so.use_helper = o.use_helper;
+	so.measure_unique = o.measure == PEAKBPF_MEASURE_UNIQUE;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -157,8 +176,12 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	if (err) {
 		set_why(why, why_len, reason);
 		free(p);
-		/* The API promises errnos: an unsafe cgroup root is not permitted. */
-		return err == -CGROUP_ROOT_UNSAFE ? -EPERM : err;
+		/* The API promised errnos: to a caller older than 0.2, an
+		 * unsafe cgroup root is not permitted. */
+		if (err == -CGROUP_ROOT_UNSAFE)
+			return opts && opts->sz > offsetof(struct peakbpf_opts, command) ?
+			       -PEAKBPF_ERRNO_CGROUP_ROOT_UNSAFE : -EPERM;
+		return err;
 	}
 	p->timeline = o.timeline && session_has_bpf(p->s);
 	*out = p;
@@ -240,6 +263,15 @@ static struct peakbpf_figure *figure_from(const struct record *rec, const struct
 	if (rec->counters)
 		f->counters = *rec->counters;
 	f->host = *rec->host;
+	if (rec->unique) {
+		f->has_unique = true;
+		f->unique = *rec->unique;
+		/* Its reason may be the session's (why it was not measured). */
+		if (f->unique.inexact_reason) {
+			snprintf(f->unique_reason, sizeof(f->unique_reason), "%s", f->unique.inexact_reason);
+			f->unique.inexact_reason = f->unique_reason;
+		}
+	}
 	for (size_t i = 0; i < rec->n_skipped && i < NOTES_MAX; i++) {
 		snprintf(f->notes[i], NOTE_LEN, "%s", rec->skipped[i]);
 		f->note_ptrs[i] = f->notes[i];
@@ -310,7 +342,7 @@ PEAKBPF_API int peakbpf_timeline_poll(struct peakbpf_session *p)
 		return -EINVAL;
 	if (!p->timeline || !p->started)
 		return -ENODATA;
-	return sum_record_drain(&p->rec, p->s, &p->record_drops);
+	return sum_record_drain(&p->rec, p, &p->record_drops);
 }
 
 PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *p, const char *label)
@@ -367,6 +399,105 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
 		sum_record_free(&p->rec);
 	session_close(p->s);
 	free(p);
+}
+
+/* ---- a command's run, the tree's processes, the helper ---- */
+
+PEAKBPF_API int peakbpf_may_measure(pid_t pid)
+{
+	if (pid <= 0)
+		return -EINVAL;
+	return host_may_measure(pid, host_effective_caps());
+}
+
+PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *p, pid_t pid, const struct rusage *ru)
+{
+	if (!p || pid <= 0 || !ru)
+		return -EINVAL;
+	session_command_exited(p->s, pid, ru);
+	return 0;
+}
+
+PEAKBPF_API int peakbpf_procs_live(const struct peakbpf_session *p, int64_t *n)
+{
+	int64_t live;
+
+	if (!p || !n)
+		return -EINVAL;
+	live = session_procs_live(p->s);
+	if (live < 0)
+		return -ENODATA;
+	*n = live;
+	return 0;
+}
+
+PEAKBPF_API bool peakbpf_has_bpf(const struct peakbpf_session *p)
+{
+	return p && session_has_bpf(p->s);
+}
+
+PEAKBPF_API const char *peakbpf_helper_why(const struct peakbpf_session *p)
+{
+	return p ? session_helper_why(p->s) : NULL;
+}
+
+/* ---- the record of the sum ---- */
+
+static int change_of(void *ctx, const struct sum_event *e)
+{
+	const struct peakbpf_session *p = ctx;
+	struct peakbpf_change c = {
+		.mono_ns = e->ns,
+		.sum_pages = e->sum_pages,
+		.mm = e->mm,
+		.mm_pages = e->mm_pages,
+		.tgid = e->tgid,
+	};
+
+	return p->change_fn(p->change_ctx, &c);
+}
+
+PEAKBPF_API int peakbpf_changes_drain(struct peakbpf_session *p, peakbpf_change_fn fn, void *ctx,
+				      uint64_t *drops)
+{
+	uint64_t lost = 0;
+	int err;
+
+	if (!p || !fn)
+		return -EINVAL;
+	if (!session_has_bpf(p->s))
+		return -EOPNOTSUPP;
+	p->change_fn = fn;
+	p->change_ctx = ctx;
+	err = session_drain_sums(p->s, change_of, p, &lost);
+	p->change_fn = NULL;
+	if (drops)
+		*drops = lost;
+	return err;
+}
+
+PEAKBPF_API int peakbpf_mm_identity(struct peakbpf_session *p, uint64_t mm, uint32_t tgid,
+				    pid_t *pid, char comm[16])
+{
+	uint32_t vpid = 0;
+	int err;
+
+	if (!p || !pid || !comm)
+		return -EINVAL;
+	err = session_mm_identity(p->s, mm, tgid, &vpid, comm);
+	if (!err)
+		*pid = (pid_t)vpid;
+	return err;
+}
+
+PEAKBPF_API int peakbpf_window_start_pages(struct peakbpf_session *p, int64_t *pages)
+{
+	if (!p || !pages)
+		return -EINVAL;
+	if (!session_has_bpf(p->s))
+		return -ENODATA;
+	*pages = session_window_start_pages(p->s);
+	return 0;
 }
 
 /* ---- a figure ---- */
@@ -492,46 +623,126 @@ static double since_s(uint64_t t0, uint64_t t)
 	return t > t0 ? (double)(t - t0) / 1e9 : 0;
 }
 
-PEAKBPF_API int peakbpf_figure_json(const struct peakbpf_figure *f, char *buf, size_t len)
+/* The record a figure renders; others must hold OTHERS_MAX. */
+static void record_of(const struct peakbpf_figure *f, struct record *rec, struct figure *others)
 {
-	struct figure others[OTHERS_MAX];
-	struct record rec = { 0 };
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = f->kind;
+	rec->window = f->window;
+	rec->windows = f->windows;
+	rec->t0_ns = f->t0_ns;
+	rec->start_s = since_s(f->t0_ns, f->start_ns);
+	rec->end_s = since_s(f->t0_ns, f->end_ns);
+	rec->primary = f->fig;
+	for (size_t i = 0; i < f->n_others; i++)
+		others[i] = f->others[i].fig;
+	rec->others = others;
+	rec->n_others = f->n_others;
+	rec->skipped = f->note_ptrs;
+	rec->n_skipped = f->n_notes;
+	rec->counters = f->has_counters ? &f->counters : NULL;
+	rec->host = f->other ? NULL : &f->host;  /* another source's figure: no context */
+	rec->top = FIGURE_MAX_HOLDERS;
+}
+
+/* Render into a memory stream, then into buf, like snprintf. */
+static int render(const struct record *rec, enum peakbpf_format format, const char *extra,
+		  bool strip_newline, char *buf, size_t len)
+{
 	char *text = NULL;
 	size_t size = 0;
 	FILE *mem;
 
-	if (!f || (!buf && len))
-		return -EINVAL;
-	rec.kind = f->kind;
-	rec.window = f->window;
-	rec.windows = f->windows;
-	rec.t0_ns = f->t0_ns;
-	rec.start_s = since_s(f->t0_ns, f->start_ns);
-	rec.end_s = since_s(f->t0_ns, f->end_ns);
-	rec.primary = f->fig;
-	for (size_t i = 0; i < f->n_others; i++)
-		others[i] = f->others[i].fig;
-	rec.others = others;
-	rec.n_others = f->n_others;
-	rec.skipped = f->note_ptrs;
-	rec.n_skipped = f->n_notes;
-	rec.counters = f->has_counters ? &f->counters : NULL;
-	rec.host = f->other ? NULL : &f->host;   /* another source's figure: no context */
-	rec.top = FIGURE_MAX_HOLDERS;
 	mem = open_memstream(&text, &size);
 	if (!mem)
 		return -errno;
-	report_json(&rec, mem);
+	switch (format) {
+	case PEAKBPF_FORMAT_JSON:
+		report_json_extra(rec, extra, mem);
+		break;
+	case PEAKBPF_FORMAT_TEXT:
+		report_human_extra(rec, extra, mem);
+		break;
+	case PEAKBPF_FORMAT_TEXT_WINDOW:
+		report_human_window(rec, mem);
+		break;
+	}
 	if (fclose(mem)) {
 		free(text);
 		return -ENOMEM;
 	}
-	if (size && text[size - 1] == '\n')
+	if (strip_newline && size && text[size - 1] == '\n')
 		text[--size] = '\0';
 	if (len)
-		snprintf(buf, len, "%s", text);
+		snprintf(buf, len, "%s", text ? text : "");
 	free(text);
 	return size > (size_t)0x7fffffff ? -E2BIG : (int)size;
+}
+
+PEAKBPF_API int peakbpf_figure_json(const struct peakbpf_figure *f, char *buf, size_t len)
+{
+	struct figure others[OTHERS_MAX];
+	struct record rec;
+
+	if (!f || (!buf && len))
+		return -EINVAL;
+	record_of(f, &rec, others);
+	return render(&rec, PEAKBPF_FORMAT_JSON, NULL, true, buf, len);
+}
+
+PEAKBPF_API int peakbpf_figure_format(const struct peakbpf_figure *f, const struct peakbpf_format_opts *opts,
+				      char *buf, size_t len)
+{
+	struct peakbpf_format_opts o = { 0 };
+	struct figure others[OTHERS_MAX];
+	struct record rec;
+	size_t n;
+
+	if (!f || !opts || (!buf && len) || opts->sz < sizeof(opts->sz))
+		return -EINVAL;
+	n = opts->sz < sizeof(o) ? opts->sz : sizeof(o);
+	for (size_t i = sizeof(o); i < opts->sz; i++)
+		if (((const char *)opts)[i])
+			return -E2BIG;
+	memcpy(&o, opts, n);
+	if (o.format != PEAKBPF_FORMAT_JSON && o.format != PEAKBPF_FORMAT_TEXT &&
+	    o.format != PEAKBPF_FORMAT_TEXT_WINDOW)
+		return -EINVAL;
+	record_of(f, &rec, others);
+	rec.unique = f->has_unique ? &f->unique : NULL;
+	rec.top = o.holders < FIGURE_MAX_HOLDERS ? o.holders : FIGURE_MAX_HOLDERS;
+	return render(&rec, o.format, o.extra, false, buf, len);
+}
+
+PEAKBPF_API int peakbpf_figure_samples(const struct peakbpf_figure *f, uint64_t *interval_ns,
+				       uint64_t *samples)
+{
+	if (!f || !f->fig.measured || !f->fig.interval_ns)
+		return -ENODATA;
+	if (interval_ns)
+		*interval_ns = f->fig.interval_ns;
+	if (samples)
+		*samples = f->fig.samples;
+	return 0;
+}
+
+PEAKBPF_API int peakbpf_figure_times(const struct peakbpf_figure *f, uint64_t *t0_ns,
+				     uint64_t *start_ns, uint64_t *end_ns)
+{
+	if (!f)
+		return -EINVAL;
+	if (t0_ns)
+		*t0_ns = f->t0_ns;
+	if (start_ns)
+		*start_ns = f->start_ns;
+	if (end_ns)
+		*end_ns = f->end_ns;
+	return 0;
+}
+
+PEAKBPF_API unsigned peakbpf_figure_windows(const struct peakbpf_figure *f)
+{
+	return f ? f->windows : 0;
 }
 
 PEAKBPF_API void peakbpf_figure_free(struct peakbpf_figure *f)

@@ -13,23 +13,21 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <time.h>
 #include <bpf/libbpf.h>
+#include <peakbpf/peakbpf.h>
 #include "cli.h"
-#include "host.h"
 #include "attach.h"
 #include "command.h"
 #include "identity.h"
 #include "output.h"
-#include "peakbpf.h"
 #include "merge.h"
 #include "record.h"
 #include "budget.h"
-#include "report.h"
+#include "run_report.h"
 #include "runs.h"
 #include "sampler_model.h"
 #include "serve.h"
-#include "session.h"
-#include "sources.h"
 #include "spawn.h"
 #include "status.h"
 #include "sum_record.h"
@@ -45,6 +43,15 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ar
 	return vfprintf(stderr, fmt, args);
 }
 
+/* CLOCK_MONOTONIC, libpeakbpf's clock (peakbpf_figure_times). */
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static double timeval_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -53,7 +60,8 @@ static double timeval_s(struct timeval tv)
 /* Everything one run needs between its events. */
 struct run {
 	const struct options *opts;
-	struct session *session;
+	struct peakbpf_session *session;
+	long page_size;
 	FILE *out;                      /* -o FILE, or NULL */
 	int out_errno, stdout_errno;    /* why a record could not be written, first */
 	int sigfd;
@@ -81,7 +89,7 @@ struct run {
 
 static bool recording(const struct run *r)
 {
-	return (r->opts->n_samplers || r->opts->timeline || r->opts->record_dir) && session_has_bpf(r->session);
+	return (r->opts->n_samplers || r->opts->timeline || r->opts->record_dir) && peakbpf_has_bpf(r->session);
 }
 
 static void drain_trace(struct run *r)
@@ -92,25 +100,29 @@ static void drain_trace(struct run *r)
 
 /* --compare-sampler: model each interval over the whole run, and check a
  * real /proc sampler at the first interval against the model. */
-static void compare_sampler(struct run *r, const struct record *rec, uint64_t end_ns)
+static void compare_sampler(struct run *r, const struct peakbpf_figure *run, uint64_t end_ns)
 {
+	uint64_t peak = 0;
 	struct sampler_report_input in = {
 		.trace = &r->rec.sampler,
 		.start_ns = r->t0_ns,
 		.end_ns = end_ns,
-		.page_size = (uint64_t)session_host(r->session)->page_size,
-		.true_peak_bytes = rec->primary.peak_bytes,
+		.page_size = (uint64_t)r->page_size,
 		.record_drops = r->record_drops,
 		.intervals_ns = r->opts->samplers_ns,
 		.n_intervals = r->opts->n_samplers,
 	};
 
+	peakbpf_figure_peak(run, &peak);
+	in.true_peak_bytes = peak;
 	sampler_report_compute(&in, &r->sampler);
-	for (size_t i = 0; i < rec->n_others; i++) {
-		const struct figure *f = &rec->others[i];
+	for (size_t i = 0; i < peakbpf_figure_other_count(run); i++) {
+		const struct peakbpf_figure *f = peakbpf_figure_other(run, i);
+		uint64_t interval_ns, samples;
 
-		if (!strcmp(f->source, "proc") && f->measured)
-			sampler_report_check_real(&r->sampler, f->interval_ns, f->peak_bytes, f->samples);
+		if (!strcmp(peakbpf_figure_source(f), "proc") && !peakbpf_figure_peak(f, &peak) &&
+		    !peakbpf_figure_samples(f, &interval_ns, &samples))
+			sampler_report_check_real(&r->sampler, interval_ns, peak, samples);
 	}
 }
 
@@ -128,27 +140,85 @@ static void handled_signals(sigset_t *set)
 		sigaddset(set, sigs[i]);
 }
 
-static void write_record(struct run *r, const struct record *rec)
+/* A figure as libpeakbpf renders it, with the CLI's own part; NULL when
+ * out of memory. Free it. */
+static char *render(const struct peakbpf_figure *f, enum peakbpf_format format, unsigned top,
+		    const char *extra)
 {
-	if (r->opts->json)
-		output_write(stdout, rec, &r->stdout_errno);
-	if (r->out)
-		output_write(r->out, rec, &r->out_errno);
+	struct peakbpf_format_opts fo = { .sz = sizeof(fo), .format = format, .holders = top, .extra = extra };
+	size_t len = 16384;             /* a record with 32 holders fits: rendered once */
+	char *text = malloc(len), *more;
+	int n;
+
+	if (!text)
+		return NULL;
+	n = peakbpf_figure_format(f, &fo, text, len);
+	if (n >= 0 && (size_t)n >= len) {
+		more = realloc(text, (size_t)n + 1);
+		if (more)
+			text = more;
+		n = more ? peakbpf_figure_format(f, &fo, text, (size_t)n + 1) : -ENOMEM;
+	}
+	if (n < 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
-static void fill_common(struct run *r, struct record *rec, uint64_t end_ns)
+/* The command or the PIDs, and the figure's times. */
+static struct run_context run_context(const struct run *r, const struct peakbpf_figure *f)
 {
 	const struct options *o = r->opts;
+	struct run_context c = { .windows = peakbpf_figure_windows(f) };
+	uint64_t t0 = 0, start = 0, end = 0;
 
-	rec->t0_ns = r->t0_ns;
-	rec->top = o->top;
-	rec->end_s = (double)(end_ns - r->t0_ns) / 1e9;
+	peakbpf_figure_times(f, &t0, &start, &end);
+	c.start_s = start > t0 ? (double)(start - t0) / 1e9 : 0;
+	c.end_s = end > t0 ? (double)(end - t0) / 1e9 : 0;
 	if (o->command) {
-		rec->command = &r->command;
+		c.command = &r->command;
 	} else {
-		rec->attached = o->pids;
-		rec->n_attached = o->n_pids;
+		c.attached = o->pids;
+		c.n_attached = o->n_pids;
 	}
+	return c;
+}
+
+/* The record on stderr (unless -q), then as JSON (--json, -o). */
+static void write_record(struct run *r, const struct peakbpf_figure *f, const struct run_context *c)
+{
+	enum peakbpf_format human = peakbpf_figure_window(f) ? PEAKBPF_FORMAT_TEXT_WINDOW : PEAKBPF_FORMAT_TEXT;
+	char *extra = NULL, *text;
+
+	if (!r->opts->quiet) {
+		extra = human == PEAKBPF_FORMAT_TEXT ? run_report_human(c) : NULL;
+		text = render(f, human, r->opts->top, extra);
+		if (text)
+			fputs(text, stderr);
+		else
+			fprintf(stderr, "peakbpf: rendering the record failed\n");
+		free(text);
+		free(extra);
+	}
+	if (!r->opts->json && !r->out)
+		return;
+	extra = run_report_json(c);
+	text = extra ? render(f, PEAKBPF_FORMAT_JSON, r->opts->top, extra) : NULL;
+	if (!text) {
+		/* Said where the record should have gone, with the command's status. */
+		if (r->opts->json && !r->stdout_errno)
+			r->stdout_errno = ENOMEM;
+		if (r->out && !r->out_errno)
+			r->out_errno = ENOMEM;
+	} else {
+		if (r->opts->json)
+			output_write(stdout, text, &r->stdout_errno);
+		if (r->out)
+			output_write(r->out, text, &r->out_errno);
+	}
+	free(text);
+	free(extra);
 }
 
 static void on_sum_change(void *ctx, int64_t pages)
@@ -158,71 +228,102 @@ static void on_sum_change(void *ctx, int64_t pages)
 
 /* --record: the window just cut, with its lowest sum from the changes
  * drained now (record.h), and when the next one closes. */
-static void record_window(struct run *r, const struct record *rec)
+static void record_window(struct run *r, const struct peakbpf_figure *f)
 {
+	uint64_t peak = 0, peak_ns = 0;
+	int64_t start_pages = 0;
+
 	rank_record_mark(&r->rank);
 	drain_trace(r);
-	rank_record_window(&r->rank, rec->primary.peak_bytes,
-			   rec->primary.has_detail ? rec->primary.peak_mono_ns : 0, rec->primary.exact,
-			   rec->primary.source,
-			   session_window_start_pages(r->session), r->record_drops);
+	peakbpf_figure_peak(f, &peak);
+	peakbpf_figure_peak_time(f, &peak_ns);
+	peakbpf_window_start_pages(r->session, &start_pages);
+	rank_record_window(&r->rank, peak, peak_ns, peakbpf_figure_exact(f), peakbpf_figure_source(f),
+			   start_pages, r->record_drops);
 	r->next_window_ns = rank_record_next_close(&r->rank, monotonic_ns());
 }
 
 /* Close the open window (the session folds it into the run's figures). */
 static int close_window(struct run *r)
 {
-	struct record rec = { .kind = "window" };
-	uint64_t now = monotonic_ns();
+	struct peakbpf_figure *f = NULL;
+	struct run_context c;
+	uint64_t now = 0;
 	int err;
 
 	if (r->opts->record_dir)
 		rank_record_before_cut(&r->rank);
-	err = session_close_window(r->session, &rec);
+	err = peakbpf_close_window(r->session, &f);
 	if (err)
 		return err;
 	if (r->opts->record_dir)
-		record_window(r, &rec);
-	fill_common(r, &rec, now);
-	rec.start_s = (double)(r->window_start_ns - r->t0_ns) / 1e9;
+		record_window(r, f);
+	peakbpf_figure_times(f, NULL, NULL, &now);
 	r->window_start_ns = now;
 	if (r->windowed)
-		sum_record_window(&r->rec, now, rec.window);
+		sum_record_window(&r->rec, now, peakbpf_figure_window(f));
 	if (r->opts->interval_ns)
 		r->next_window_ns = now + r->opts->interval_ns;
-	if (!r->windowed)
-		return 0;       /* a single window: the run record says it all */
-	if (!r->opts->quiet)
-		report_human_window(&rec, stderr);
-	write_record(r, &rec);
+	if (r->windowed) {      /* a single window: the run record says it all */
+		c = run_context(r, f);
+		write_record(r, f, &c);
+	}
+	peakbpf_figure_free(f);
 	return 0;
+}
+
+/* What the harness (runs.c) keeps of a run: its figure and exit status.
+ * source and inexact_reason are the library's static strings. */
+static void run_result_set(struct run_result *res, const struct peakbpf_figure *f, int exit_status)
+{
+	uint64_t bound = 0, peak = 0, base = 0, t0 = 0, end = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->done = true;
+	res->measured = peakbpf_figure_peak(f, &peak) == 0;
+	res->source = peakbpf_figure_source(f);
+	res->exact = peakbpf_figure_exact(f);
+	res->bound_known = peakbpf_figure_error_bound(f, &bound) == 0;
+	res->error_bound_bytes = bound;
+	res->inexact_reason = peakbpf_figure_reason(f);
+	res->peak_bytes = peak;
+	res->growth_known = peakbpf_figure_baseline(f, &base) == 0;
+	res->growth_bytes = (int64_t)(peak - base);
+	peakbpf_figure_times(f, &t0, NULL, &end);
+	res->wall_s = end > t0 ? (double)(end - t0) / 1e9 : 0;
+	res->exit_status = exit_status;
 }
 
 static void report_run(struct run *r)
 {
-	struct record rec = { .kind = "run" };
+	struct peakbpf_figure *f = NULL;
+	uint64_t peak = 0, peak_ns = 0;
+	struct run_context c;
 
-	session_fill_run(r->session, &rec);
-	fill_common(r, &rec, r->window_start_ns);
-	if (recording(r) && !strcmp(rec.primary.source, "bpf")) {
+	if (peakbpf_run_figure(r->session, &f)) {
+		fprintf(stderr, "peakbpf: reading the run's figure failed\n");
+		r->exit_status = EXIT_PEAKBPF_FAILED;
+		return;
+	}
+	c = run_context(r, f);
+	peakbpf_figure_peak(f, &peak);
+	peakbpf_figure_peak_time(f, &peak_ns);
+	if (recording(r) && !strcmp(peakbpf_figure_source(f), "bpf")) {
 		drain_trace(r);
 		if (r->opts->n_samplers) {
-			compare_sampler(r, &rec, r->window_start_ns);
-			rec.sampler = &r->sampler;
+			compare_sampler(r, f, r->window_start_ns);
+			c.sampler = &r->sampler;
 		}
-		if (sum_record_finish(&r->rec, r->window_start_ns, rec.primary.peak_bytes,
-				      rec.primary.peak_mono_ns))
+		if (sum_record_finish(&r->rec, r->window_start_ns, peak, peak_ns))
 			r->exit_status = EXIT_PEAKBPF_FAILED;
 	}
-	if (r->opts->record_dir && rank_record_finish(&r->rank, rec.primary.peak_bytes, rec.primary.exact,
-						      rec.primary.source, r->exit_status))
+	if (r->opts->record_dir && rank_record_finish(&r->rank, peak, peakbpf_figure_exact(f),
+						      peakbpf_figure_source(f), r->exit_status))
 		r->exit_status = EXIT_PEAKBPF_FAILED;
-	rec.start_s = 0;
 	if (r->result)
-		run_result_set(r->result, &rec, r->exit_status);
-	if (!r->opts->quiet)
-		report_human(&rec, stderr);
-	write_record(r, &rec);
+		run_result_set(r->result, f, r->exit_status);
+	write_record(r, f, &c);
+	peakbpf_figure_free(f);
 }
 
 /* What a signal to peakbpf does. Returns true when the run should end. */
@@ -320,9 +421,10 @@ static int event_loop(struct run *r)
  * process of the tree has (counted in the kernel), or a signal ends it. */
 static int wait_descendants(struct run *r)
 {
-	int64_t live;
+	int64_t live = 0;
+	int unknown;
 
-	while ((live = session_procs_live(r->session)) > 0) {
+	while (!(unknown = peakbpf_procs_live(r->session, &live)) && live > 0) {
 		struct pollfd pfd = { .fd = r->sigfd, .events = POLLIN };
 		struct signalfd_siginfo si;
 		int n = poll(&pfd, 1, WAIT_DESCENDANTS_POLL_MS);
@@ -334,7 +436,7 @@ static int wait_descendants(struct run *r)
 		if (n > 0 && read(r->sigfd, &si, sizeof(si)) == sizeof(si) && on_signal(r, &si))
 			return 0;
 	}
-	if (live < 0 && !r->opts->quiet)
+	if (unknown && !r->opts->quiet)
 		fprintf(stderr, "peakbpf: notice: --wait-descendants needs the bpf source to count the "
 			"tree; the run ended when the command exited\n");
 	return 0;
@@ -347,19 +449,21 @@ static int wait_descendants(struct run *r)
 static int run_prepare(struct run *r)
 {
 	const struct options *o = r->opts;
-	struct session_opts so = {
+	PEAKBPF_OPTS(po,
 		.source = o->source,
-		.command_mode = o->command != NULL,
 		.max_tracked = o->max_tracked,
 		.sample_interval_ns = o->sample_interval_ns,
 		.cgroup_root = o->cgroup_root,
-		.record_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES :
-				     o->record_dir ? RANK_RECORD_RING_BYTES : 0,
+		.libbpf_log = true,     /* libbpf_log() above decides */
+		.measure = o->measure_unique ? PEAKBPF_MEASURE_UNIQUE : PEAKBPF_MEASURE_RSS,
+		.command = o->command != NULL,
 		.with_proc = o->n_samplers > 0,
+		.changes_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES :
+				      o->record_dir ? RANK_RECORD_RING_BYTES : 0,
 		.helper_path = o->helper_path,
 		.use_helper = o->use_helper,
-		.measure_unique = o->measure_unique,
-	};
+		.measure_fallback = true,
+	);
 	char why[256] = "";
 	const char *note;
 	sigset_t set;
@@ -375,13 +479,13 @@ static int run_prepare(struct run *r)
 		fprintf(stderr, "peakbpf: signalfd: %s\n", strerror(-err));
 		return err;
 	}
-	if (getuid() != 0 && o->max_tracked > UNPRIVILEGED_MAX_TRACKED) {
+	if (getuid() != 0 && o->max_tracked > PEAKBPF_UNPRIVILEGED_MAX_TRACKED) {
 		fprintf(stderr, "peakbpf: --max-tracked: at most %d without root (the kernel memory "
-			"of its maps is bounded for other users)\n", UNPRIVILEGED_MAX_TRACKED);
+			"of its maps is bounded for other users)\n", PEAKBPF_UNPRIVILEGED_MAX_TRACKED);
 		return -EPERM;
 	}
 	if (o->n_samplers && !o->sample_interval_ns)
-		so.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
+		po.sample_interval_ns = o->samplers_ns[0];      /* the real sampler checks the model */
 	if (o->output) {
 		r->out = output_open(o->output);
 		if (!r->out) {
@@ -406,27 +510,27 @@ static int run_prepare(struct run *r)
 	/* --record closes 100 windows a second: the bpf source alone, if it
 	 * can be used, as a cgroup read beside it doubles each close's cost
 	 * (README, "A multi-node job"). */
-	if (o->record_dir && o->source == SOURCE_AUTO) {
-		so.source = SOURCE_BPF;
-		if (session_open(&so, &r->session, why, sizeof(why)))
-			so.source = SOURCE_AUTO;
+	if (o->record_dir && o->source == PEAKBPF_SOURCE_AUTO) {
+		po.source = PEAKBPF_SOURCE_BPF;
+		if (peakbpf_open(&po, &r->session, why, sizeof(why)))
+			po.source = PEAKBPF_SOURCE_AUTO;
 	}
-	err = r->session ? 0 : session_open(&so, &r->session, why, sizeof(why));
+	err = r->session ? 0 : peakbpf_open(&po, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
-		if (err == -CGROUP_ROOT_UNSAFE)
+		if (err == -PEAKBPF_ERRNO_CGROUP_ROOT_UNSAFE)
 			r->exit_status = EXIT_CGROUP_ROOT_UNSAFE;
 		return err;
 	}
 	/* Why a better source was not used matters when peakbpf fell back;
 	 * beside bpf, a missing secondary source is only in not_used. */
-	if (!o->quiet && !session_has_bpf(r->session) && !session_helper_why(r->session))
-		for (size_t i = 0; (note = session_note(r->session, i)); i++)
+	if (!o->quiet && !peakbpf_has_bpf(r->session) && !peakbpf_helper_why(r->session))
+		for (size_t i = 0; (note = peakbpf_note(r->session, i)); i++)
 			fprintf(stderr, "peakbpf: notice: %s\n", note);
-	if ((o->n_samplers || o->timeline) && !session_has_bpf(r->session)) {
+	if ((o->n_samplers || o->timeline) && !peakbpf_has_bpf(r->session)) {
 		fprintf(stderr, "peakbpf: %s needs the bpf source loaded here%s\n",
 			o->n_samplers ? "--compare-sampler" : "--timeline",
-			session_helper_why(r->session) ? " (the helper does not send the record of the sum)" :
+			peakbpf_helper_why(r->session) ? " (the helper does not send the record of the sum)" :
 			", which cannot be used here");
 		return -EOPNOTSUPP;
 	}
@@ -437,15 +541,16 @@ static int run_prepare(struct run *r)
  * window, begin now. */
 static void begin_run(struct run *r)
 {
+	int64_t start_pages = 0;        /* without bpf here: no record of the sum */
+
 	r->t0_ns = r->window_start_ns = monotonic_ns();
+	peakbpf_window_start_pages(r->session, &start_pages);
 	if (recording(r))
-		sum_record_begin(&r->rec, r->t0_ns, session_window_start_pages(r->session),
-				 session_host(r->session)->page_size);
+		sum_record_begin(&r->rec, r->t0_ns, start_pages, r->page_size);
 	if (r->opts->interval_ns)
 		r->next_window_ns = r->t0_ns + r->opts->interval_ns;
 	if (r->opts->record_dir) {
-		rank_record_begin(&r->rank, session_has_bpf(r->session), session_window_start_pages(r->session),
-				  session_host(r->session)->page_size);
+		rank_record_begin(&r->rank, peakbpf_has_bpf(r->session), start_pages, r->page_size);
 		r->next_window_ns = rank_record_next_close(&r->rank, r->t0_ns);
 	}
 }
@@ -470,13 +575,13 @@ static int start_command(struct run *r)
 	}
 	r->command.argv = argv;
 	r->command.pid = r->child;
-	err = session_add_root(r->session, r->child);
+	err = peakbpf_add_pid(r->session, r->child);
 	if (!err)
-		err = session_start(r->session);
+		err = peakbpf_start(r->session);
 	if (err) {
 		fprintf(stderr, "peakbpf: cannot track %s: %s\n", argv[0],
-			session_helper_why(r->session) && *session_helper_why(r->session) ?
-			session_helper_why(r->session) : strerror(-err));
+			peakbpf_helper_why(r->session) && *peakbpf_helper_why(r->session) ?
+			peakbpf_helper_why(r->session) : strerror(-err));
 		goto cleanup;   /* closing the gate makes the child exit */
 	}
 	begin_run(r);
@@ -517,7 +622,7 @@ static int start_attached(struct run *r)
 	err = attach_roots(r->session, r->opts->pids, r->opts->n_pids, r->pidfds, &r->roots_alive);
 	if (err)
 		return err;
-	err = session_start(r->session);
+	err = peakbpf_start(r->session);
 	if (err)
 		return err;
 	begin_run(r);
@@ -536,8 +641,9 @@ static int collect_exit(struct run *r)
 	if (o->command) {
 		r->command.user_s = timeval_s(r->ru.ru_utime);
 		r->command.sys_s = timeval_s(r->ru.ru_stime);
-		r->command.descendants_alive = session_procs_live(r->session);
-		session_command_exited(r->session, -r->child, &r->ru);
+		if (peakbpf_procs_live(r->session, &r->command.descendants_alive))
+			r->command.descendants_alive = -1;
+		peakbpf_command_exited(r->session, -r->child, &r->ru);
 		r->child = 0;
 		r->exit_status = exit_status_from_wait(r->command.wait_status);
 	} else {
@@ -571,7 +677,7 @@ static void run_cleanup(struct run *r)
 			close(r->pidfds[i]);
 	if (r->sigfd >= 0)
 		close(r->sigfd);
-	session_close(r->session);
+	peakbpf_close(r->session);
 	sum_record_free(&r->rec);
 	rank_record_close(&r->rank);
 	if (r->out)
@@ -587,6 +693,7 @@ static int run(const struct options *o, struct run_result *res)
 		.exit_status = EXIT_PEAKBPF_FAILED,
 		.windowed = o->interval_ns != 0,
 		.rank = { .fd = -1 },
+		.page_size = sysconf(_SC_PAGESIZE),
 	};
 	int err;
 

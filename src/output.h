@@ -5,8 +5,6 @@
 
 #include <stdio.h>
 
-struct record;
-
 /*
  * -o FILE holds the command line: created 0600, never through a symbolic
  * link, and handed to the user who ran sudo, if peakbpf is root by sudo.
@@ -15,9 +13,9 @@ struct record;
  * written. NULL with errno set on failure.
  */
 FILE *output_open(const char *path);
-/* Write one record and flush it (a killed run keeps it); the first
- * failure's errno is kept in *first_errno for the message at the end. */
-void output_write(FILE *f, const struct record *rec, int *first_errno);
+/* Write one record (a JSON line) and flush it (a killed run keeps it); the
+ * first failure's errno is kept in *first_errno for the message at the end. */
+void output_write(FILE *f, const char *record, int *first_errno);
 /* A record that could not be written is a failure of peakbpf's, not a
  * silent success: say so, with the command's own status, which it hides.
  * 0 when write_errno is 0, else -write_errno. */

@@ -9,20 +9,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-/* A record carries figures, bpf counters, host facts and a sampler report:
- * their headers come with this one. */
+/* A record carries figures, bpf counters and host facts: their headers
+ * come with this one. The CLI's own part (the command, the PIDs,
+ * --compare-sampler) is its extra (run_report.h). */
 #include "figure.h"
 #include "host.h"
-#include "sampler_model.h"
 #include "source.h"
-
-struct command_facts {
-	char *const *argv;
-	pid_t pid;
-	int wait_status;                /* raw waitpid status */
-	double user_s, sys_s;
-	int64_t descendants_alive;      /* tree processes alive when it exited, -1 unknown */
-};
 
 struct record {
 	const char *kind;               /* "window" or "run" */
@@ -37,21 +29,22 @@ struct record {
 	size_t n_others;
 	const char *const *skipped;     /* why better sources were not used */
 	size_t n_skipped;
-	const struct command_facts *command;    /* NULL when attached */
-	const pid_t *attached;          /* -p PIDs, NULL in command mode */
-	size_t n_attached;
 	const struct bpf_counters *counters;    /* NULL without the bpf source */
 	const struct host_facts *host;
 	unsigned top;                   /* holders to list (-t) */
-	const struct sampler_report *sampler;   /* run record with --compare-sampler */
 };
 
 void report_json(const struct record *r, FILE *out);
+/* With the caller's own members (json_raw_members), before the counters
+ * and the host; NULL: none (peakbpf_figure_format). */
+void report_json_extra(const struct record *r, const char *extra, FILE *out);
 /* s with control and non-ASCII bytes as \xNN, for a terminal; out holds
  * up to len - 1 characters (4 per byte of s is always enough). */
 const char *printable(const char *s, char *out, size_t len);
 /* The run's summary: several lines. */
 void report_human(const struct record *r, FILE *out);
+/* With the caller's own lines before the counters' (peakbpf_figure_format). */
+void report_human_extra(const struct record *r, const char *extra, FILE *out);
 /* One line for a closed window. */
 void report_human_window(const struct record *r, FILE *out);
 

@@ -10,30 +10,10 @@
 #include "cli.h"
 #include "export.h"
 #include "fit_report.h"
-#include "report.h"
 #include "runs.h"
 #include "status.h"
 #include "sweep.h"
 #include "units.h"
-
-void run_result_set(struct run_result *res, const struct record *rec, int exit_status)
-{
-	const struct figure *f = &rec->primary;
-
-	memset(res, 0, sizeof(*res));
-	res->done = true;
-	res->measured = f->measured;
-	res->source = f->source;
-	res->exact = f->exact;
-	res->bound_known = f->exact || f->bound_known;
-	res->error_bound_bytes = f->exact ? 0 : f->error_bound_bytes;
-	res->inexact_reason = f->exact ? NULL : f->inexact_reason;
-	res->peak_bytes = f->peak_bytes;
-	res->growth_known = f->measured && f->baseline_known;
-	res->growth_bytes = (int64_t)(f->peak_bytes - f->baseline_bytes);
-	res->wall_s = rec->end_s;
-	res->exit_status = exit_status;
-}
 
 bool runs_wanted(const struct runs_opts *r)
 {

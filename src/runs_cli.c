@@ -278,7 +278,7 @@ enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *e
 			 "--export-* and --wait-descendants are for commands");
 		return CLI_ERROR;
 	}
-	if (r->wait_descendants && o->source != SOURCE_AUTO && o->source != SOURCE_BPF) {
+	if (r->wait_descendants && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
 		snprintf(err, errlen, "--wait-descendants needs the bpf source: it counts the tree's processes "
 			 "in the kernel");
 		return CLI_ERROR;

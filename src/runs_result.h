@@ -7,8 +7,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct record;
-
 struct run_result {
 	bool done;                      /* the run reached its report */
 	bool measured;                  /* false: no figure (never read as 0) */
@@ -22,8 +20,5 @@ struct run_result {
 	double wall_s;
 	int exit_status;                /* as the shell reports it */
 };
-
-/* Copy a run record's primary figure and the run's exit status. */
-void run_result_set(struct run_result *res, const struct record *rec, int exit_status);
 
 #endif

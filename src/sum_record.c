@@ -4,11 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/types.h>
-#include "session.h"
+#include <peakbpf/peakbpf.h>
 #include "sum_record.h"
 #include "timeline_export.h"
-#include "tracker.h"
 
 #define SAMPLER_RESOLUTION_NS 10000ULL  /* 10 us: the sampler model's slots */
 
@@ -66,41 +64,43 @@ void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages,
  * (a drain comes within 20 ms of the change). */
 static void label_track(struct sum_record *r, struct tl_track *tr)
 {
-	char comm[COMM_LEN] = "";
+	char comm[16] = "";
+	pid_t pid = 0;
 
-	if (session_mm_identity(r->draining, tr->key, tr->tgid, &tr->pid, comm))
+	if (peakbpf_mm_identity(r->draining, tr->key, tr->tgid, &pid, comm))
 		return;                 /* unknown: labelled by tgid */
+	tr->pid = (uint32_t)pid;
 	memcpy(tr->comm, comm, sizeof(tr->comm) < sizeof(comm) ? sizeof(tr->comm) : sizeof(comm));
 	tr->comm[sizeof(tr->comm) - 1] = '\0';
 }
 
-static int on_change(void *ctx, const struct sum_event *e)
+static int on_change(void *ctx, const struct peakbpf_change *e)
 {
 	struct sum_record *r = ctx;
 	struct tl_track *started;
 	int err = 0;
 
 	if (r->keep_timeline) {
-		if (timeline_add(&r->timeline, e->ns, e->sum_pages))
+		if (timeline_add(&r->timeline, e->mono_ns, e->sum_pages))
 			err = -ENOMEM;
-		if (timeline_track_add(&r->timeline, e->ns, e->mm, e->tgid, e->mm_pages, &started))
+		if (timeline_track_add(&r->timeline, e->mono_ns, e->mm, e->tgid, e->mm_pages, &started))
 			err = -ENOMEM;
 		else if (started)
 			label_track(r, started);
 	}
-	if (r->sampling && trace_add(&r->sampler, e->ns, e->sum_pages))
+	if (r->sampling && trace_add(&r->sampler, e->mono_ns, e->sum_pages))
 		err = -ENOMEM;
 	if (r->on_change)
 		r->on_change(r->on_change_ctx, e->sum_pages);
 	return err;
 }
 
-int sum_record_drain(struct sum_record *r, struct session *s, uint64_t *drops)
+int sum_record_drain(struct sum_record *r, struct peakbpf_session *s, uint64_t *drops)
 {
 	int err;
 
 	r->draining = s;
-	err = session_drain_sums(s, on_change, r, drops);
+	err = peakbpf_changes_drain(s, on_change, r, drops);
 	r->draining = NULL;
 	return err;
 }

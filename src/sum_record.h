@@ -2,7 +2,7 @@
 /*
  * The exact record of the tree sum during a run, for --timeline, the
  * library's timeline and --compare-sampler: every change the kernel
- * recorded (session_drain_sums) goes into the bounded timeline (timeline.h),
+ * recorded (peakbpf_changes_drain) goes into the bounded timeline (timeline.h),
  * the mm that changed onto its per-process line, and the sum into the
  * sampler model's capped trace (sampler_model.h, TRACE_MAX_POINTS).
  *
@@ -20,14 +20,14 @@
 #include "sampler_model.h"
 #include "timeline.h"
 
-struct session;
+struct peakbpf_session;
 
 struct sum_record {
 	struct sum_trace sampler;       /* --compare-sampler's trace */
 	bool sampling;
 	bool keep_timeline;             /* --timeline, or the library's */
 	struct timeline timeline;
-	struct session *draining;       /* during a drain: labels for new lines */
+	struct peakbpf_session *draining;       /* during a drain: labels for new lines */
 	const char *path;               /* --timeline FILE, or NULL */
 	FILE *out;                      /* opened before the run, written at its end */
 	char title[256];                /* the command, or the PIDs */
@@ -49,7 +49,7 @@ void sum_record_keep_timeline(struct sum_record *r);
 /* The run begins: the sum is start_pages at t0_ns. */
 void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages, long page_size);
 /* Take every change recorded since the last drain. 0 or a negative errno. */
-int sum_record_drain(struct sum_record *r, struct session *s, uint64_t *drops);
+int sum_record_drain(struct sum_record *r, struct peakbpf_session *s, uint64_t *drops);
 /* A window closed at ns: a phase mark. */
 void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window);
 /* The timeline so far, ended at end_ns, with this peak marked (0 bytes:

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -48,15 +49,16 @@ enum peakbpf_source {
 	PEAKBPF_SOURCE_BPF,
 	PEAKBPF_SOURCE_CGROUP,
 	PEAKBPF_SOURCE_PROC,
-	PEAKBPF_SOURCE_RUSAGE,          /* the CLI's, for a command it runs: a library
-					   session refuses it (-EOPNOTSUPP) */
+	PEAKBPF_SOURCE_RUSAGE,          /* a command's (opts.command): else refused
+					   (-EOPNOTSUPP) */
 };
 
 /*
  * What a figure counts. RSS: summed RSS, a page once per process that maps
- * it. UNIQUE: each page once, from the tree's own cgroup; only the CLI's
- * command mode gives a tree a cgroup of its own, so a library session
- * (which attaches) refuses it with -EOPNOTSUPP and says so.
+ * it. UNIQUE: each page once, from the tree's own cgroup; only command
+ * mode (opts.command) gives a tree a cgroup of its own, so a session that
+ * attaches refuses it with -EOPNOTSUPP and says so (or, with
+ * opts.measure_fallback, measures summed RSS and notes why).
  */
 enum peakbpf_measure {
 	PEAKBPF_MEASURE_RSS = 0,
@@ -77,8 +79,36 @@ struct peakbpf_opts {
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
 	bool libbpf_log;                /* true: leave libbpf's messages on (stderr by default) */
 	bool timeline;                  /* bpf: record the tree's timeline (peakbpf_timeline_write) */
-	enum peakbpf_measure measure;   /* RSS (0); UNIQUE: -EOPNOTSUPP, see above */
+	enum peakbpf_measure measure;   /* RSS (0); UNIQUE: see above */
+	/* ---- since 0.2 (PEAKBPF_0.2): what the CLI, peakbpf(1), asks ---- */
+	/* The roots are commands the caller forked and holds stopped before
+	 * exec: the cgroup source moves them into a cgroup of their own (an
+	 * exclusive figure), UNIQUE can be measured, and getrusage figures
+	 * come from peakbpf_command_exited. */
+	bool command;
+	bool with_proc;                 /* also run the /proc sampler beside bpf */
+	/* bpf: record every change of the tree sum in a kernel ring of this
+	 * many bytes (a power of 2 of pages), for peakbpf_changes_drain; 0:
+	 * none. Not with .timeline, which takes the changes itself. */
+	uint32_t changes_ring_bytes;
+	/* The bpf source through peakbpf serve's socket at helper_path (NULL:
+	 * $PEAKBPF_HELPER or /run/peakbpf.sock): used when bpf cannot be
+	 * loaded here and the socket exists, or always with use_helper. */
+	const char *helper_path;
+	bool use_helper;
+	/* UNIQUE without .command: open anyway; the headline is summed RSS
+	 * and a note says why the unique memory was not measured. */
+	bool measure_fallback;
 };
+
+/* peakbpf_open, for a caller whose opts.sz covers .command (0.2): the
+ * cgroup root was refused as unsafe (a symbolic link; as root, not root's
+ * alone). Older callers get -EPERM. */
+#define PEAKBPF_ERRNO_CGROUP_ROOT_UNSAFE 4096
+/* The most processes and address spaces a caller without root should
+ * track (opts.max_tracked): the kernel memory of the maps is bounded for
+ * other users; peakbpf(1) refuses more. */
+#define PEAKBPF_UNPRIVILEGED_MAX_TRACKED 65536
 
 #define PEAKBPF_OPTS(name, ...) \
 	struct peakbpf_opts name = { .sz = sizeof(struct peakbpf_opts), __VA_ARGS__ }
@@ -94,7 +124,7 @@ struct peakbpf_holder {
 	uint64_t own_peak_bytes;        /* its own largest RSS so far */
 };
 
-/* "0.1.0" */
+/* "0.2.0" */
 PEAKBPF_API const char *peakbpf_version(void);
 
 /*
@@ -127,6 +157,50 @@ PEAKBPF_API const char *peakbpf_note(const struct peakbpf_session *s, size_t i);
 /* Unload everything; NULL is fine. Figures stay valid. A session belongs
  * to the process that opened it: a forked child opens its own. */
 PEAKBPF_API void peakbpf_close(struct peakbpf_session *s);
+
+/* ---- since 0.2: a command's run, the tree's processes, the helper ---- */
+/* May the caller measure process pid? Without root (a binary given
+ * CAP_BPF+CAP_PERFMON), only processes it could ptrace: its own, dumpable,
+ * unless it has CAP_SYS_PTRACE. 0, -EPERM, or -errno reading /proc. */
+PEAKBPF_API int peakbpf_may_measure(pid_t pid);
+/* A command root (opts.command) was reaped with this rusage: the rusage
+ * source reads its figure here. */
+PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *s, pid_t pid, const struct rusage *ru);
+/* Processes of the tree alive now; -ENODATA when unknown (bpf only). */
+PEAKBPF_API int peakbpf_procs_live(const struct peakbpf_session *s, int64_t *n);
+/* Whether the bpf source is loaded in this process (not through the
+ * helper): the exact figure, and the record of the sum. */
+PEAKBPF_API bool peakbpf_has_bpf(const struct peakbpf_session *s);
+/* The helper's reason for refusing the last request ("" if none), or
+ * NULL when the session does not go through peakbpf serve. */
+PEAKBPF_API const char *peakbpf_helper_why(const struct peakbpf_session *s);
+
+/*
+ * ---- since 0.2: the record of the sum (opts.changes_ring_bytes) ----
+ * Every change of the tree sum, oldest first. Pages are of
+ * sysconf(_SC_PAGESIZE).
+ */
+struct peakbpf_change {
+	uint64_t mono_ns;               /* CLOCK_MONOTONIC */
+	int64_t sum_pages;              /* the tree sum after the change */
+	uint64_t mm;                    /* the address space that changed (an opaque key) */
+	int64_t mm_pages;               /* its RSS after the change */
+	uint32_t tgid;                  /* a process using it (global PID) */
+};
+/* A non-zero return stops nothing: the drain goes on and returns it. */
+typedef int (*peakbpf_change_fn)(void *ctx, const struct peakbpf_change *c);
+/* Hand every change recorded since the last call to fn, and the changes
+ * lost so far to a full ring to *drops. -EOPNOTSUPP without bpf here. */
+PEAKBPF_API int peakbpf_changes_drain(struct peakbpf_session *s, peakbpf_change_fn fn, void *ctx,
+				      uint64_t *drops);
+/* Who uses the address space a change names: its PID in the caller's
+ * namespace (0: not visible) and comm. -ENOENT unknown, -EOPNOTSUPP
+ * without bpf here. */
+PEAKBPF_API int peakbpf_mm_identity(struct peakbpf_session *s, uint64_t mm, uint32_t tgid,
+				    pid_t *pid, char comm[16]);
+/* The tree sum when the open window began (where a record of the sum
+ * starts), pages. -ENODATA without bpf here. */
+PEAKBPF_API int peakbpf_window_start_pages(struct peakbpf_session *s, int64_t *pages);
 
 /*
  * ---- the timeline (a session opened with opts.timeline, bpf only) ----
@@ -188,6 +262,41 @@ PEAKBPF_API const struct peakbpf_figure *peakbpf_figure_other(const struct peakb
  * needs (without the NUL) or a negative errno; truncates to len.
  */
 PEAKBPF_API int peakbpf_figure_json(const struct peakbpf_figure *f, char *buf, size_t len);
+
+/* ---- since 0.2: more of a figure, and the CLI's renderings ---- */
+/* The proc sampler's period and samples taken (proc only). */
+PEAKBPF_API int peakbpf_figure_samples(const struct peakbpf_figure *f, uint64_t *interval_ns,
+				       uint64_t *samples);
+/* CLOCK_MONOTONIC ns: the session's start, the window's (the run's) start and end. */
+PEAKBPF_API int peakbpf_figure_times(const struct peakbpf_figure *f, uint64_t *t0_ns,
+				     uint64_t *start_ns, uint64_t *end_ns);
+/* peakbpf_run_figure's: windows closed; a window's: 0. */
+PEAKBPF_API unsigned peakbpf_figure_windows(const struct peakbpf_figure *f);
+
+enum peakbpf_format {
+	PEAKBPF_FORMAT_JSON = 0,        /* one line: the CLI's JSON record */
+	PEAKBPF_FORMAT_TEXT,            /* the CLI's summary of a run: several lines */
+	PEAKBPF_FORMAT_TEXT_WINDOW,     /* the CLI's line for a closed window */
+};
+
+struct peakbpf_format_opts {
+	size_t sz;                      /* sizeof(struct peakbpf_format_opts) */
+	enum peakbpf_format format;
+	unsigned holders;               /* holders listed (at most 32); 0: none */
+	/* The caller's own part of the record, put in as it is after the
+	 * measurement's (the unique memory) and before the counters and
+	 * host: JSON members without the braces ("\"a\":1,\"b\":2"), or
+	 * whole lines of text. NULL: none. */
+	const char *extra;
+};
+
+/* The figure rendered as the CLI renders it, NUL-terminated, ending in a
+ * newline; like snprintf: returns the length it needs (without the NUL)
+ * or a negative errno, and truncates to len. Unlike peakbpf_figure_json,
+ * the JSON also holds the tree's unique memory (or why it was not
+ * measured). */
+PEAKBPF_API int peakbpf_figure_format(const struct peakbpf_figure *f, const struct peakbpf_format_opts *o,
+				      char *buf, size_t len);
 PEAKBPF_API void peakbpf_figure_free(struct peakbpf_figure *f);
 
 #ifdef __cplusplus

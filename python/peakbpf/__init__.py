@@ -34,7 +34,7 @@ from . import _lib
 from ._units import format_bytes, parse_size
 
 __all__ = ["measure", "Measurement", "parse_size", "format_bytes", "session_info"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 TIMELINE_POLL_S = 0.02  # the kernel's buffer holds ~175 k changes between polls
 

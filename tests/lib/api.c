@@ -4,7 +4,9 @@
  * and library: options (sz, unknown fields), misuse (-EINVAL, -EBUSY,
  * -ESRCH), a figure's "not there" (-ENODATA, never 0), every accessor of
  * a bpf figure, two sessions in two threads at once, and a session's
- * timeline written to a file (marks, the peak, the holders). Prints "ok N" per check; exit 1 on the first
+ * timeline written to a file (marks, the peak, the holders); the 0.2
+ * calls the CLI is built on (a command stopped before exec, the stream of
+ * sum changes, the renderings). Prints "ok N" per check; exit 1 on the first
  * failure. As root with BTF it uses the bpf source; else it checks the
  * refusal.
  */
@@ -15,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <peakbpf/peakbpf.h>
 
 static int checks;
@@ -227,13 +231,158 @@ static void bpf_checks(void)
 	CHECK((long)ra >= 64 && (long)ra <= 100 && (long)rb >= 32 && (long)rb <= 100);
 }
 
-int main(void)
+struct changes {
+	size_t n;
+	int64_t max_sum, start;
+	uint64_t last_ns, mm_of_self;
+	uint32_t tgid_of_self;
+	int out_of_order;
+};
+
+static int on_change(void *ctx, const struct peakbpf_change *c)
 {
+	struct changes *x = ctx;
+
+	x->n++;
+	if (c->sum_pages > x->max_sum)
+		x->max_sum = c->sum_pages;
+	if (c->mono_ns < x->last_ns)
+		x->out_of_order++;
+	x->last_ns = c->mono_ns;
+	if (c->tgid == (uint32_t)getpid()) {
+		x->mm_of_self = c->mm;
+		x->tgid_of_self = c->tgid;
+	}
+	return 0;
+}
+
+/* What the CLI is built on (0.2): the stream of sum changes, the tree's
+ * processes, the renderings, and a command held before exec. */
+static void cli_calls(void)
+{
+	PEAKBPF_OPTS(both, .timeline = true, .changes_ring_bytes = 1 << 20);
+	PEAKBPF_OPTS(o, .source = PEAKBPF_SOURCE_BPF, .changes_ring_bytes = 1 << 20);
+	struct peakbpf_format_opts fo = { .sz = sizeof(fo), .format = PEAKBPF_FORMAT_JSON, .holders = 1,
+					  .extra = "\"mine\":[1,2]" };
+	struct { struct peakbpf_format_opts o; long future; } big = { .o = fo, .future = 1 };
+	long page = sysconf(_SC_PAGESIZE);
+	struct changes x = { .max_sum = -1 };
+	struct peakbpf_session *s;
+	struct peakbpf_figure *f;
+	uint64_t drops = 1, t0, start, end;
+	int64_t live = -1;
+	char why[256] = "", comm[16] = "", text[8192];
+	pid_t pid = 0;
+	int n;
+
+	CHECK(peakbpf_may_measure(getpid()) == 0 && peakbpf_may_measure(0) == -EINVAL);
+	CHECK(peakbpf_open(&both, &s, why, sizeof(why)) == -EINVAL && strstr(why, ".changes_ring_bytes"));
+	CHECK(peakbpf_open(&o, &s, NULL, 0) == 0 && peakbpf_has_bpf(s) && peakbpf_helper_why(s) == NULL);
+	CHECK(peakbpf_add_self(s) == 0 && peakbpf_start(s) == 0);
+	CHECK(peakbpf_window_start_pages(s, &x.start) == 0 && x.start > 0);
+	CHECK(peakbpf_procs_live(s, &live) == 0 && live == 1);
+	hold(32);
+	CHECK(peakbpf_changes_drain(s, on_change, &x, &drops) == 0 && drops == 0 && x.n > 0 && !x.out_of_order);
+	/* 32 MiB went through the sum, and a change names this process. */
+	CHECK((x.max_sum - x.start) * page >= 32 << 20 && x.tgid_of_self == (uint32_t)getpid());
+	CHECK(peakbpf_mm_identity(s, x.mm_of_self, x.tgid_of_self, &pid, comm) == 0 && pid == getpid() && comm[0]);
+	CHECK(peakbpf_close_window(s, &f) == 0);
+	CHECK(peakbpf_figure_times(f, &t0, &start, &end) == 0 && t0 == start && start < end);
+	CHECK(peakbpf_figure_windows(f) == 0 && peakbpf_figure_samples(f, NULL, NULL) == -ENODATA);
+	/* The CLI's renderings: snprintf-like, the caller's part before the counters. */
+	n = peakbpf_figure_format(f, &fo, NULL, 0);
+	CHECK(n > 0 && peakbpf_figure_format(f, &fo, text, sizeof(text)) == n && text[n - 1] == '\n');
+	CHECK(strstr(text, "{\"record\":\"window\",\"window\":1,") && strstr(text, ",\"mine\":[1,2],\"counters\":{"));
+	CHECK(strstr(text, "\"unique\":{") && strstr(text, "\"processes\":[{\"pid\":") &&
+	      !strstr(text, "},{\"pid\":"));         /* one holder listed */
+	fo.format = PEAKBPF_FORMAT_TEXT_WINDOW;
+	CHECK(peakbpf_figure_format(f, &fo, text, sizeof(text)) > 0 && !strncmp(text, "peakbpf: window 1 [", 19));
+	fo.format = PEAKBPF_FORMAT_TEXT;
+	fo.extra = "  my line\n";
+	CHECK(peakbpf_figure_format(f, &fo, text, sizeof(text)) > 0 && strstr(text, "(bpf, exact)") &&
+	      strstr(text, "\n  my line\n  summed RSS: shared"));
+	fo.format = (enum peakbpf_format)9;
+	CHECK(peakbpf_figure_format(f, &fo, text, sizeof(text)) == -EINVAL);
+	big.o.sz = sizeof(big);         /* a newer caller's field we do not know */
+	CHECK(peakbpf_figure_format(f, &big.o, text, sizeof(text)) == -E2BIG);
+	peakbpf_figure_free(f);
+	CHECK(peakbpf_run_figure(s, &f) == 0 && peakbpf_figure_windows(f) == 1);
+	peakbpf_figure_free(f);
+	peakbpf_close(s);
+}
+
+/* Command mode: a child held before exec, as the CLI holds a command
+ * (its mm is entered at exec: the one before is a copy of ours); rusage
+ * from peakbpf_command_exited. The child is this program: api --hold 48. */
+static void command_mode(void)
+{
+	PEAKBPF_OPTS(o, .command = true, .measure = PEAKBPF_MEASURE_UNIQUE);
+	struct peakbpf_session *s;
+	struct peakbpf_figure *f;
+	struct rusage ru;
+	int gate[2], status = 0;
+	uint64_t peak = 0;
+	int64_t live = -1;
+	bool rusage_seen = false, summed_seen = false;
+	char text[16384];
+	pid_t child;
+
+	CHECK(pipe(gate) == 0);
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		close(gate[1]);
+		if (read(gate[0], &c, 1) != 1)
+			_exit(1);
+		execl("/proc/self/exe", "api", "--hold", "48", (char *)NULL);
+		_exit(127);
+	}
+	close(gate[0]);
+	CHECK(child > 0 && peakbpf_open(&o, &s, NULL, 0) == 0);
+	CHECK(peakbpf_add_pid(s, child) == 0 && peakbpf_start(s) == 0);
+	CHECK(write(gate[1], "g", 1) == 1);
+	close(gate[1]);
+	CHECK(wait4(child, &status, 0, &ru) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(peakbpf_procs_live(s, &live) == 0 && live == 0);
+	CHECK(peakbpf_command_exited(s, child, &ru) == 0);
+	CHECK(peakbpf_close_window(s, &f) == 0);
+	peakbpf_figure_free(f);
+	CHECK(peakbpf_run_figure(s, &f) == 0);
+	/* Unique memory leads (its own cgroup), summed RSS first beside it. */
+	CHECK(peakbpf_figure_peak(f, &peak) == 0 && peak >= 48 << 20);
+	for (size_t i = 0; i < peakbpf_figure_other_count(f); i++) {
+		const struct peakbpf_figure *other = peakbpf_figure_other(f, i);
+
+		if (!strcmp(peakbpf_figure_source(other), "rusage"))
+			rusage_seen = peakbpf_figure_peak(other, NULL) == 0;
+		if (!strcmp(peakbpf_figure_source(other), "bpf"))
+			summed_seen = peakbpf_figure_peak(other, &peak) == 0 && peak >= 48 << 20;
+	}
+	CHECK(rusage_seen && summed_seen);
+	{
+		struct peakbpf_format_opts fo = { .sz = sizeof(fo), .format = PEAKBPF_FORMAT_TEXT };
+
+		CHECK(peakbpf_figure_format(f, &fo, text, sizeof(text)) > 0 && strstr(text, "also: "));
+		printf("command mode:\n%s", text);
+	}
+	peakbpf_figure_free(f);
+	peakbpf_close(s);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--hold")) {
+		hold((size_t)atoi(argv[2]));    /* command_mode's child */
+		return 0;
+	}
 	opts_and_misuse();
 	figure_edges();
 	if (geteuid() == 0 && access("/sys/kernel/btf/vmlinux", R_OK) == 0) {
 		bpf_checks();
 		timeline_checks();
+		cli_calls();
+		command_mode();
 	}
 	printf("api: %d checks passed, libpeakbpf %s\n", checks, peakbpf_version());
 	return 0;

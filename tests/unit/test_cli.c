@@ -198,13 +198,13 @@ static void test_durations_and_sources(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&o, err, "-s", "proc", "--sample-interval", "10ms", "true"), CLI_RUN);
-	assert_int_equal(o.source, SOURCE_PROC);
+	assert_int_equal(o.source, PEAKBPF_SOURCE_PROC);
 	assert_int_equal(o.sample_interval_ns, 10000000ULL);
 	assert_int_equal(PARSE(&o, err, "--source=cgroup", "--cgroup-root", "/tmp/x", "true"), CLI_RUN);
-	assert_int_equal(o.source, SOURCE_CGROUP);
+	assert_int_equal(o.source, PEAKBPF_SOURCE_CGROUP);
 	assert_string_equal(o.cgroup_root, "/tmp/x");
 	assert_int_equal(PARSE(&o, err, "true"), CLI_RUN);
-	assert_int_equal(o.source, SOURCE_AUTO);
+	assert_int_equal(o.source, PEAKBPF_SOURCE_AUTO);
 	assert_int_equal(PARSE(&o, err, "-s", "magic", "true"), CLI_ERROR);
 	assert_non_null(strstr(err, "auto, bpf, cgroup, proc, rusage"));
 	assert_int_equal(PARSE(&o, err, "-i", "0", "true"), CLI_ERROR);

@@ -95,6 +95,28 @@ static void test_json_object_members_separated_by_commas(void **state)
 	EXPECT("{\"a\":1,\"b\":[1,2],\"c\":{\"d\":\"x\"}}\n");
 }
 
+/* A caller's own members, already written, go in with the commas right;
+ * NULL or "" add nothing; outside an object they are misuse. */
+static void test_json_raw_members(void **state)
+{
+	json_begin_object(W);
+	json_raw_members(W, "\"first\":1");
+	json_kv_int(W, "a", 2);
+	json_raw_members(W, NULL);
+	json_raw_members(W, "");
+	json_raw_members(W, "\"b\":[3],\"c\":{}");
+	json_end_object(W);
+	EXPECT("{\"first\":1,\"a\":2,\"b\":[3],\"c\":{}}\n");
+}
+
+static void test_json_raw_members_outside_object(void **state)
+{
+	json_begin_array(W);
+	json_raw_members(W, "\"a\":1");
+	json_end_array(W);
+	assert_int_equal(json_finish(W), -EINVAL);
+}
+
 static void test_json_array_elements_of_every_kind(void **state)
 {
 	json_begin_array(W);
@@ -625,6 +647,8 @@ int main(void)
 		T(test_json_nested_containers_commas),
 		T(test_json_comma_state_restored_after_inner_container),
 		T(test_json_kv_shorthands),
+		T(test_json_raw_members),
+		T(test_json_raw_members_outside_object),
 		T(test_json_key_then_null_value),
 		T(test_json_empty_key_and_string),
 		T(test_json_top_level_string),

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include "host.h"
 #include "report.h"
+#include "run_report.h"
 #include <linux/types.h>
 #include "tracker.h"
 
@@ -43,6 +44,8 @@ static struct figure bpf_figure(void)
 	return f;
 }
 
+static struct run_context ctx;
+
 struct fixture {
 	struct host_facts host;
 	struct bpf_counters counters;
@@ -63,9 +66,35 @@ static void make_fixture(struct fixture *x)
 	};
 	x->rec = (struct record){
 		.kind = "run", .windows = 1, .start_s = 0, .end_s = 2.0, .t0_ns = 10 * SEC,
-		.primary = bpf_figure(), .command = &x->command,
+		.primary = bpf_figure(),
 		.counters = &x->counters, .host = &x->host,
 	};
+	ctx = (struct run_context){ .command = &x->command };
+}
+
+/* The CLI's record: the library's rendering with the CLI's own part
+ * (run_report.c) as its extra. */
+static void rec_json(const struct record *r, FILE *out)
+{
+	char *extra = run_report_json(&ctx);
+
+	assert_non_null(extra);
+	report_json_extra(r, extra, out);
+	free(extra);
+}
+
+static void rec_human(const struct record *r, FILE *out)
+{
+	struct run_context c = ctx;
+	char *extra;
+
+	c.start_s = r->start_s;
+	c.end_s = r->end_s;
+	c.windows = r->windows;
+	extra = run_report_human(&c);
+	assert_non_null(extra);
+	report_human_extra(r, extra, out);
+	free(extra);
 }
 
 static char *render(void (*fn)(const struct record *, FILE *), const struct record *r)
@@ -88,7 +117,7 @@ static void test_json_record(void **state)
 	(void)state;
 	make_fixture(&x);
 	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 558);
-	s = render(report_json, &x.rec);
+	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "{\"record\":\"run\",\"windows\":1,\"start_s\":0,\"end_s\":2,"
 				  "\"source\":\"bpf\",\"exact\":false,\"error_bound_bytes\":2285568,"));
 	assert_non_null(strstr(s, "\"peak_bytes\":536870912,\"baseline_bytes\":0,\"growth_bytes\":536870912,"
@@ -122,7 +151,7 @@ static void test_json_window_and_others(void **state)
 	x.rec.n_others = 2;
 	x.rec.skipped = skipped;
 	x.rec.n_skipped = 1;
-	s = render(report_json, &x.rec);
+	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "{\"record\":\"window\",\"window\":2,"));
 	assert_non_null(strstr(s, "\"other_sources\":[{\"source\":\"cgroup-v1\",\"exact\":false,"
 				  "\"error_bound_bytes\":null,\"inexact_reason\":\"page cache\",\"scope\":\"cgroup\","
@@ -144,14 +173,14 @@ static void test_json_signal_and_attach(void **state)
 	(void)state;
 	make_fixture(&x);
 	x.command.wait_status = SIGKILL;        /* as waitpid reports a SIGKILL death */
-	s = render(report_json, &x.rec);
+	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "\"exit_code\":null,\"signal\":9"));
 	free(s);
 
-	x.rec.command = NULL;
-	x.rec.attached = pids;
-	x.rec.n_attached = 2;
-	s = render(report_json, &x.rec);
+	ctx.command = NULL;
+	ctx.attached = pids;
+	ctx.n_attached = 2;
+	s = render(rec_json, &x.rec);
 	assert_null(strstr(s, "\"command\""));
 	assert_non_null(strstr(s, "\"attached\":[7,9]"));
 	free(s);
@@ -166,11 +195,11 @@ static void test_not_measured_is_never_zero(void **state)
 	(void)state;
 	make_fixture(&x);
 	x.rec.primary = (struct figure){ .source = "unavailable", .inexact_reason = "no source could be used" };
-	s = render(report_json, &x.rec);
+	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "\"peak_bytes\":null,\"baseline_bytes\":null,\"growth_bytes\":null"));
 	assert_non_null(strstr(s, "\"error_bound_bytes\":null"));
 	free(s);
-	s = render(report_human, &x.rec);
+	s = render(rec_human, &x.rec);
 	assert_non_null(strstr(s, "peak not measured (no source could be used)"));
 	assert_null(strstr(s, "peak 0"));
 	free(s);
@@ -201,7 +230,7 @@ static void test_human_summary(void **state)
 	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 558);
 	x.rec.others = &other;
 	x.rec.n_others = 1;
-	s = render(report_human, &x.rec);
+	s = render(rec_human, &x.rec);
 	assert_non_null(strstr(s, "peakbpf: peak 512.0 MiB ± 2.2 MiB (bpf, not exact) at 1.500 s; "
 				  "baseline 0 B, growth 512.0 MiB\n"));
 	assert_non_null(strstr(s, "anon 500.0 MiB, file 12.0 MiB, shmem 0 B in 3 processes"));
@@ -213,7 +242,7 @@ static void test_human_summary(void **state)
 
 	x.counters.drop_task_full = 2;
 	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 0);
-	s = render(report_human, &x.rec);
+	s = render(rec_human, &x.rec);
 	assert_non_null(strstr(s, "error unknown"));
 	assert_non_null(strstr(s, "lost: 0 mms and 2 processes"));
 	free(s);
@@ -227,7 +256,7 @@ static void test_human_exact_and_window(void **state)
 	(void)state;
 	make_fixture(&x);
 	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 0);
-	s = render(report_human, &x.rec);
+	s = render(rec_human, &x.rec);
 	assert_non_null(strstr(s, "peak 512.0 MiB (bpf, exact)"));
 	assert_null(strstr(s, "not exact"));
 	free(s);
@@ -256,16 +285,16 @@ static void test_unique(void **state)
 	(void)state;
 	make_fixture(&x);
 	figure_judge_bpf(&x.rec.primary, &x.counters, &x.host, 0);
-	s = render(report_json, &x.rec);
+	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "\"unique\":null,"));
 	free(s);
 
 	x.rec.unique = &u;
-	s = render(report_json, &x.rec);
+	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "\"unique\":{\"source\":\"bpf-memcg\",\"exact\":true,\"error_bound_bytes\":0,"));
 	assert_non_null(strstr(s, "\"peak_bytes\":134217728,\"baseline_bytes\":0,\"growth_bytes\":134217728}"));
 	free(s);
-	s = render(report_human, &x.rec);
+	s = render(rec_human, &x.rec);
 	/* (512 - 128) MiB of 4 KiB pages */
 	assert_non_null(strstr(s, "  summed RSS counts 98304 fork-shared pages in several processes; "
 				  "the tree's unique memory peaked at 128.0 MiB (bpf-memcg, exact)\n"));
@@ -273,7 +302,7 @@ static void test_unique(void **state)
 
 	/* Within 10 %: no line. */
 	u.peak_bytes = 470 * MiB;
-	s = render(report_human, &x.rec);
+	s = render(rec_human, &x.rec);
 	assert_null(strstr(s, "fork-shared"));
 	free(s);
 
@@ -286,7 +315,7 @@ static void test_unique(void **state)
 
 		r.primary = u;
 		r.others = &x.rec.primary;
-		s = render(report_human, &r);
+		s = render(rec_human, &r);
 		assert_non_null(strstr(s, "peakbpf: peak 128.0 MiB (bpf-memcg, exact)"));
 		assert_non_null(strstr(s, "counts 98304 fork-shared pages"));
 		free(s);
@@ -294,12 +323,12 @@ static void test_unique(void **state)
 
 	x.rec.n_others = 0;
 	x.rec.unique = &none;
-	s = render(report_json, &x.rec);
+	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "\"unique\":{\"source\":\"unavailable\",\"exact\":false,\"error_bound_bytes\":null,"
 				  "\"inexact_reason\":\"this kernel has no memcg statistic tracepoints (6.13+)\","));
 	assert_non_null(strstr(s, "\"scope\":\"unique\",\"peak_bytes\":null,\"baseline_bytes\":null,\"growth_bytes\":null}"));
 	free(s);
-	s = render(report_human, &x.rec);
+	s = render(rec_human, &x.rec);
 	assert_null(strstr(s, "fork-shared"));
 	free(s);
 }

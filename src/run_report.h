@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The CLI's own part of a record: the command it ran or the PIDs it
+ * attached to, and --compare-sampler's check. libpeakbpf renders the
+ * measurement (peakbpf_figure_format); this part goes in as its extra.
+ */
+#ifndef PEAKBPF_RUN_REPORT_H
+#define PEAKBPF_RUN_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "sampler_model.h"
+
+struct command_facts {
+	char *const *argv;
+	pid_t pid;
+	int wait_status;                /* raw waitpid status */
+	double user_s, sys_s;
+	int64_t descendants_alive;      /* tree processes alive when it exited, -1 unknown */
+};
+
+struct run_context {
+	const struct command_facts *command;    /* NULL when attached */
+	const pid_t *attached;          /* -p PIDs, NULL in command mode */
+	size_t n_attached;
+	const struct sampler_report *sampler;   /* run record with --compare-sampler */
+	double start_s, end_s;          /* the record's, since the run began */
+	unsigned windows;               /* run record: how many windows it had */
+};
+
+/* "command", "attached", "sampler_check": JSON members without braces.
+ * NULL when out of memory; free it. */
+char *run_report_json(const struct run_context *c);
+/* Their lines of the run's summary ("" when none). NULL when out of
+ * memory; free it. */
+char *run_report_human(const struct run_context *c);
+
+#endif
