@@ -13,6 +13,7 @@
 
 struct cpu_loop {
 	__u64 key;                      /* the mm */
+	__u32 tree;                     /* its tree */
 	__u64 counters;                 /* its counter's per-CPU slots */
 	int slot;
 	__s64 sum;
@@ -25,7 +26,7 @@ static long settle_cpu(__u32 cpu, struct cpu_loop *c)
 	__s32 v;
 
 	if (seen && c->slot >= 0 && c->slot < RSS_SLOTS)
-		c->sum += take_cpu_slot(&seen->slot[c->slot], c->counters, cpu, &v);
+		c->sum += take_cpu_slot(c->tree, &seen->slot[c->slot], c->counters, cpu, &v);
 	return 0;
 }
 
@@ -37,12 +38,13 @@ static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm,
 		return;
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++) {
-		struct cpu_loop c = { .key = key, .counters = mm_slot_counters(mm, slot), .slot = slot };
+		struct cpu_loop c = { .key = key, .tree = ms->tree,
+				      .counters = mm_slot_counters(mm, slot), .slot = slot };
 
 		bpf_loop(nr_cpus, settle_cpu, &c, 0);
 		apply_delta(ms, key, slot, c.sum + take_count(ms, mm, slot));
 	}
-	COUNT(&hot.tree.settles, 1);
+	COUNT(&TREE(ms->tree)->settles, 1);
 }
 
 /* Runs after handle_fork on the same tracepoint (attach order). */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * peakbpf kernel side: keeps the tree's summed rss and its running maximum,
- * updated on every change of a tracked mm's rss counters.
+ * peakbpf kernel side: keeps each tree's summed rss and its running maximum,
+ * updated on every change of a tracked mm's rss counters. One load keeps
+ * MAX_TREES trees; each entry names its own, so an event costs one more
+ * load to find it.
  *
  * Rules (docs/design.md): per-mm state is keyed by the mm pointer, because
  * rss_stat often fires from another task's context (fork copies, exit
@@ -18,6 +20,7 @@
 #include "compat.bpf.h"
 
 #define PEAK_CAS_TRIES 16
+#define SUM_SWAP_TRIES 8        /* note_and_add; each try costs verification time */
 #define EEXIST 17
 /* Counters nobody reads back in BPF: XADD, on every kernel. */
 #define COUNT(p, v) __sync_fetch_and_add((p), (v))
@@ -33,14 +36,16 @@ const volatile bool record_sums = false;        /* --timeline, --compare-sampler
 const volatile __u32 fault_pages = DEFAULT_FAULT_PAGES;
 
 struct hot_state hot;
+/* A tree by index, masked so that the verifier sees it in bounds. */
+#define TREE(i) (&hot.trees[(i) & (MAX_TREES - 1)])
 /*
  * How many tracked mms hash to each slot. rss_stat fires on every fault on
  * the machine; a load from this small array (no helper call) rejects
  * almost every untracked event before the hash map lookup.
  */
-#define MM_FILTER_SLOTS 4096
 __u32 mm_filter[MM_FILTER_SLOTS];
-struct departed_mm departed[MAX_DEPARTED];
+struct departed_mm departed[MAX_DEPARTED];     /* every tree's, tagged with it */
+__u64 departed_seq;                             /* departures from every tree */
 __u32 percpu_rss_kernel;        /* has_percpu_rss, for userspace */
 struct sum_check check;         /* verify_sums' result */
 /* Pointers pass through here to become plain numbers (needs CAP_PERFMON). */
@@ -137,7 +142,7 @@ static __always_inline __u32 mm_filter_slot(const void *mm)
 
 	/* w = w: a 32-bit move, which C cannot be made to emit reliably. */
 	asm volatile("%0 = %1" : "=w"(low) : "w"((__u32)(__u64)mm));
-	return (((low >> 6) * 2654435761U) >> 20) & (MM_FILTER_SLOTS - 1);
+	return mm_filter_hash(low);
 }
 
 /* The exact per-CPU path: 6.2+ counters, offsets learned. */
@@ -169,43 +174,48 @@ static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, uns
  * peak. O(1): the holders at the peak are read from these by userspace,
  * never by walking the tree here.
  */
-static __always_inline void note_change(struct mm_state *ms)
+static __always_inline void note_change(struct tree_state *t, struct mm_state *ms)
 {
-	peak_mark_note(ms->mark, READ_ONCE(hot.tree.window), READ_ONCE(hot.tree.peak_pages), ms->pages);
+	peak_mark_note(ms->mark, READ_ONCE(t->window), READ_ONCE(t->peak_pages), ms->pages);
+}
+
+/* Context for the report, by whoever raised the peak (the breakdown comes
+ * from the marks); racing writers may blur it, never the peak. */
+static __always_inline void peak_context(struct tree_state *t)
+{
+	t->peak_ns = bpf_ktime_get_ns();
+	t->peak_mms = READ_ONCE(t->mms_live);
+	t->peak_procs = READ_ONCE(t->procs_live);
 }
 
 /* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
-static __always_inline void raise_peak(__s64 sum)
+static __always_inline void raise_peak(struct tree_state *t, __s64 sum)
 {
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
-		__s64 seen = READ_ONCE(hot.tree.peak_pages);
+		__s64 seen = READ_ONCE(t->peak_pages);
 
 		if (sum <= seen)
 			return;
-		if (!atomic_cas(&hot.tree.peak_pages, seen, sum))
+		if (!atomic_cas(&t->peak_pages, seen, sum))
 			continue;
-		/* Context for the report (the breakdown comes from the
-		 * marks); racing writers may blur it, never the peak. */
-		hot.tree.peak_ns = bpf_ktime_get_ns();
-		hot.tree.peak_mms = READ_ONCE(hot.tree.mms_live);
-		hot.tree.peak_procs = READ_ONCE(hot.tree.procs_live);
+		peak_context(t);
 		return;
 	}
-	COUNT(&hot.tree.peak_races, 1);
+	COUNT(&t->peak_races, 1);
 }
 
 /* Before 6.2: this window's largest sum + cache bound (struct tree_state). */
-static __always_inline void raise_upper(void)
+static __always_inline void raise_upper(struct tree_state *t)
 {
-	__s64 v = READ_ONCE(hot.tree.sum_pages) + READ_ONCE(hot.tree.bound_sum_pages);
+	__s64 v = sum_of_word(READ_ONCE(t->sum_word)) + READ_ONCE(t->bound_sum_pages);
 
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
-		__s64 seen = READ_ONCE(hot.tree.upper_pages);
+		__s64 seen = READ_ONCE(t->upper_pages);
 
-		if (v <= seen || atomic_cas(&hot.tree.upper_pages, seen, v))
+		if (v <= seen || atomic_cas(&t->upper_pages, seen, v))
 			return;
 	}
-	COUNT(&hot.tree.peak_races, 1);
+	COUNT(&t->peak_races, 1);
 }
 
 /* Before 6.2: a thread's bound becomes b; the tree's sum of them follows.
@@ -213,45 +223,48 @@ static __always_inline void raise_upper(void)
  * fork makes it before it runs): plain loads and stores, and an XADD, so
  * that this may run in a subprogram, where poison_fetch_atomics (tracker.c)
  * cannot reach before 5.12. The caller raises the upper end. */
-static __always_inline void set_thread_bound(struct thread_state *ts, __s64 b)
+static __always_inline void set_thread_bound(struct tree_state *t, struct thread_state *ts, __s64 b)
 {
 	__s64 d = b - READ_ONCE(ts->bound_pages);
 
 	if (!d)
 		return;
 	WRITE_ONCE(ts->bound_pages, b);
-	atomic_add(&hot.tree.bound_sum_pages, d);
+	atomic_add(&t->bound_sum_pages, d);
 }
 
 /* Before 6.2: a thread of the tree begins (fork, exec, attach), with its
  * cache empty or unknown: it may cache CACHE_FAULTS faults unseen. */
-static __always_inline void enter_thread(__u32 pid)
+static __always_inline void enter_thread(struct tree_state *t, __u32 tree, __u32 pid)
 {
-	struct thread_state ts = { .bound_pages = cache_bound_pages(0, 0, 1, fault_pages) };
+	struct thread_state ts = { .bound_pages = cache_bound_pages(0, 0, 1, fault_pages),
+				   .tree = tree };
 	int err = MAP_UPDATE_ERR(bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST));
 
 	if (err == -EEXIST)
 		return;
 	if (err) {
-		COUNT(&hot.tree.drop_task_full, 1);
+		COUNT(&t->drop_task_full, 1);
 		return;
 	}
 	/* Made whole by the insert: the thread may run already (attach). */
-	COUNT(&hot.tree.threads_live, 1);
-	atomic_add(&hot.tree.bound_sum_pages, ts.bound_pages);
-	raise_upper();
+	COUNT(&t->threads_live, 1);
+	atomic_add(&t->bound_sum_pages, ts.bound_pages);
+	raise_upper(t);
 }
 
 /* Before 6.2: a thread leaves (its exit synced its cache): its bound goes. */
 static __always_inline void leave_thread(__u32 pid)
 {
 	struct thread_state *e = bpf_map_lookup_elem(&thread_states, &pid);
+	struct tree_state *t;
 
 	if (!e)
 		return;
-	set_thread_bound(e, 0);
+	t = TREE(e->tree);
+	set_thread_bound(t, e, 0);
 	if (bpf_map_delete_elem(&thread_states, &pid) == 0)
-		COUNT(&hot.tree.threads_live, -1);
+		COUNT(&t->threads_live, -1);
 }
 
 /*
@@ -272,9 +285,9 @@ static __noinline int pre62_after_event(void)
 	if (ts) {
 		b = pre62_cache_bound(task, fault_pages);
 		if (b >= 0)
-			set_thread_bound(ts, b);
+			set_thread_bound(TREE(ts->tree), ts, b);
 		else
-			COUNT(&hot.tree.read_errors, 1);
+			COUNT(&TREE(ts->tree)->read_errors, 1);
 	}
 	return 0;
 }
@@ -282,12 +295,13 @@ static __noinline int pre62_after_event(void)
 /* Userspace drains the ring on a timer: no wakeup per event. Which mm
  * changed and its new total ride along, for the timeline's per-process
  * lines: values already at hand, and the tgid beside them. */
-static __always_inline void record_sum(__s64 sum, __u64 key, const struct mm_state *ms, __s64 mine)
+static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 key,
+				       const struct mm_state *ms, __s64 mine)
 {
 	struct sum_event *e = bpf_ringbuf_reserve(&sum_events, sizeof(*e), 0);
 
 	if (!e) {
-		COUNT(&hot.tree.record_drops, 1);
+		COUNT(&t->record_drops, 1);
 		return;
 	}
 	e->ns = bpf_ktime_get_ns();
@@ -295,27 +309,71 @@ static __always_inline void record_sum(__s64 sum, __u64 key, const struct mm_sta
 	e->mm = key;
 	e->mm_pages = mine;
 	e->tgid = ms->tgid;
-	e->pad = 0;
+	e->tree = ms->tree;
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * Note the mm's mark, then move the tree sum by d; the sum after. The mark
+ * must be noted against the largest sum before this change in the sum's
+ * order, and an add cannot tell which that is: a change elsewhere may have
+ * made a new largest sum and not yet raised the peak (raise_peak comes after
+ * its add). So, with BPF_FETCH atomics, the sum moves by a compare-and-swap
+ * of its word (tracker.h, sum_word_next) from the value read with the
+ * peak: a sum above the peak read is a new largest one not raised yet, and
+ * is raised here first (whoever moves the sum away from a value has made
+ * sure the peak holds it), so the peak read is the largest sum before the
+ * change; a new largest sum made meanwhile changes the word's count, the
+ * swap fails, and the change notes again. Bounded: a change that loses
+ * PEAK_CAS_TRIES swaps adds as before 5.12 and counts a mark race (the
+ * peak stays exact; the holders are marked truncated). Before 5.12 (no
+ * compare-and-swap) the mark is noted and then the sum added to: a mark
+ * may then miss a change racing with a new peak (kernels that never claim
+ * exactness).
+ */
+static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state *ms, __s64 d)
+{
+	if (has_fetch_atomics) {
+		for (int i = 0; i < SUM_SWAP_TRIES; i++) {
+			__s64 word = READ_ONCE(t->sum_word), sum = sum_of_word(word);
+			__s64 peak = READ_ONCE(t->peak_pages);
+
+			/* One try at the raise: if it fails, the peak moved,
+			 * and the next round reads both again. */
+			if (sum > peak) {
+				if (atomic_cas(&t->peak_pages, peak, sum))
+					peak_context(t);
+				continue;
+			}
+			peak_mark_note(ms->mark, READ_ONCE(t->window), peak, ms->pages);
+			if (atomic_cas(&t->sum_word, word, sum_word_next(word, d, peak)))
+				return sum + d;
+		}
+		COUNT(&t->mark_races, 1);
+	} else {
+		note_change(t, ms);
+	}
+	return sum_of_word(atomic_add_return(&t->sum_word, sum_word_delta(d)));
 }
 
 /* A change of d pages in one counter of an mm: into the mm, the tree sum
  * and its peak. */
 static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot, __s64 d)
 {
+	struct tree_state *t;
 	__s64 mine, sum;
 
 	if (!d || slot < 0 || slot >= RSS_SLOTS)
 		return;
-	note_change(ms);
+	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
+	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
 	mine = mm_total_pages(ms->pages);
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
-	sum = atomic_add_return(&hot.tree.sum_pages, d);
 	if (record_sums)
-		record_sum(sum, key, ms, mine);
-	raise_peak(sum);
+		record_sum(t, sum, key, ms, mine);
+	raise_peak(t, sum);
 }
 
 /*
@@ -332,7 +390,7 @@ static __always_inline __s64 take_count(struct mm_state *ms, struct mm_struct *m
 		return 0;
 	now = mm_slot_count(mm, slot);
 	if (now == COUNTER_UNREADABLE) {
-		COUNT(&hot.tree.read_errors, 1);
+		COUNT(&TREE(ms->tree)->read_errors, 1);
 		return 0;
 	}
 	if (now == READ_ONCE(ms->count_seen[slot]))
@@ -341,14 +399,15 @@ static __always_inline __s64 take_count(struct mm_state *ms, struct mm_struct *m
 }
 
 /* 6.2+: one CPU's slot of a counter, taken against the copy last seen. */
-static __always_inline __s64 take_cpu_slot(__s32 *seen, __u64 counters, __u32 cpu, __s32 *value)
+static __always_inline __s64 take_cpu_slot(__u32 tree, __s32 *seen, __u64 counters, __u32 cpu,
+					   __s32 *value)
 {
 	__s32 v = 0;
 
 	if (cpu >= MAX_CPUS)
 		return 0;
 	if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(counters + hot.cpu_offset[cpu]))) {
-		COUNT(&hot.tree.read_errors, 1);
+		COUNT(&TREE(tree)->read_errors, 1);
 		return 0;
 	}
 	*value = v;
@@ -380,22 +439,34 @@ static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *m
 	}
 	seen = bpf_map_lookup_elem(&mm_cpu_slots, &key);
 	if (seen)
-		d = take_cpu_slot(&seen->slot[slot], ms->counters[slot], bpf_get_smp_processor_id(), &v);
+		d = take_cpu_slot(ms->tree, &seen->slot[slot], ms->counters[slot],
+				  bpf_get_smp_processor_id(), &v);
 	if (v == 0) {
 		__s64 c = take_count(ms, mm, slot);
 
 		if (c)
-			COUNT(&hot.tree.count_takes, 1);
+			COUNT(&TREE(ms->tree)->count_takes, 1);
 		d += c;
 	}
 	apply_delta(ms, key, slot, d);
 }
 
+/* A tree at its cap (max_entries) of mms or processes: the shared maps
+ * stay open to the other trees. */
+static __always_inline bool tree_full(struct tree_state *t, __s64 *live)
+{
+	__u64 max = READ_ONCE(t->max_entries);
+
+	return max && READ_ONCE(*live) >= (__s64)max;
+}
+
 /* Enter an mm with its shared counter parts as they are now; on the exact
  * path the per-CPU parts follow (settle_mm, or each CPU's next event). */
-static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm, __u32 tgid)
+static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm, __u32 tgid,
+				     __u32 tree)
 {
-	struct mm_state init = { .tgid = tgid };
+	struct tree_state *t = TREE(tree);
+	struct mm_state init = { .tgid = tgid, .tree = tree & (MAX_TREES - 1) };
 	struct mm_cpu_slots zero = {};
 	struct mm_state *ms;
 	__u64 key = (__u64)mm;
@@ -403,6 +474,10 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 
 	if (!mm)
 		return;
+	if (tree_full(t, &t->mms_live)) {
+		COUNT(&t->drop_mm_full, 1);
+		return;
+	}
 	init.vpid = pid_in_ns(task, caller_pidns, caller_pidns_level);
 	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
 	if (exact_path()) {
@@ -411,7 +486,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		init.counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
 		err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST));
 		if (err && err != -EEXIST) {
-			COUNT(&hot.tree.drop_mm_full, 1);
+			COUNT(&t->drop_mm_full, 1);
 			return;
 		}
 	}
@@ -420,20 +495,20 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		return;
 	if (err) {
 		bpf_map_delete_elem(&mm_cpu_slots, &key);
-		COUNT(&hot.tree.drop_mm_full, 1);
+		COUNT(&t->drop_mm_full, 1);
 		return;
 	}
 	COUNT(&mm_filter[mm_filter_slot(mm)], 1);
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (!ms)
 		return;
-	COUNT(&hot.tree.mms_entered, 1);
-	COUNT(&hot.tree.mms_live, 1);
+	COUNT(&t->mms_entered, 1);
+	COUNT(&t->mms_live, 1);
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		apply_delta(ms, key, slot, take_count(ms, mm, slot));
 	if (!has_percpu_rss())
-		raise_upper();
+		raise_upper(t);
 }
 
 SEC("tp_btf/rss_stat")
@@ -453,7 +528,7 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	apply_event(ms, mm, key, rss_slot_of_member(member));
 	if (!has_percpu_rss()) {
 		pre62_after_event();
-		raise_upper();  /* the sum or the bound moved */
+		raise_upper(TREE(ms->tree));    /* the sum or the bound moved */
 	}
 	return 0;
 }
@@ -462,54 +537,68 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	struct task_state cs = {};
+	struct task_state cs = {}, *ps;
+	struct tree_state *t;
 	int err;
 
+	if (ptgid == ctgid && has_percpu_rss())
+		return 0;
+	ps = bpf_map_lookup_elem(&task_states, &ptgid);
+	if (!ps)
+		return 0;
+	/* The child joins its parent's tree. */
+	cs.tree = ps->tree & (MAX_TREES - 1);
+	t = TREE(cs.tree);
 	if (ptgid == ctgid) {
 		/* A thread: same process, same mm; before 6.2 its own cache
 		 * (empty: copy_process() clears it). */
-		if (!has_percpu_rss() && bpf_map_lookup_elem(&task_states, &ptgid))
-			enter_thread(child->pid);
+		enter_thread(t, cs.tree, child->pid);
 		return 0;
 	}
-	if (!bpf_map_lookup_elem(&task_states, &ptgid))
+	if (tree_full(t, &t->procs_live)) {
+		/* Not a drop if the attach walk entered it (below). */
+		if (!bpf_map_lookup_elem(&task_states, &ctgid))
+			COUNT(&t->drop_task_full, 1);
 		return 0;
+	}
 	err = MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST));
 	if (err && err != -EEXIST) {
-		COUNT(&hot.tree.drop_task_full, 1);
+		COUNT(&t->drop_task_full, 1);
 		return 0;
 	}
 	/* EEXIST: the attach walk met the child (in the task list since
 	 * copy_process) before this event, and entered and counted it; its
 	 * threads and mm below are then already in too. */
 	if (!err) {
-		COUNT(&hot.tree.procs_entered, 1);
-		COUNT(&hot.tree.procs_live, 1);
+		COUNT(&t->procs_entered, 1);
+		COUNT(&t->procs_live, 1);
 	}
 	if (!has_percpu_rss())
-		enter_thread(child->pid);
+		enter_thread(t, cs.tree, child->pid);
 	/* The child's copied pages were counted (from the parent's context)
 	 * before this event: enter_mm takes them now. A vfork or CLONE_VM
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
-	enter_mm(child, child->mm, ctgid);
+	enter_mm(child, child->mm, ctgid, cs.tree);
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	__u32 tgid = p->tgid;
+	__u32 tgid = p->tgid, tree;
+	struct task_state *ts = bpf_map_lookup_elem(&task_states, &tgid);
 
 	/* The new image enters; the old mm leaves at its own teardown. */
-	if (!bpf_map_lookup_elem(&task_states, &tgid))
+	if (!ts)
 		return 0;
+	tree = ts->tree & (MAX_TREES - 1);
 	if (!has_percpu_rss()) {
 		/* exec_mmap() synced the cache into the old mm. A thread
 		 * other than the leader that execs takes the leader's PID. */
 		leave_thread(old_pid);
-		enter_thread(p->pid);
+		enter_thread(TREE(tree), tree, p->pid);
 	}
-	enter_mm(p, p->mm, tgid);
+	enter_mm(p, p->mm, tgid, tree);
 	return 0;
 }
 
@@ -517,6 +606,8 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(handle_exit, struct task_struct *p)
 {
 	__u32 tgid = p->tgid;
+	struct task_state *ts;
+	__u32 tree;
 
 	/* Before 6.2: exit_mm() synced this thread's cache (before this
 	 * tracepoint, do_exit()). */
@@ -528,19 +619,25 @@ int BPF_PROG(handle_exit, struct task_struct *p)
 	 * gone here (before 6.16): nothing below needs it. */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
+	ts = bpf_map_lookup_elem(&task_states, &tgid);
+	if (!ts)
+		return 0;
+	tree = ts->tree;
 	if (bpf_map_delete_elem(&task_states, &tgid) == 0)
-		COUNT(&hot.tree.procs_live, -1);
+		COUNT(&TREE(tree)->procs_live, -1);
 	return 0;
 }
 
 /* Keep what a leaving mm held, for the holders of this window's peak. */
-static __always_inline void note_departure(struct mm_state *ms)
+static __always_inline void note_departure(struct tree_state *t, struct mm_state *ms)
 {
-	__u64 seq = (__u64)atomic_add_return((__s64 *)&hot.tree.departed_seq, 1);
+	__u64 seq = (__u64)atomic_add_return((__s64 *)&departed_seq, 1);
 	struct departed_mm *e = &departed[(seq - 1) & (MAX_DEPARTED - 1)];
 
+	COUNT(&t->departed_seq, 1);
 	WRITE_ONCE(e->seq, 0);          /* userspace skips it while written */
 	e->tgid = ms->tgid;
+	e->tree = ms->tree;
 	e->vpid = ms->vpid;
 	e->own_peak = ms->own_peak;
 	__builtin_memcpy(e->mark, ms->mark, sizeof(e->mark));
@@ -552,18 +649,20 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 {
 	__u64 key = (__u64)mm;
 	struct mm_state *ms = bpf_map_lookup_elem(&mm_states, &key);
+	struct tree_state *t;
 
 	if (!ms)
 		return;
+	t = TREE(ms->tree);
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		apply_delta(ms, key, slot, -READ_ONCE(ms->pages[slot]));
-	COUNT(&hot.tree.departed_events, READ_ONCE(ms->events));
-	note_departure(ms);
+	COUNT(&t->departed_events, READ_ONCE(ms->events));
+	note_departure(t, ms);
 	bpf_map_delete_elem(&mm_cpu_slots, &key);
 	if (bpf_map_delete_elem(&mm_states, &key) == 0) {
 		COUNT(&mm_filter[mm_filter_slot(mm)], -1);
-		COUNT(&hot.tree.mms_live, -1);
+		COUNT(&t->mms_live, -1);
 	}
 }
 
@@ -598,13 +697,13 @@ int BPF_PROG(handle_exit_mmap__exit_mmap_tp, struct mm_struct *mm)
  * run already, and the entry goes now.
  */
 static __always_inline void enter_live_mm(struct task_struct *task, struct task_struct *leader,
-					  __u32 tgid)
+					  __u32 tgid, __u32 tree)
 {
 	struct mm_struct *mm = task->mm;
 
 	if (!mm || (task->flags & PF_EXITING))
 		return;
-	enter_mm(leader, mm, tgid);
+	enter_mm(leader, mm, tgid, tree);
 	if (task->mm != mm)
 		leave_mm(mm);
 }
@@ -614,13 +713,15 @@ static __always_inline void enter_live_mm(struct task_struct *task, struct task_
  * leaves the leader without an mm while the threads run on. */
 static __always_inline int enter_thread_mm(struct task_struct *task)
 {
-	__u32 tgid = task->tgid;
+	__u32 tgid = task->tgid, tree;
+	struct task_state *ts = bpf_map_lookup_elem(&task_states, &tgid);
 
-	if (!bpf_map_lookup_elem(&task_states, &tgid))
+	if (!ts)
 		return 0;
+	tree = ts->tree & (MAX_TREES - 1);
 	if (!has_percpu_rss())
-		enter_thread(task->pid);
-	enter_live_mm(task, BPF_CORE_READ(task, group_leader), tgid);
+		enter_thread(TREE(tree), tree, task->pid);
+	enter_live_mm(task, BPF_CORE_READ(task, group_leader), tgid, tree);
 	return 0;
 }
 
@@ -639,7 +740,8 @@ int enter_existing(struct bpf_iter__task *ctx)
 	struct task_struct *me = (struct task_struct *)bpf_get_current_task();
 	struct pid *mypid = BPF_CORE_READ(me, thread_pid);
 	unsigned int level = BPF_CORE_READ(mypid, level);
-	struct task_state ts = {};
+	struct task_state ts = {}, *ps, *cur;
+	struct tree_state *t;
 	struct root_req *req;
 	__u32 tgid, vpid, ptgid;
 	__u64 ns = 0;
@@ -660,26 +762,37 @@ int enter_existing(struct bpf_iter__task *ctx)
 	if (req) {
 		req->found = 1;
 		req->tgid = tgid;
+		ts.tree = req->tree & (MAX_TREES - 1);
 	} else {
 		/* A child of a process already in the tree. The walk goes by
 		 * PID, and a child usually has a larger PID than its parent,
 		 * so one pass takes most trees whole; userspace repeats the
 		 * pass while it still finds processes (PIDs wrap). */
 		ptgid = BPF_CORE_READ(task, real_parent, tgid);
-		if (!bpf_map_lookup_elem(&task_states, &ptgid))
+		ps = bpf_map_lookup_elem(&task_states, &ptgid);
+		if (!ps)
 			return 0;
+		ts.tree = ps->tree & (MAX_TREES - 1);
 	}
-	err = MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST));
+	t = TREE(ts.tree);
+	err = tree_full(t, &t->procs_live) ? -1 :
+	      MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST));
 	if (!err) {
-		COUNT(&hot.tree.procs_entered, 1);
-		COUNT(&hot.tree.procs_live, 1);
+		COUNT(&t->procs_entered, 1);
+		COUNT(&t->procs_live, 1);
 		COUNT(&iter_entered, 1);
-	} else if (!bpf_map_lookup_elem(&task_states, &tgid)) {
-		/* In when we tried, gone now: it exited meanwhile, nothing
-		 * lost. Otherwise the map is full. */
-		if (err != -EEXIST)
-			COUNT(&hot.tree.drop_task_full, 1);
-		return 0;
+	} else {
+		/* In already (a tree keeps what it entered first). */
+		cur = bpf_map_lookup_elem(&task_states, &tgid);
+		if (!cur) {
+			/* In when we tried, gone now: it exited meanwhile,
+			 * nothing lost. Otherwise the tree or map is full. */
+			if (err != -EEXIST)
+				COUNT(&t->drop_task_full, 1);
+			return 0;
+		}
+		ts.tree = cur->tree & (MAX_TREES - 1);
+		t = TREE(ts.tree);
 	}
 	/* Its last thread is exiting (signal->live drops to 0 before
 	 * sched_process_exit): the entry stays for this walk, so that its
@@ -692,9 +805,9 @@ int enter_existing(struct bpf_iter__task *ctx)
 			dying_n = i + 1;
 	}
 	if (!has_percpu_rss())
-		enter_thread(task->pid);
+		enter_thread(t, ts.tree, task->pid);
 	if (!req || req->enter_mm)
-		enter_live_mm(task, task, tgid);
+		enter_live_mm(task, task, tgid, ts.tree);
 	return 0;
 }
 

@@ -14,6 +14,19 @@
 #define MAX_DYING 4096          /* exiting processes one attach walk notes, at most */
 #define MAX_DEPARTED 256        /* mms that left, kept for the holders at the peak */
 #define COMM_LEN 16
+/* Trees one load keeps at once (a power of two: indexes are masked with
+ * MAX_TREES - 1 so that the verifier sees them in bounds). The CLI and
+ * libpeakbpf use tree 0; `peakbpf serve` gives each client its own. */
+#define MAX_TREES 16
+
+/* mm_filter in tracker.bpf.c: slots, and an mm's slot from the low 32 bits
+ * of its address (mm_structs are at least 64-byte aligned: the bits above
+ * 6). Shared so that userspace can drop a tree's mms from the filter. */
+#define MM_FILTER_SLOTS 4096
+static inline __u32 mm_filter_hash(__u32 low)
+{
+	return (((low >> 6) * 2654435761U) >> 20) & (MM_FILTER_SLOTS - 1);
+}
 
 /* The resident counters that make up rss; MM_SWAPENTS is not resident. */
 enum rss_slot {
@@ -50,6 +63,8 @@ struct mm_state {
 				       the mm's life), so that events need not read it */
 	__s64 own_peak;             /* this mm's own largest rss, pages */
 	__u64 events;               /* rss_stat events applied to it */
+	__u32 tree;                 /* its tree (index into hot.trees) */
+	__u32 pad;
 	struct peak_mark mark[2];
 	__s64 count_seen[RSS_SLOTS]; /* 6.2+: the shared part (.count) in pages */
 	__u32 tgid;                 /* a process using this mm (global PID) */
@@ -66,7 +81,7 @@ struct mm_cpu_slots {
 
 /* One process (thread group) in the tree, keyed by its tgid. */
 struct task_state {
-	__u32 pad;
+	__u32 tree;                 /* its tree (index into hot.trees) */
 };
 
 /*
@@ -84,12 +99,15 @@ struct task_state {
  * most pages its cache can hold until its next event. */
 struct thread_state {
 	__s64 bound_pages;
+	__u32 tree;                 /* its tree (index into hot.trees) */
+	__u32 pad;
 };
 
 /* An mm that left the tree, with what it held (see struct peak_mark). */
 struct departed_mm {
 	__u64 seq;                  /* departure number + 1; 0: empty */
 	__u32 tgid, vpid;
+	__u32 tree, pad;            /* the tree it left */
 	__s64 own_peak;
 	struct peak_mark mark[2];
 	char comm[COMM_LEN];
@@ -101,15 +119,17 @@ struct root_req {
 	__u32 enter_mm;             /* 0: the command before exec (its mm is a copy of peakbpf's) */
 	__u32 found;
 	__u32 tgid;                 /* its global tgid, when found */
-	__u32 pad;
+	__u32 tree;                 /* the tree to enter it into */
 };
 
 /*
- * The tree. Lives in .bss, which userspace maps: it reads it directly and
- * closes a window with atomic operations on the same memory.
+ * One tree. MAX_TREES of them live in .bss (struct hot_state), which
+ * userspace maps: it reads a tree directly and closes its window with
+ * atomic operations on the same memory. Every entry in the maps names its
+ * tree; docs/design.md ("Trees share one load") says how trees are cleared.
  */
 struct tree_state {
-	__s64 sum_pages;                    /* tree sum now */
+	__s64 sum_word;                     /* tree sum now, with its count (sum_of_word) */
 	__s64 peak_pages;                   /* running maximum of sum this window */
 	__u64 window;                       /* window number, advanced at each cut */
 	__u64 peak_ns;                      /* CLOCK_MONOTONIC when peak was set */
@@ -122,11 +142,12 @@ struct tree_state {
 	__u64 drop_mm_full;                 /* an mm could not be entered: map full */
 	__u64 drop_task_full;               /* a process could not be entered */
 	__u64 peak_races;                   /* peak CAS retries exhausted */
+	__u64 mark_races;                   /* sum swaps exhausted: a mark may be off */
 	__u64 record_drops;                 /* sum changes the ring buffer had no room for */
 	__u64 count_takes;                  /* 6.2+: flushes of a CPU's slot into .count taken */
 	__u64 read_errors;                  /* counter reads that failed: the sum is not exact */
 	__u64 settles;                      /* 6.2+: mms whose every CPU slot was taken at entry */
-	__u64 departed_seq;                 /* mms that left, for the departed ring */
+	__u64 departed_seq;                 /* mms that left this tree */
 	__u64 departed_events;              /* events applied to mms that left */
 	/* Before 6.2: the per-thread caches' bounds summed (struct
 	 * thread_state), and this window's largest sum + that bound: the
@@ -134,16 +155,20 @@ struct tree_state {
 	__s64 bound_sum_pages;
 	__s64 upper_pages;
 	__u64 threads_live;
+	/* Set by userspace: the most mms, and processes, this tree may hold
+	 * at once in the load's shared maps (0: as many as they hold). */
+	__u64 max_entries;
 };
 
 /*
  * What every tracked event touches, in one place: in this VM each distinct
  * page of map memory an event touches costs tens of ns (the first touch
  * after the fault that raised the event), so the tree and the per-CPU
- * offsets share the first page (for up to ~480 CPUs).
+ * offsets share the first page (tree 0, the CLI's, with the offsets of
+ * up to ~125 CPUs).
  */
 struct hot_state {
-	struct tree_state tree;
+	struct tree_state trees[MAX_TREES];
 	__u32 cpu_offsets_ready;            /* the exact per-CPU path is on */
 	__u32 pad;
 	__u64 cpu_offset[MAX_CPUS];         /* __per_cpu_offset[cpu], from learn_cpu_offsets */
@@ -159,7 +184,7 @@ struct sum_event {
 	__u64 mm;                   /* the mm's key (its address) */
 	__s64 mm_pages;             /* the mm's rss after the change */
 	__u32 tgid;                 /* a process using it (global PID) */
-	__u32 pad;
+	__u32 tree;                 /* the mm's tree */
 };
 
 /* What verify_sums found: every mm's counters summed over every CPU,
@@ -169,6 +194,37 @@ struct sum_check {
 	__u64 counters_off;
 	__s64 max_off_pages;
 };
+
+/*
+ * The tree sum shares one word with a 16-bit count of the changes that
+ * made a new largest sum (and of window cuts): sum_word = sum_pages <<
+ * SUM_SHIFT | count (sums up to 2^47 pages). On kernels with BPF_FETCH
+ * atomics a change moves the word with a compare-and-swap from the value it
+ * read, after it noted its mark against the peak it read with it: a change
+ * that made a new largest sum in between changes the count, so the swap
+ * fails and the change notes again (docs/design.md, "Holders at the peak
+ * instant"). Pure, so userspace and the unit tests share them.
+ */
+#define SUM_SHIFT 16
+#define SUM_COUNT_MASK 0xffff
+static inline __s64 sum_of_word(__s64 word)
+{
+	return word >> SUM_SHIFT;       /* arithmetic: a sum may dip below 0 for an instant */
+}
+
+static inline __s64 sum_word_delta(__s64 d)
+{
+	return (__s64)((__u64)d << SUM_SHIFT);
+}
+
+/* The word after a change of d from word, when the largest sum before it
+ * was peak: the count moves on when the change makes a new largest sum. */
+static inline __s64 sum_word_next(__s64 word, __s64 d, __s64 peak)
+{
+	__s64 s = sum_of_word(word) + d;
+
+	return sum_word_delta(s) | ((word + (s > peak)) & SUM_COUNT_MASK);
+}
 
 static inline __s64 mm_total_pages(const __s64 pages[RSS_SLOTS])
 {

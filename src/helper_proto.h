@@ -18,7 +18,7 @@
 #define HELPER_SOCKET_DEFAULT "/run/peakbpf.sock"
 #define HELPER_ENV "PEAKBPF_HELPER"     /* another socket path (secure_getenv) */
 #define HP_MAGIC 0x31424b50u            /* "PKB1" */
-#define HP_VERSION 1
+#define HP_VERSION 2              /* 2: trees share one load (status) */
 
 enum hp_type {
 	HP_OPEN = 1,            /* open a tree (options); reply: BPF facts */
@@ -62,15 +62,22 @@ struct hp_figure {
 struct hp_tree {
 	uint32_t uid;           /* the client's */
 	uint32_t roots;
-	uint64_t mm_entries, task_entries;      /* in its maps now */
+	uint32_t slot;          /* its index among the load's trees */
+	uint32_t pad;
+	uint64_t mm_entries, task_entries, thread_entries;      /* in the maps now */
 };
 
 struct hp_status {
 	uint32_t trees;         /* open now */
 	uint32_t clients;       /* connected now */
 	uint32_t listed;        /* in tree[]: root sees every tree, a user its own */
+	uint32_t loaded;        /* 1: the trees' BPF load is in the kernel now */
+	uint32_t max_trees;     /* trees one load serves at once */
 	uint32_t pad;
 	uint64_t trees_opened, trees_removed;   /* since the helper started */
+	uint64_t loads;         /* BPF loads since the helper started */
+	/* Map entries of no open tree: 0 unless a removed tree left some. */
+	uint64_t stray_mm_entries, stray_task_entries, stray_thread_entries;
 	struct hp_tree tree[HP_STATUS_MAX];     /* the first trees of `trees` */
 };
 

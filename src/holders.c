@@ -65,6 +65,8 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 		prev = &key;
 		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0))
 			continue;       /* left meanwhile: it is in the departed ring */
+		if (ms.tree != tracker_tree(t))
+			continue;       /* another tree of the same load */
 		holder_from(&h, ms.tgid, ms.vpid, ms.own_peak, ms.comm,
 			    holder_pages_at_peak(ms.mark, ms.pages, w, peak, by_slot));
 		err = list_add(l, &h, by_slot);
@@ -89,7 +91,7 @@ static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, str
 			continue;       /* empty, or left before the window */
 		memcpy(&e, &ring[i], sizeof(e));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE) != seq)
+		if (__atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE) != seq || e.tree != tracker_tree(t))
 			continue;
 		holder_from(&h, e.tgid, e.vpid, e.own_peak, e.comm,
 			    holder_pages_at_peak(e.mark, NULL, w, peak, by_slot));

@@ -36,7 +36,7 @@ typedef int (*tracker_sum_fn)(void *ctx, const struct sum_event *e);
 struct holders_info {
 	__u32 count;            /* in the array */
 	__u64 total;            /* mms that held memory at the peak */
-	bool truncated;         /* more mms left than the departed ring holds */
+	bool truncated;         /* more mms left than the departed ring holds, or a mark race */
 	__s64 sum_pages;        /* what they held together: the peak, within a
 				   page per mm for updates racing the peak */
 	__s64 breakdown_pages[RSS_SLOTS];       /* ...by counter */
@@ -117,7 +117,25 @@ struct tracker_startup {
 	__u64 probe_ns, load_ns, learn_ns, attach_ns;
 };
 void tracker_startup(const struct tracker *t, struct tracker_startup *out);
-/* Detach and unload everything; NULL is fine. */
+/*
+ * Another tree of base's load (tree 1..MAX_TREES-1; 0 is the load's own,
+ * but any free index will do when base itself measures nothing): the same
+ * programs and maps, its own tree state, capped at max_entries mms and
+ * processes (0: none but the maps'). tracker_close on it clears the tree
+ * and leaves the load. No --timeline ring: the load's alone has one.
+ */
+int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out);
+unsigned tracker_tree(const struct tracker *t);
+struct tree_entries {
+	__u64 mms, tasks, threads;
+};
+/* Delete t's tree's entries from every map (and the mm filter) and reset
+ * its state; removed: how many went. */
+int tracker_clear_tree(struct tracker *t, struct tree_entries *removed);
+/* Every tree's entries in the maps now, by tree. */
+int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES]);
+/* Detach and unload everything; NULL is fine. A tracker_open_tree tree:
+ * tracker_clear_tree, then free it, leaving the load. */
 void tracker_close(struct tracker *t);
 
 /* The bpf source (source.h) built on the tracker. */
@@ -135,6 +153,10 @@ struct bpf_source_opts {
 /* Opens, loads and attaches; fills host's BPF facts. host must outlive it. */
 int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
 		    struct source **out);
+/* The bpf source on tree of shared's load (tracker_open_tree; max_tracked
+ * caps the tree's mms and processes); destroying it clears the tree. */
+int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+			 struct host_facts *host, struct source **out);
 void bpf_source_counters(struct source *s, struct bpf_counters *c);
 /* The counters as they were when the last window closed (no system call). */
 void bpf_source_window_counters(struct source *s, struct bpf_counters *c);

@@ -4,11 +4,12 @@
  * who cannot load BPF. It listens on a SOCK_SEQPACKET Unix socket (its own,
  * or fd 3 from systemd socket activation), knows each client by
  * SO_PEERCRED, and enters only processes the client could ptrace, each
- * named by a pidfd so that a reused PID cannot redirect it. Each open tree
- * is one bpf source (its own tracker: the kernel side keeps one tree per
- * load); closing it, or the client's end of the socket, unloads it, maps
- * and all. docs/design.md has the protocol; README.md's Security section
- * what it authorises.
+ * named by a pidfd so that a reused PID cannot redirect it. One BPF load
+ * (a tracker) serves every open tree, each client's in a slot of its own
+ * (MAX_TREES, tracker.h); closing a tree, or the client's end of the
+ * socket, deletes that tree's map entries, and the load goes with the last
+ * tree. docs/design.md has the protocol; README.md's Security section what
+ * it authorises.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,12 +38,17 @@
 #define SERVE_MAX_ROOTS 64              /* roots per tree */
 #define SERVE_CLIENTS_PER_UID 16        /* connections per uid other than root */
 #define SYSTEMD_LISTEN_FD 3             /* sd_listen_fds(3): the first passed fd */
+/* Entries of the shared maps: every tree's --max-tracked within them. */
+#define SERVE_MAP_ENTRIES (MAX_TREES * DEFAULT_MAX_TRACKED)
 
 struct client {
 	int fd;
 	struct ucred cred;
 	struct source *src;             /* the open tree, or NULL */
-	struct host_facts host;
+	unsigned slot;                  /* its tree in the shared load */
+	/* The source keeps a pointer to these: on the heap, because a
+	 * client moves in clients[] when another before it is dropped. */
+	struct host_facts *host;
 	uint32_t roots;
 	bool started;
 };
@@ -53,7 +59,9 @@ struct server {
 	bool bound;
 	struct client clients[SERVE_MAX_CLIENTS];
 	size_t n;
-	uint64_t opened, removed;
+	uint64_t opened, removed, loads;
+	struct tracker *shared;         /* the load every tree shares, or NULL */
+	bool slot_used[MAX_TREES];
 	bool verbose;
 };
 
@@ -133,26 +141,52 @@ static size_t trees_of(const struct server *sv, uid_t uid)
 	return n;
 }
 
+static size_t trees_open(const struct server *sv)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < MAX_TREES; i++)
+		n += sv->slot_used[i];
+	return n;
+}
+
 static void remove_tree(struct server *sv, struct client *c, const char *why)
 {
+	__u64 ns;
+
 	if (!c->src)
 		return;
-	/* Destroying the source unloads its tracker: every map of the tree
-	 * goes with it, so nothing of a vanished client stays behind. */
+	/* Destroying the source deletes its tree's entries from the shared
+	 * maps (tracker_clear_tree), so nothing of a vanished client stays
+	 * behind; with the last tree the load goes too, and its programs
+	 * cost the machine's faults nothing while no one measures. */
+	ns = monotonic_ns();
 	c->src->ops->destroy(c->src);
+	ns = monotonic_ns() - ns;
 	c->src = NULL;
+	free(c->host);
+	c->host = NULL;
+	sv->slot_used[c->slot] = false;
+	if (!trees_open(sv)) {
+		tracker_close(sv->shared);
+		sv->shared = NULL;
+	}
 	c->roots = 0;
 	c->started = false;
 	sv->removed++;
 	if (sv->verbose)
-		say("uid %u: tree removed (%s)", (unsigned)c->cred.uid, why);
+		say("uid %u: tree %u removed (%s), its entries cleared in %.2f ms", (unsigned)c->cred.uid,
+		    c->slot, why, ns / 1e6);
 }
 
 static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 		   struct hp_msg *r)
 {
-	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode != 0 };
+	struct bpf_source_opts bo = { .max_tracked = o->max_tracked ? o->max_tracked : DEFAULT_MAX_TRACKED,
+				      .command_mode = o->command_mode != 0 };
+	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
 	struct hp_opened *op = &r->u.opened;
+	unsigned slot = 0;
 	int err;
 
 	if (c->src) {
@@ -169,25 +203,60 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 			 "wait for one of yours to end", SERVE_TREES_PER_UID);
 		return -EUSERS;
 	}
-	memset(&c->host, 0, sizeof(c->host));
-	host_facts_fill(&c->host, host_effective_caps());
-	err = bpf_source_open(&bo, &c->host, &c->src);
+	if (o->max_tracked > SERVE_MAP_ENTRIES) {
+		snprintf(r->u.why, HP_WHY_LEN, "--max-tracked: at most %d through the helper "
+			 "(its trees share maps of that size)", SERVE_MAP_ENTRIES);
+		return -E2BIG;
+	}
+	while (slot < MAX_TREES && sv->slot_used[slot])
+		slot++;
+	if (slot == MAX_TREES) {
+		snprintf(r->u.why, HP_WHY_LEN, "the helper serves %d trees at once: try again later",
+			 MAX_TREES);
+		return -EAGAIN;
+	}
+	c->host = calloc(1, sizeof(*c->host));
+	if (!c->host) {
+		snprintf(r->u.why, HP_WHY_LEN, "the helper is out of memory");
+		return -ENOMEM;
+	}
+	host_facts_fill(c->host, host_effective_caps());
+	if (!sv->shared) {
+		err = tracker_open(&topts, &sv->shared);
+		if (err) {
+			snprintf(r->u.why, HP_WHY_LEN, "the helper cannot load the BPF programs: %s",
+				 strerror(-err));
+			free(c->host);
+			c->host = NULL;
+			return err;
+		}
+		sv->loads++;
+	}
+	err = bpf_source_open_tree(sv->shared, slot, &bo, c->host, &c->src);
 	if (err) {
-		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot load the BPF programs: %s", strerror(-err));
+		free(c->host);
+		c->host = NULL;
+		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot open a tree: %s", strerror(-err));
+		if (!trees_open(sv)) {
+			tracker_close(sv->shared);
+			sv->shared = NULL;
+		}
 		return err;
 	}
+	c->slot = slot;
+	sv->slot_used[slot] = true;
 	sv->opened++;
 	memset(op, 0, sizeof(*op));
-	op->rss_percpu = c->host.rss_percpu;
-	op->exact_path_err = c->host.exact_path_err;
-	op->probe_ms = c->host.probe_ms;
-	op->load_ms = c->host.load_ms;
-	op->learn_ms = c->host.learn_ms;
-	op->attach_ms = c->host.attach_ms;
+	op->rss_percpu = c->host->rss_percpu;
+	op->exact_path_err = c->host->exact_path_err;
+	op->probe_ms = c->host->probe_ms;
+	op->load_ms = c->host->load_ms;
+	op->learn_ms = c->host->learn_ms;
+	op->attach_ms = c->host->attach_ms;
 	snprintf(op->teardown_hook, sizeof(op->teardown_hook), "%s",
-		 c->host.teardown_hook ? c->host.teardown_hook : "");
+		 c->host->teardown_hook ? c->host->teardown_hook : "");
 	if (sv->verbose)
-		say("uid %u: tree opened", (unsigned)c->cred.uid);
+		say("uid %u: tree %u opened (%zu open)", (unsigned)c->cred.uid, slot, trees_open(sv));
 	return 0;
 }
 
@@ -294,6 +363,7 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 /* Root sees every tree; another user sees the counts and its own trees. */
 static void do_status(struct server *sv, const struct client *c, struct hp_msg *r)
 {
+	struct tree_entries per_tree[MAX_TREES] = { 0 };
 	struct hp_status *st = &r->u.status;
 	size_t listed = 0;
 
@@ -301,9 +371,21 @@ static void do_status(struct server *sv, const struct client *c, struct hp_msg *
 	st->clients = (uint32_t)sv->n;
 	st->trees_opened = sv->opened;
 	st->trees_removed = sv->removed;
+	st->loads = sv->loads;
+	st->loaded = sv->shared != NULL;
+	st->max_trees = MAX_TREES;
+	/* One walk of the shared maps counts every tree's entries. */
+	if (sv->shared)
+		tracker_count_trees(sv->shared, per_tree);
+	for (unsigned i = 0; i < MAX_TREES; i++) {
+		if (sv->slot_used[i])
+			continue;
+		st->stray_mm_entries += per_tree[i].mms;
+		st->stray_task_entries += per_tree[i].tasks;
+		st->stray_thread_entries += per_tree[i].threads;
+	}
 	for (size_t i = 0; i < sv->n; i++) {
 		struct client *o = &sv->clients[i];
-		struct bpf_counters bc;
 		struct hp_tree *t;
 
 		if (!o->src)
@@ -313,11 +395,12 @@ static void do_status(struct server *sv, const struct client *c, struct hp_msg *
 			continue;
 		t = &st->tree[listed++];
 		st->listed = (uint32_t)listed;
-		bpf_source_counters(o->src, &bc);
 		t->uid = o->cred.uid;
 		t->roots = o->roots;
-		t->mm_entries = bc.mms_left;
-		t->task_entries = bc.procs_left;
+		t->slot = o->slot;
+		t->mm_entries = per_tree[o->slot].mms;
+		t->task_entries = per_tree[o->slot].tasks;
+		t->thread_entries = per_tree[o->slot].threads;
 	}
 }
 
@@ -390,6 +473,19 @@ static size_t clients_of(const struct server *sv, uid_t uid)
 	return n;
 }
 
+/* A connection not taken: its reason waits for the client's first read
+ * (source_helper.c reads it even when its request finds the socket shut). */
+static void refuse(int fd, int err, const char *fmt, int limit)
+{
+	struct hp_msg r;
+
+	hp_init(&r, 0);
+	r.err = err;
+	snprintf(r.u.why, HP_WHY_LEN, fmt, limit);
+	hp_send(fd, &r, -1);
+	close(fd);
+}
+
 static void accept_client(struct server *sv)
 {
 	struct timeval tv = { .tv_sec = 2 };
@@ -400,14 +496,20 @@ static void accept_client(struct server *sv)
 	if (fd < 0)
 		return;
 	if (sv->n >= SERVE_MAX_CLIENTS) {
-		close(fd);      /* the client sees its connection end */
+		refuse(fd, -EAGAIN, "the helper has %d connections open: try again later",
+		       SERVE_MAX_CLIENTS);
 		return;
 	}
 	c = &sv->clients[sv->n];
 	memset(c, 0, sizeof(*c));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) ||
-	    (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID)) {
-		close(fd);      /* one user cannot take every connection */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
+		close(fd);
+		return;
+	}
+	if (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID) {
+		/* one user cannot take every connection */
+		refuse(fd, -EUSERS, "the helper takes at most %d connections at once per user: "
+		       "close one of yours", SERVE_CLIENTS_PER_UID);
 		return;
 	}
 	/* A client that stops reading must not stall the others. */
@@ -570,14 +672,20 @@ static int serve_status(const char *path)
 		err = -EPROTO;
 	if (err)
 		goto cleanup;
-	printf("trees %u\nclients %u\ntrees_opened %llu\ntrees_removed %llu\n",
-	       m.u.status.trees, m.u.status.clients,
-	       (unsigned long long)m.u.status.trees_opened, (unsigned long long)m.u.status.trees_removed);
+	printf("trees %u\nmax_trees %u\nclients %u\ntrees_opened %llu\ntrees_removed %llu\n"
+	       "loaded %u\nloads %llu\nstray_entries mm %llu task %llu thread %llu\n",
+	       m.u.status.trees, m.u.status.max_trees, m.u.status.clients,
+	       (unsigned long long)m.u.status.trees_opened, (unsigned long long)m.u.status.trees_removed,
+	       m.u.status.loaded, (unsigned long long)m.u.status.loads,
+	       (unsigned long long)m.u.status.stray_mm_entries,
+	       (unsigned long long)m.u.status.stray_task_entries,
+	       (unsigned long long)m.u.status.stray_thread_entries);
 	for (uint32_t i = 0; i < m.u.status.listed && i < HP_STATUS_MAX; i++) {
 		const struct hp_tree *t = &m.u.status.tree[i];
 
-		printf("tree uid %u roots %u mm_entries %llu task_entries %llu\n", t->uid, t->roots,
-		       (unsigned long long)t->mm_entries, (unsigned long long)t->task_entries);
+		printf("tree uid %u roots %u mm_entries %llu task_entries %llu thread_entries %llu slot %u\n",
+		       t->uid, t->roots, (unsigned long long)t->mm_entries,
+		       (unsigned long long)t->task_entries, (unsigned long long)t->thread_entries, t->slot);
 	}
 cleanup:
 	if (fd >= 0)

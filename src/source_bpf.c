@@ -131,24 +131,20 @@ static const struct source_ops bpf_ops = {
 	.destroy = bpf_destroy,
 };
 
-int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
+/* The source around tracker t (which it owns). */
+static int wrap(struct tracker *t, const struct bpf_source_opts *o, struct host_facts *host,
+		struct source **out)
 {
-	struct tracker_opts topts = { .max_tracked = o->max_tracked,
-				      .record_ring_bytes = o->record_ring_bytes,
-				      .unique_cgroup_id = o->unique_cgroup_id };
 	struct tracker_startup st;
 	struct bpf_source *b;
-	int err;
 
 	*out = NULL;
 	b = calloc(1, sizeof(*b));
-	if (!b)
+	if (!b) {
+		tracker_close(t);
 		return -ENOMEM;
-	err = tracker_open(&topts, &b->tracker);
-	if (err) {
-		free(b);
-		return err;
 	}
+	b->tracker = t;
 	b->base.ops = &bpf_ops;
 	b->base.name = "bpf";
 	b->command_mode = o->command_mode;
@@ -164,6 +160,30 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 	host->attach_ms = st.attach_ns / 1e6;
 	*out = &b->base;
 	return 0;
+}
+
+int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
+{
+	struct tracker_opts topts = { .max_tracked = o->max_tracked,
+				      .record_ring_bytes = o->record_ring_bytes,
+				      .unique_cgroup_id = o->unique_cgroup_id };
+	struct tracker *t;
+	int err;
+
+	*out = NULL;
+	err = tracker_open(&topts, &t);
+	return err ? err : wrap(t, o, host, out);
+}
+
+int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+			 struct host_facts *host, struct source **out)
+{
+	struct tracker *t;
+	int err;
+
+	*out = NULL;
+	err = tracker_open_tree(shared, tree, o->max_tracked, &t);
+	return err ? err : wrap(t, o, host, out);
 }
 
 /* The counters from one reading of the tracker. */

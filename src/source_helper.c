@@ -45,8 +45,13 @@ static int call(struct helper_source *h, struct hp_msg *m, int fd)
 	uint16_t type = m->type;
 	int err = hp_send(h->fd, m, fd);
 
-	if (!err)
-		err = hp_recv(h->fd, m, NULL);
+	/* A helper that refused the connection shut it after saying why. */
+	if (!err || err == -EPIPE || err == -ECONNRESET) {
+		int recv_err = hp_recv(h->fd, m, NULL);
+
+		if (!err || !recv_err)
+			err = recv_err;
+	}
 	if (err) {
 		snprintf(h->why, sizeof(h->why), "the helper at %s %s", h->path,
 			 err == -ECONNRESET || err == -EPIPE ? "closed the connection" : strerror(-err));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* The BPF tracker: open, load, attach, enter processes, read, close. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,11 +16,14 @@
 
 struct tracker {
 	struct tracker_bpf *skel;
+	struct tracker *base;   /* tracker_open_tree: the load this tree shares, else NULL */
+	unsigned tree;          /* index into hot.trees: 0 for the load's own */
 	struct tracker_features features;
 	int exact_err;          /* 0: the exact per-CPU path is on */
 	int unique_err;         /* tracker_unique_err */
 	struct bpf_link *settle_links[2];
 	__u64 departed_at_cut;  /* departed_seq when the open window began */
+	__u64 mark_races_at_cut; /* the tree's mark_races then */
 	struct tracker_startup startup;
 	struct ring_buffer *sums;       /* --compare-sampler's record */
 	tracker_sum_fn sum_fn;
@@ -29,6 +33,11 @@ struct tracker {
 /* Atomic operations on the tree state the kernel updates concurrently. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+static struct tree_state *tree_of(struct tracker *t)
+{
+	return &t->skel->bss->hot.trees[t->tree];
+}
 
 /*
  * Before 5.12 the verifier rejects a program that holds an atomic with a
@@ -223,7 +232,7 @@ static int on_sum_event(void *ctx, void *data, size_t size)
 	struct tracker *t = ctx;
 	const struct sum_event *e = data;
 
-	if (size < sizeof(*e) || !t->sum_fn)
+	if (size < sizeof(*e) || !t->sum_fn || e->tree != t->tree)
 		return 0;
 	return t->sum_fn(t->sum_ctx, e);
 }
@@ -248,7 +257,7 @@ int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, c
 	struct mm_state ms;
 
 	if (!bpf_map__lookup_elem(t->skel->maps.mm_states, &key, sizeof(key), &ms, sizeof(ms), 0) &&
-	    ms.tgid == tgid) {
+	    ms.tgid == tgid && ms.tree == t->tree) {
 		*vpid = ms.vpid;
 		memcpy(comm, ms.comm, COMM_LEN);
 		return 0;
@@ -259,7 +268,7 @@ int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, c
 		__u64 seq = __atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE);
 		struct departed_mm e;
 
-		if (!seq || seq <= best || ring[i].tgid != tgid)
+		if (!seq || seq <= best || ring[i].tgid != tgid || ring[i].tree != t->tree)
 			continue;
 		memcpy(&e, &ring[i], sizeof(e));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -370,12 +379,15 @@ static void remove_dying(struct tracker *t)
 	__u32 n = LOAD(t->skel->bss->dying_n);
 
 	for (__u32 i = 0; i < n && i < MAX_DYING; i++) {
+		struct task_state ts;
 		__u32 tgid;
 
-		if (bpf_map__lookup_elem(dying, &i, sizeof(i), &tgid, sizeof(tgid), 0))
+		if (bpf_map__lookup_elem(dying, &i, sizeof(i), &tgid, sizeof(tgid), 0) ||
+		    bpf_map__lookup_elem(tasks, &tgid, sizeof(tgid), &ts, sizeof(ts), 0))
 			continue;
 		if (bpf_map__delete_elem(tasks, &tgid, sizeof(tgid), 0) == 0)
-			__atomic_fetch_sub(&t->skel->bss->hot.tree.procs_live, 1, __ATOMIC_SEQ_CST);
+			__atomic_fetch_sub(&t->skel->bss->hot.trees[ts.tree & (MAX_TREES - 1)].procs_live, 1,
+					   __ATOMIC_SEQ_CST);
 	}
 	__atomic_store_n(&t->skel->bss->dying_n, 0, __ATOMIC_SEQ_CST);
 }
@@ -390,7 +402,7 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 	if (n > MAX_ROOTS)
 		return -E2BIG;
 	for (i = 0; i < n && !err; i++) {
-		struct root_req req = { .enter_mm = enter_mm };
+		struct root_req req = { .enter_mm = enter_mm, .tree = t->tree };
 		__u32 key = (__u32)vpids[i];
 
 		err = bpf_map__update_elem(roots, &key, sizeof(key), &req, sizeof(req), BPF_ANY);
@@ -417,15 +429,20 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 	return err;
 }
 
-static __u64 count_entries(struct bpf_map *map, size_t key_size)
+/* The processes of t's tree in the map now. */
+static __u64 live_tasks(struct tracker *t)
 {
-	__u64 key = 0, next = 0, n = 0;
+	struct bpf_map *map = t->skel->maps.task_states;
+	__u32 key = 0, next = 0;
+	struct task_state ts;
 	void *prev = NULL;
+	__u64 n = 0;
 
-	while (bpf_map__get_next_key(map, prev, &next, key_size) == 0) {
-		n++;
+	while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
 		key = next;
 		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ts, sizeof(ts), 0) == 0)
+			n += ts.tree == t->tree;
 	}
 	return n;
 }
@@ -441,11 +458,13 @@ static __u64 live_mms(struct tracker *t, __u64 *events)
 	while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
 		struct mm_state ms;
 
-		n++;
 		key = next;
 		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0) == 0)
-			*events += ms.events;
+		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0) ||
+		    ms.tree != t->tree)
+			continue;
+		n++;
+		*events += ms.events;
 	}
 	return n;
 }
@@ -483,7 +502,7 @@ void tracker_read_tree(struct tracker *t, struct tree_state *out)
 	/* A copy of memory the kernel updates concurrently: each field is
 	 * current, the fields together only nearly consistent. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	*out = t->skel->bss->hot.tree;
+	*out = *tree_of(t);
 }
 
 int tracker_read(struct tracker *t, struct tree_reading *out)
@@ -493,7 +512,7 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
 	out->missed_events = missed_runs(t->skel);
 	out->mm_entries = live_mms(t, &out->events);
 	out->events += out->tree.departed_events;
-	out->task_entries = count_entries(t->skel->maps.task_states, sizeof(__u32));
+	out->task_entries = live_tasks(t);
 	return 0;
 }
 
@@ -515,16 +534,28 @@ static void raise_to(__s64 *peak, __s64 v)
  */
 int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 {
-	struct tree_state *tree = &t->skel->bss->hot.tree;
+	struct tree_state *tree = tree_of(t);
 	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
-	__s64 sum;
+	__u64 races;
+	__s64 sum, word;
 	int err;
 
 	err = tracker_read(t, closed);
 	if (err)
 		return err;
 	__atomic_fetch_add(&tree->window, 1, __ATOMIC_SEQ_CST);
-	sum = LOAD(tree->sum_pages);
+	/* The sum word's count moves on (tracker.h): a change that read the
+	 * word before this noted its mark in the closing window, and now
+	 * swaps no more, so it notes again in the new one. The sum at the
+	 * cut is the closing window's: raised into its peak before the
+	 * exchange, as a change moving the sum away from it would. */
+	word = LOAD(tree->sum_word);
+	while (!__atomic_compare_exchange_n(&tree->sum_word, &word,
+					    (word & ~(__s64)SUM_COUNT_MASK) | ((word + 1) & SUM_COUNT_MASK),
+					    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+	sum = sum_of_word(word);
+	raise_to(&tree->peak_pages, sum);
 	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
 	closed->tree.peak_ns = LOAD(tree->peak_ns);
 	closed->tree.peak_mms = LOAD(tree->peak_mms);
@@ -533,16 +564,22 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	/* Before 6.2: the window's upper end, cut the same way. */
 	closed->tree.upper_pages = __atomic_exchange_n(&tree->upper_pages,
 						       sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
-	raise_to(&tree->upper_pages, LOAD(tree->sum_pages) + LOAD(tree->bound_sum_pages));
+	raise_to(&tree->upper_pages, sum_of_word(LOAD(tree->sum_word)) + LOAD(tree->bound_sum_pages));
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
-	raise_to(&tree->peak_pages, LOAD(tree->sum_pages));
-	t->departed_at_cut = LOAD(tree->departed_seq);
+	raise_to(&tree->peak_pages, sum_of_word(LOAD(tree->sum_word)));
+	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
 	STORE(tree->peak_ns, monotonic_ns());
 	STORE(tree->peak_mms, LOAD(tree->mms_live));
 	STORE(tree->peak_procs, LOAD(tree->procs_live));
 	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,
 						      closed->holders, MAX_HOLDERS, &closed->holders_info);
+	/* A change that lost every swap of the sum (tracker.bpf.c,
+	 * note_and_add) may have noted its mark against an older peak. */
+	races = LOAD(tree->mark_races);
+	if (races != t->mark_races_at_cut)
+		closed->holders_info.truncated = true;
+	t->mark_races_at_cut = races;
 	return 0;
 }
 
@@ -598,7 +635,7 @@ const struct departed_mm *tracker_departed(struct tracker *t)
 
 __u64 tracker_departed_seq(struct tracker *t)
 {
-	return LOAD(t->skel->bss->hot.tree.departed_seq);
+	return LOAD(t->skel->bss->departed_seq);
 }
 
 struct tracker_bpf *tracker_skeleton(struct tracker *t)
@@ -616,10 +653,203 @@ void tracker_startup(const struct tracker *t, struct tracker_startup *out)
 	*out = t->startup;
 }
 
+unsigned tracker_tree(const struct tracker *t)
+{
+	return t->tree;
+}
+
+int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out)
+{
+	struct tracker *t;
+	int err;
+
+	*out = NULL;
+	if (base->base || tree >= MAX_TREES)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	*t = *base;
+	t->base = base;
+	t->tree = tree;
+	t->sums = NULL;         /* the load's ring stays its own */
+	t->sum_fn = NULL;
+	memset(t->settle_links, 0, sizeof(t->settle_links));
+	/* The slot's last tree was cleared at its close, but a fork whose
+	 * handler found the parent before that walk deleted it can have
+	 * entered the child behind the walk: such entries go now, when
+	 * hardly any can be made (a new one needs a process of the tree:
+	 * all went at the close but such a child, which this walk takes
+	 * first). The walk zeroes the
+	 * state, so whatever a late event left goes too; departures before
+	 * now are not this tree's. */
+	err = tracker_clear_tree(t, NULL);
+	if (err) {
+		free(t);
+		return err;
+	}
+	STORE(tree_of(t)->max_entries, max_entries);
+	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
+	t->mark_races_at_cut = 0;
+	*out = t;
+	return 0;
+}
+
+/* The keys of a map whose value's tree (a __u32 at tree_off) is tree. */
+static int tree_keys(struct bpf_map *map, size_t key_size, size_t value_size, size_t tree_off,
+		     unsigned tree, void **keys, size_t *n)
+{
+	__u64 key = 0, next = 0, value[32];
+	size_t cap = 0;
+	void *prev = NULL;
+	int err = 0;
+
+	*keys = NULL;
+	*n = 0;
+	if (value_size > sizeof(value))
+		return -E2BIG;
+	while (!err && bpf_map__get_next_key(map, prev, &next, key_size) == 0) {
+		__u32 owner;
+
+		key = next;
+		prev = &key;
+		if (bpf_map__lookup_elem(map, &key, key_size, value, value_size, 0))
+			continue;
+		memcpy(&owner, (char *)value + tree_off, sizeof(owner));
+		if (owner != tree)
+			continue;
+		if (*n == cap) {
+			void *v = realloc(*keys, (cap ? cap * 2 : 64) * key_size);
+
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			*keys = v;
+			cap = cap ? cap * 2 : 64;
+		}
+		memcpy((char *)*keys + *n * key_size, &key, key_size);
+		(*n)++;
+	}
+	return err;
+}
+
+/* Delete the entries of t's tree from a map keyed by key_size bytes;
+ * mms also leave mm_cpu_slots and the filter. The count deleted, or -errno. */
+static long clear_map(struct tracker *t, struct bpf_map *map, size_t key_size, size_t value_size,
+		      size_t tree_off, bool mms)
+{
+	void *keys = NULL;
+	size_t n = 0;
+	long done = 0;
+	int err = tree_keys(map, key_size, value_size, tree_off, t->tree, &keys, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		void *k = (char *)keys + i * key_size;
+		__u64 mm;
+
+		if (mms)
+			bpf_map__delete_elem(t->skel->maps.mm_cpu_slots, k, key_size, 0);
+		/* An mm torn down meanwhile was deleted by the kernel, which
+		 * then dropped it from the filter itself: only one of us does. */
+		if (bpf_map__delete_elem(map, k, key_size, 0))
+			continue;
+		done++;
+		if (mms) {
+			memcpy(&mm, k, sizeof(mm));
+			__atomic_fetch_sub(&t->skel->bss->mm_filter[mm_filter_hash((__u32)mm)], 1,
+					   __ATOMIC_SEQ_CST);
+		}
+	}
+	free(keys);
+	return err ? err : done;
+}
+
+/*
+ * Remove t's tree from the load's maps: one walk of each map, processes
+ * first (so that no fork adds to the tree behind the walk), then threads
+ * and mms, then processes again for a fork that raced the first walk.
+ * Then the tree's state starts over. O(entries of every tree).
+ */
+int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
+{
+	struct tracker_bpf *s = t->skel;
+	struct tree_entries r = { 0 };
+	long n;
+	int err = 0;
+
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		n = clear_map(t, s->maps.task_states, sizeof(__u32), sizeof(struct task_state),
+			      offsetof(struct task_state, tree), false);
+		if (n < 0) {
+			err = (int)n;
+			break;
+		}
+		r.tasks += (__u64)n;
+		if (pass)
+			break;
+		n = clear_map(t, s->maps.thread_states, sizeof(__u32), sizeof(struct thread_state),
+			      offsetof(struct thread_state, tree), false);
+		if (n >= 0) {
+			r.threads += (__u64)n;
+			n = clear_map(t, s->maps.mm_states, sizeof(__u64), sizeof(struct mm_state),
+				      offsetof(struct mm_state, tree), true);
+		}
+		if (n < 0)
+			err = (int)n;
+		else
+			r.mms += (__u64)n;
+	}
+	memset(tree_of(t), 0, sizeof(struct tree_state));
+	if (removed)
+		*removed = r;
+	return err;
+}
+
+int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES])
+{
+	struct tracker_bpf *s = t->skel;
+	__u64 key = 0, next = 0;
+	void *prev = NULL;
+
+	memset(per_tree, 0, MAX_TREES * sizeof(*per_tree));
+	while (bpf_map__get_next_key(s->maps.mm_states, prev, &next, sizeof(next)) == 0) {
+		struct mm_state ms;
+
+		key = next;
+		prev = &key;
+		if (!bpf_map__lookup_elem(s->maps.mm_states, &key, sizeof(key), &ms, sizeof(ms), 0))
+			per_tree[ms.tree & (MAX_TREES - 1)].mms++;
+	}
+	for (int m = 0; m < 2; m++) {
+		struct bpf_map *map = m ? s->maps.thread_states : s->maps.task_states;
+		__u32 k = 0, nk = 0;
+
+		prev = NULL;
+		while (bpf_map__get_next_key(map, prev, &nk, sizeof(nk)) == 0) {
+			struct thread_state th;
+			struct task_state ts;
+
+			k = nk;
+			prev = &k;
+			if (m && !bpf_map__lookup_elem(map, &k, sizeof(k), &th, sizeof(th), 0))
+				per_tree[th.tree & (MAX_TREES - 1)].threads++;
+			else if (!m && !bpf_map__lookup_elem(map, &k, sizeof(k), &ts, sizeof(ts), 0))
+				per_tree[ts.tree & (MAX_TREES - 1)].tasks++;
+		}
+	}
+	return 0;
+}
+
 void tracker_close(struct tracker *t)
 {
 	if (!t)
 		return;
+	if (t->base) {          /* a tree of a shared load: only its entries go */
+		tracker_clear_tree(t, NULL);
+		free(t);
+		return;
+	}
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);

@@ -3,7 +3,7 @@
 # its own; its clients run as nobody with no capabilities at all.
 
 TESTS="$TESTS t_serve_nobody_exact t_serve_refuses_root_pid t_serve_client_killed
- t_serve_socket_activation"
+ t_serve_two_trees t_serve_limits t_serve_socket_activation"
 
 AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 
@@ -34,7 +34,7 @@ serve_stop() {
 	rm -rf "$SERVE_DIR"
 }
 
-# serve_maps: BPF maps the helper holds open now (each tree's own).
+# serve_maps: BPF maps the helper holds open now (its one load's).
 serve_maps() {
 	n=0
 	for fd in /proc/"$SERVE_PID"/fd/*; do
@@ -48,6 +48,27 @@ serve_maps() {
 # status_num KEY: a number from peakbpf serve --status.
 status_num() {
 	"$PEAKBPF" serve --status --socket "$SOCK" 2>/dev/null | grep "^$1 " | head -n 1 | cut -d' ' -f2
+}
+
+# stray_entries: map entries of no open tree, "mm M task T thread H".
+stray_entries() {
+	"$PEAKBPF" serve --status --socket "$SOCK" 2>/dev/null | sed -n 's/^stray_entries //p'
+}
+
+# wait_trees N: until the helper has N trees open (false if it never does).
+wait_trees() {
+	i=0
+	while [ "$(status_num trees)" != "$1" ]; do
+		i=$((i + 1))
+		[ "$i" -gt "$(q 200 600)" ] && return 1
+		sleep 0.05
+	done
+}
+
+# tree_mms SLOT: the mm entries the helper's status lists for tree SLOT.
+tree_mms() {
+	"$PEAKBPF" serve --status --socket "$SOCK" 2>/dev/null |
+		sed -n "s/^tree .* mm_entries \([0-9]*\) .* slot $1\$/\1/p"
 }
 
 # nobody, without a capability, measures its own workload exactly through
@@ -98,38 +119,142 @@ t_serve_refuses_root_pid() {
 	fi
 }
 
-# A client SIGKILLed mid-window leaves nothing in the helper: no tree, and
-# none of its maps held any more (they were freed with its tracker).
+# A client SIGKILLed mid-window leaves nothing in the helper while another
+# client's tree, in the same load, stays open and measures on: the killed
+# tree's entries are gone from every map (no entry of a tree not open), the
+# other's stay, and its figure is still right. The killed client came
+# first: the other then moves in the helper's list of clients, and the
+# status queries after the kill connect into the place it left (its host
+# facts, which its figure reads, must not move with it: 0ed64b4).
 t_serve_client_killed() {
 	serve_start "serve: client killed" || return
+	expected=$("$WORKLOAD" -x -s 48MiB -n 2 concurrent)
 	# shellcheck disable=SC2086
-	$AS_NOBODY "$PEAKBPF" -q --helper="$SOCK" -- "$WORKLOAD" -s 32MiB -t "$(q 2s 6s)" spike \
+	$AS_NOBODY "$PEAKBPF" -q --helper="$SOCK" -- "$WORKLOAD" -s 32MiB -t "$(q 4s 15s)" spike \
 		2>"$TMP/serve3.err" &
 	client=$!
-	i=0 mms=0
-	while [ "${mms:-0}" = 0 ] && [ "$i" -lt "$(q 100 600)" ]; do
+	wait_trees 1
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 48MiB -n 2 -t "$(q 3s 10s)" \
+		concurrent >"$TMP/serve3k.json" 2>"$TMP/serve3k.err" &
+	keeper=$!
+	i=0 mms=0 kept_before=0
+	while { [ "${mms:-0}" = 0 ] || [ "${kept_before:-0}" = 0 ]; } && [ "$i" -lt "$(q 100 600)" ]; do
 		sleep 0.05
-		mms=$("$PEAKBPF" serve --status --socket "$SOCK" 2>/dev/null |
-			grep "^tree uid 65534" | sed 's/.*mm_entries \([0-9]*\).*/\1/')
+		mms=$(tree_mms 0)
+		kept_before=$(tree_mms 1)
 		i=$((i + 1))
 	done
 	maps_during=$(serve_maps)
 	kill -KILL "$client"
 	wait "$client" 2>/dev/null
-	i=0
-	while [ "$(status_num trees)" != 0 ] && [ "$i" -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_trees 1
 	trees=$(status_num trees)
 	removed=$(status_num trees_removed)
+	stray=$(stray_entries)
+	kept_mms=$(tree_mms 1)
+	maps_kept=$(serve_maps)
+	wait "$keeper"
+	rc=$?
+	wait_trees 0
 	maps_after=$(serve_maps)
+	loaded=$(status_num loaded)
 	serve_stop
-	if [ "${mms:-0}" -gt 0 ] && [ "$maps_during" -gt 0 ] && [ "$trees" = 0 ] && [ "$removed" = 1 ] &&
-		[ "$maps_after" = 0 ]; then
-		ok "serve: client killed mid-window: its tree ($mms mms, $maps_during maps) removed, 0 maps left"
+	if [ "${mms:-0}" -gt 0 ] && [ "$maps_during" -gt 0 ] && [ "$trees" = 1 ] && [ "$removed" = 1 ] &&
+		[ "$stray" = "mm 0 task 0 thread 0" ] && [ "${kept_mms:-0}" -gt 0 ] &&
+		[ "$maps_kept" = "$maps_during" ] && [ "$rc" = 0 ] && [ "$maps_after" = 0 ] && [ "$loaded" = 0 ]; then
+		ok "serve: client killed mid-window: its tree ($mms mms) cleared from the shared maps ($stray left), the other's ($kept_mms mms) kept; 0 maps after the last"
+		check_growth "serve: the other tree, measured on through the kill (it moved in the client list)" \
+			"$TMP/serve3k.json" "$expected"
 	else
-		fail "serve: client killed: mms $mms, maps $maps_during then $maps_after, trees $trees, removed $removed: $(cat "$TMP/serve3.err" "$TMP/serve.log")"
+		fail "serve: client killed: mms $mms, kept $kept_mms, stray '$stray', maps $maps_during/$maps_kept then $maps_after, trees $trees, removed $removed, loaded $loaded, other exit $rc: $(cat "$TMP/serve3.err" "$TMP/serve3k.err" "$TMP/serve.log")"
+	fi
+}
+
+# Each tree's figure against its own shape; the records and the helper's
+# log go to the output when one is off.
+two_trees_growth() {
+	before=$FAILED
+	check_growth "serve: tree A (concurrent, 2 x 64 MiB)" "$TMP/serve5a.json" "$exp_a"
+	check_growth "serve: tree B (sequential, 3 x 80 MiB)" "$TMP/serve5b.json" "$exp_b"
+	[ "$FAILED" = "$before" ] || cat "$TMP/serve5a.json" "$TMP/serve5b.json" "$TMP/serve.log"
+}
+
+# Two nobody clients measure different shapes at once through one helper:
+# one BPF load serves both trees, and each figure is exact and its own.
+t_serve_two_trees() {
+	serve_start "serve: two trees, one load" || return
+	exp_a=$("$WORKLOAD" -x -s 64MiB -n 2 concurrent)
+	exp_b=$("$WORKLOAD" -x -s 80MiB -n 3 sequential)
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 64MiB -n 2 -t "$(q 2s 8s)" \
+		concurrent >"$TMP/serve5a.json" 2>"$TMP/serve5a.err" &
+	a=$!
+	wait_trees 1
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 80MiB -n 3 -t "$(q 300ms 1s)" \
+		sequential >"$TMP/serve5b.json" 2>"$TMP/serve5b.err" &
+	b=$!
+	wait_trees 2
+	both=$(status_num trees)
+	wait "$b"
+	rc_b=$?
+	wait "$a"
+	rc_a=$?
+	loads=$(status_num loads)
+	opened=$(status_num trees_opened)
+	serve_stop
+	if [ "$rc_a" = 0 ] && [ "$rc_b" = 0 ] && [ "$both" = 2 ] && [ "$loads" = 1 ] && [ "$opened" = 2 ] &&
+		[ "$(json_raw "$TMP/serve5a.json" exact)" = true ] && [ "$(json_raw "$TMP/serve5b.json" exact)" = true ]; then
+		ok "serve: two trees open at once, $opened trees, $loads BPF load"
+		two_trees_growth
+	elif [ "$rc_a" = 0 ] && [ "$rc_b" = 0 ] && [ "$both" = 2 ] && [ "$loads" = 1 ] &&
+		! grep -q '"rss_counters":"percpu"' "$TMP/serve5a.json"; then
+		ok "serve: two trees open at once, $loads BPF load (counters not percpu: bounded, not exact)"
+		two_trees_growth
+	else
+		fail "serve: two trees: exits $rc_a/$rc_b, trees at once $both, loads $loads, opened $opened: $(cat "$TMP/serve5a.err" "$TMP/serve5b.err" "$TMP/serve5a.json" "$TMP/serve5b.json" "$TMP/serve.log")"
+	fi
+}
+
+# Per-client limits: a user other than root has at most 4 trees open at
+# once (the 5th is refused with the reason, and root is not held to it),
+# and a tree holds at most its --max-tracked processes in the shared maps
+# (the record says what was lost and how to raise it).
+t_serve_limits() {
+	serve_start "serve: per-client limits" || return
+	pids=""
+	for i in 1 2 3 4; do
+		# shellcheck disable=SC2086
+		$AS_NOBODY "$PEAKBPF" -q --helper="$SOCK" -- "$WORKLOAD" -s 1MiB -t "$(q 3s 12s)" spike \
+			>/dev/null 2>&1 &
+		pids="$pids $!"
+	done
+	wait_trees 4
+	four=$(status_num trees)
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" --helper="$SOCK" -- true >/dev/null 2>"$TMP/serve6.err"
+	"$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 8MiB -t 10ms spike >"$TMP/serve6r.json" 2>/dev/null
+	rc_root=$?
+	# shellcheck disable=SC2086
+	kill $pids 2>/dev/null
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	wait_trees 0
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" --max-tracked 16 -- "$WORKLOAD" -s 2MiB -n 24 \
+		concurrent >"$TMP/serve6c.json" 2>/dev/null
+	rc_cap=$?
+	stray=$(stray_entries)
+	serve_stop
+	lost=$(json_num "$TMP/serve6c.json" drop_process_map_full)
+	if [ "$four" = 4 ] && grep -q "at most 4 trees at once per user" "$TMP/serve6.err" &&
+		[ "$rc_root" = 0 ] && [ "$(json_raw "$TMP/serve6r.json" source)" = '"bpf"' ] &&
+		[ "$rc_cap" = 0 ] && [ "$(json_raw "$TMP/serve6c.json" exact)" = false ] &&
+		grep -q 'raise --max-tracked' "$TMP/serve6c.json" && [ "${lost:-0}" -gt 0 ] &&
+		[ "$stray" = "mm 0 task 0 thread 0" ]; then
+		ok "serve: per-client limits: a 5th tree of one user refused with the reason, root's served; --max-tracked 16 caps a tree ($lost processes not entered, not exact, says so)"
+	else
+		fail "serve: limits: trees $four, root exit $rc_root, cap exit $rc_cap, lost '$lost', stray '$stray': $(cat "$TMP/serve6.err") $(head -c 800 "$TMP/serve6c.json")"
 	fi
 }
 
