@@ -64,14 +64,6 @@ PEAKBPF_API const char *peakbpf_version(void)
 	return PEAKBPF_VERSION;
 }
 
-static int libbpf_silent(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	(void)level;
-	(void)fmt;
-	(void)args;
-	return 0;
-}
-
 /* The caller's options, libbpf-style: fields past its sz are zero, and
  * fields past ours must be zero. */
 static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
@@ -169,7 +161,7 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	if (!p)
 		return -ENOMEM;
 	if (!o.libbpf_log)
-		old = libbpf_set_print(libbpf_silent);
+		old = libbpf_set_print(NULL);      /* NULL: libbpf prints nothing */
 	err = session_open(&so, &p->s, reason, sizeof(reason));
 	if (!o.libbpf_log)
 		libbpf_set_print(old);

@@ -65,14 +65,6 @@ struct server {
 	bool verbose;
 };
 
-static int quiet_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
-{
-	(void)level;
-	(void)fmt;
-	(void)args;
-	return 0;
-}
-
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
@@ -752,7 +744,7 @@ int serve_main(int argc, char **argv)
 		goto cleanup;
 	}
 	if (!sv.verbose)
-		libbpf_set_print(quiet_libbpf);
+		libbpf_set_print(NULL);    /* NULL: libbpf prints nothing */
 	/* Load once before listening, so that a helper that cannot measure
 	 * says so at its start, not to its first client. */
 	host_facts_fill(&host, host_effective_caps());
