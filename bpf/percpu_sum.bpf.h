@@ -34,6 +34,8 @@ static long settle_cpu(__u32 cpu, struct cpu_loop *c)
  * exact value, once, at entry. Later events keep it so. */
 static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm, __u64 key)
 {
+	__s64 d[RSS_SLOTS];
+
 	if (!exact_path())
 		return;
 	CFG_SAFE_LOOP
@@ -42,8 +44,9 @@ static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm,
 				      .counters = mm_slot_counters(mm, slot), .slot = slot };
 
 		bpf_loop(nr_cpus, settle_cpu, &c, 0);
-		apply_delta(ms, key, slot, c.sum + take_count(ms, mm, slot));
+		d[slot] = c.sum + take_count(ms, mm, slot);
 	}
+	apply_deltas(ms, key, d);
 	COUNT(&TREE(ms->tree)->settles, 1);
 }
 

@@ -20,7 +20,7 @@
 #include "compat.bpf.h"
 
 #define PEAK_CAS_TRIES 16
-#define SUM_SWAP_TRIES 8        /* note_and_add; each try costs verification time */
+#define SUM_SWAP_TRIES 4        /* note_and_add; each try costs verification time */
 #define EEXIST 17
 /* Counters nobody reads back in BPF: XADD, on every kernel. */
 #define COUNT(p, v) __sync_fetch_and_add((p), (v))
@@ -325,7 +325,7 @@ static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 ke
  * sure the peak holds it), so the peak read is the largest sum before the
  * change; a new largest sum made meanwhile changes the word's count, the
  * swap fails, and the change notes again. Bounded: a change that loses
- * PEAK_CAS_TRIES swaps adds as before 5.12 and counts a mark race (the
+ * SUM_SWAP_TRIES swaps adds as before 5.12 and counts a mark race (the
  * peak stays exact; the holders are marked truncated). Before 5.12 (no
  * compare-and-swap) the mark is noted and then the sum added to: a mark
  * may then miss a change racing with a new peak (kernels that never claim
@@ -368,6 +368,37 @@ static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot
 	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
 	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
+	mine = mm_total_pages(ms->pages);
+	if (mine > READ_ONCE(ms->own_peak))
+		WRITE_ONCE(ms->own_peak, mine);
+	if (record_sums)
+		record_sum(t, sum, key, ms, mine);
+	raise_peak(t, sum);
+}
+
+/*
+ * An mm's counters all move at once (it enters or leaves): one change of
+ * the tree sum by their total, so the swap above is inlined once per mm,
+ * not once per counter (the verifier's time, at load, grew with each).
+ */
+static __always_inline void apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS])
+{
+	struct tree_state *t = TREE(ms->tree);
+	__s64 total = 0, mine, sum;
+	bool moved = false;
+
+	CFG_SAFE_LOOP
+	for (int slot = 0; slot < RSS_SLOTS; slot++) {
+		total += d[slot];
+		moved |= d[slot] != 0;
+	}
+	if (!moved)
+		return;
+	sum = note_and_add(t, ms, total);
+	CFG_SAFE_LOOP
+	for (int slot = 0; slot < RSS_SLOTS; slot++)
+		if (d[slot])
+			atomic_add(&ms->pages[slot], d[slot]);
 	mine = mm_total_pages(ms->pages);
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
@@ -428,23 +459,25 @@ static __always_inline __s64 take_cpu_slot(__u32 tree, __s32 *seen, __u64 counte
 static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *mm, __u64 key, int slot)
 {
 	struct mm_cpu_slots *seen;
+	bool exact = exact_path();
 	__s32 v = 1;
 	__s64 d = 0;
 
 	if (slot < 0 || slot >= RSS_SLOTS)
 		return;
-	if (!exact_path()) {
-		apply_delta(ms, key, slot, take_count(ms, mm, slot));
-		return;
+	/* One call of apply_delta below: each is a copy of the swap. */
+	if (!exact) {
+		v = 0;  /* the whole counter is taken */
+	} else {
+		seen = bpf_map_lookup_elem(&mm_cpu_slots, &key);
+		if (seen)
+			d = take_cpu_slot(ms->tree, &seen->slot[slot], ms->counters[slot],
+					  bpf_get_smp_processor_id(), &v);
 	}
-	seen = bpf_map_lookup_elem(&mm_cpu_slots, &key);
-	if (seen)
-		d = take_cpu_slot(ms->tree, &seen->slot[slot], ms->counters[slot],
-				  bpf_get_smp_processor_id(), &v);
 	if (v == 0) {
 		__s64 c = take_count(ms, mm, slot);
 
-		if (c)
+		if (c && exact)
 			COUNT(&TREE(ms->tree)->count_takes, 1);
 		d += c;
 	}
@@ -470,6 +503,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	struct mm_cpu_slots zero = {};
 	struct mm_state *ms;
 	__u64 key = (__u64)mm;
+	__s64 d[RSS_SLOTS];
 	int err;
 
 	if (!mm)
@@ -506,7 +540,8 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	COUNT(&t->mms_live, 1);
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
-		apply_delta(ms, key, slot, take_count(ms, mm, slot));
+		d[slot] = take_count(ms, mm, slot);
+	apply_deltas(ms, key, d);
 	if (!has_percpu_rss())
 		raise_upper(t);
 }
@@ -650,13 +685,15 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 	__u64 key = (__u64)mm;
 	struct mm_state *ms = bpf_map_lookup_elem(&mm_states, &key);
 	struct tree_state *t;
+	__s64 d[RSS_SLOTS];
 
 	if (!ms)
 		return;
 	t = TREE(ms->tree);
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
-		apply_delta(ms, key, slot, -READ_ONCE(ms->pages[slot]));
+		d[slot] = -READ_ONCE(ms->pages[slot]);
+	apply_deltas(ms, key, d);
 	COUNT(&t->departed_events, READ_ONCE(ms->events));
 	note_departure(t, ms);
 	bpf_map_delete_elem(&mm_cpu_slots, &key);
