@@ -48,7 +48,11 @@ t_unprivileged_user_limits() {
 	rc1=$?
 	# shellcheck disable=SC2086
 	sh -c "ulimit -l unlimited 2>/dev/null; exec $as_nobody \"\$@\"" sh \
-		sh -c "\"\$0\" -s 8MiB -t 300ms spike & exec \"\$1\" -q --json -p \$! -d 200ms" \
+		sh -c "\"\$0\" -s 8MiB -t 1s spike & w=\$! i=0
+			while [ \$i -lt 200 ] && case \$(readlink /proc/\$w/exe) in */workload) false ;; esac; do
+				sleep 0.02; i=\$((i + 1)); done
+			grep -s '^Uid' /proc/\$w/status >&2; ls -ln /proc/\$w/stat >&2
+			exec \"\$1\" -q --json -p \$w -d 200ms" \
 		"$WORKLOAD" "$PEAKBPF" >"$TMP/nobody2.json" 2>"$TMP/nobody2.err"
 	rc2=$?
 	# shellcheck disable=SC2086
