@@ -104,7 +104,8 @@ CLI_API_SRCS := \
 	src/merge_load.c \
 	src/merge_cli.c \
 	src/plot.c
-CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) src/serve.c
+CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) src/serve.c src/serve_client.c src/serve_tree.c \
+	src/serve_closer.c
 # Headers of the library's internals: no CLI source may include them.
 LIB_INTERNAL_HDRS := $(addprefix src/,session.h peakbpf.h sources.h source.h report.h figure.h host.h \
 	helper_proto.h kfeatures.h unique_api.h cgroup_fs.h cgroup_fs_ops.h cgroup_parse.h) \
@@ -123,7 +124,7 @@ test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c src/runs_cli.c src/sweep.c src/fit.c src/runs.c src/stats.c \
 	src/budget.c src/export.c src/export_text.c src/fit_report.c src/json.c src/status.c src/report.c src/figure.c src/host.c \
-	src/timeline.c src/record.c
+	src/timeline.c src/record.c src/fileutil.c
 test_sampler_model_SRCS := src/sampler_model.c
 test_timeline_SRCS := src/timeline.c
 test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_plot.c src/timeline_load.c \
@@ -131,7 +132,7 @@ test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_p
 test_holders_SRCS :=
 test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/cgroup_own.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
 	tests/unit/cgroup_fixture.c
-test_report_SRCS := src/report.c src/run_report.c src/figure.c src/json.c src/units.c src/host.c
+test_report_SRCS := src/report.c src/run_report.c src/figure.c src/json.c src/units.c src/host.c src/fileutil.c
 test_figure_SRCS := src/figure.c
 test_spawn_SRCS := src/spawn.c src/status.c src/identity.c
 test_identity_SRCS := src/identity.c
@@ -139,7 +140,7 @@ test_fit_SRCS := src/fit.c src/stats.c
 test_stats_SRCS := src/stats.c
 test_sweep_SRCS := src/sweep.c src/fit.c src/stats.c
 test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c src/export.c src/export_text.c src/fit_report.c \
-	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
+	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c src/fileutil.c
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
 test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c

@@ -45,42 +45,77 @@ int hp_send(int sock, const struct hp_msg *m, int fd)
 	return n == (ssize_t)sizeof(*m) ? 0 : -EPROTO;
 }
 
-int hp_recv(int sock, struct hp_msg *m, int *fd)
+/* The fds of every SCM_RIGHTS message in mh, in order, into fds[]. */
+static size_t take_fds(struct msghdr *mh, int *fds, size_t max)
 {
+	size_t n = 0;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k && n < max; i++)
+			memcpy(&fds[n++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+	}
+	return n;
+}
+
+int hp_recv_fds(int sock, struct hp_msg *m, int *fds, size_t *nfds, int flags)
+{
+	/* Room for as many fds as the kernel passes in one message: none
+	 * can be installed in this process and then lost to the count. */
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(HP_MAX_FDS * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = { .iov_base = m, .iov_len = sizeof(*m) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf) };
-	int got = -1, err;
 	ssize_t n;
 
-	if (fd)
-		*fd = -1;
+	*nfds = 0;
 	do
-		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | flags);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if (n == 0)
+	*nfds = take_fds(&mh, fds, HP_MAX_FDS);
+	/* A zero-length message that carries fds is not the peer's end. */
+	if (n == 0 && !*nfds)
 		return -ECONNRESET;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len == CMSG_LEN(sizeof(int)) && got < 0)
-			memcpy(&got, CMSG_DATA(c), sizeof(int));
-	/* One fd at most is expected; a truncated message or control part,
-	 * or another version, is not ours to guess at. */
+	/* A truncated message or control part, or another version, is not
+	 * ours to guess at. */
 	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    m->magic != HP_MAGIC || m->version != HP_VERSION)
+		return -EPROTO;
+	return 0;
+}
+
+int hp_recv(int sock, struct hp_msg *m, int *fd)
+{
+	int fds[HP_MAX_FDS];
+	size_t n;
+	int err;
+
+	if (fd)
+		*fd = -1;
+	err = hp_recv_fds(sock, m, fds, &n, 0);
+	/* One fd at most is expected: the first is kept, the rest closed. */
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 && !err && fd)
+			*fd = fds[0];
+		else
+			close(fds[i]);
+	}
+	if (!err && n > 1)
 		err = -EPROTO;
-	else
-		err = 0;
-	if (got >= 0 && (err || !fd))
-		close(got);
-	else if (got >= 0)
-		*fd = got;
+	if (err && fd && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
 	return err;
 }
 

@@ -67,13 +67,18 @@ struct hp_tree {
 	uint64_t mm_entries, task_entries, thread_entries;      /* in the maps now */
 };
 
+enum { HP_STATUS_ALL = 0, HP_STATUS_OWN = 1 };
+
 struct hp_status {
-	uint32_t trees;         /* open now */
-	uint32_t clients;       /* connected now */
+	uint32_t trees;         /* open now (HP_STATUS_OWN: the asker's) */
+	uint32_t clients;       /* connected now (HP_STATUS_OWN: the asker's) */
 	uint32_t listed;        /* in tree[]: root sees every tree, a user its own */
 	uint32_t loaded;        /* 1: the trees' BPF load is in the kernel now */
 	uint32_t max_trees;     /* trees one load serves at once */
-	uint32_t pad;
+	/* Was pad (0): HP_STATUS_ALL, every client's trees and the helper's
+	 * history (root asked); HP_STATUS_OWN, the asker's only, and the
+	 * history and stray entries are not told (0 here means not told). */
+	uint32_t scope;
 	uint64_t trees_opened, trees_removed;   /* since the helper started */
 	uint64_t loads;         /* BPF loads since the helper started */
 	/* Map entries of no open tree: 0 unless a removed tree left some. */
@@ -105,6 +110,15 @@ int hp_send(int sock, const struct hp_msg *m, int fd);
  * message of another size, magic or version, or -errno.
  */
 int hp_recv(int sock, struct hp_msg *m, int *fd);
+/* The kernel's most fds in one message (SCM_MAX_FD). */
+#define HP_MAX_FDS 253
+/*
+ * Receive one message into m, and every fd it carries into fds[HP_MAX_FDS]
+ * (*nfds of them), which the caller owns whatever the result: the same
+ * results as hp_recv, and -EAGAIN with flags MSG_DONTWAIT when nothing
+ * waits. A zero-length message that carries fds is -EPROTO.
+ */
+int hp_recv_fds(int sock, struct hp_msg *m, int *fds, size_t *nfds, int flags);
 
 /* A figure to and from the wire. from keeps pointers into m. */
 void hp_figure_to(struct hp_figure *w, const struct figure *f);

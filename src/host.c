@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +8,12 @@
 #include <sys/utsname.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fileutil.h"
 #include "host.h"
 
 #define CAP(bit) (1ULL << (bit))
 
-uint64_t host_effective_caps(void)
+uint64_t host_caps(const char *key)
 {
 	char line[256];
 	uint64_t caps = 0;
@@ -22,16 +24,21 @@ uint64_t host_effective_caps(void)
 	while (fgets(line, sizeof(line), f)) {
 		char *end;
 
-		if (strncmp(line, "CapEff:", 7))
+		if (strncmp(line, key, strlen(key)))
 			continue;
 		errno = 0;
-		caps = strtoull(line + 7, &end, 16);
-		if (errno || end == line + 7)
+		caps = strtoull(line + strlen(key), &end, 16);
+		if (errno || end == line + strlen(key))
 			caps = 0;
 		break;
 	}
 	fclose(f);
 	return caps;
+}
+
+uint64_t host_effective_caps(void)
+{
+	return host_caps("CapEff:");
 }
 
 const char *bpf_privileges(uint64_t capeff)
@@ -68,63 +75,128 @@ void host_facts_fill(struct host_facts *h, uint64_t capeff)
 		h->privileges = "none";
 }
 
-/* The real, effective and saved uids of pid (the Uid: line of its status),
- * and whether it still has an address space (a VmRSS: line: a process
- * that is exiting, or a zombie, has none). */
-static int process_uids(pid_t pid, unsigned long uids[3], bool *has_mm)
+int host_parse_creds(const char *status, struct proc_creds *pc)
 {
-	char path[64], line[256];
-	int err = -ESRCH;
+	bool uid = false, gid = false, cap = false;
+
+	memset(pc, 0, sizeof(*pc));
+	for (const char *l = status; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char *end;
+
+		if (!strncmp(l, "Uid:", 4))
+			uid = sscanf(l + 4, "%u %u %u", &pc->uid[0], &pc->uid[1], &pc->uid[2]) == 3;
+		else if (!strncmp(l, "Gid:", 4))
+			gid = sscanf(l + 4, "%u %u %u", &pc->gid[0], &pc->gid[1], &pc->gid[2]) == 3;
+		else if (!strncmp(l, "CapPrm:", 7)) {
+			errno = 0;
+			pc->cap_permitted = strtoull(l + 7, &end, 16);
+			cap = !errno && end != l + 7;
+		} else if (!strncmp(l, "VmRSS:", 6))
+			pc->has_mm = true;
+		else if (!strncmp(l, "PPid:", 5))
+			pc->ppid = (pid_t)strtol(l + 5, NULL, 10);
+	}
+	return uid && gid && cap ? 0 : -EINVAL;
+}
+
+int host_trace_decide(const struct proc_creds *pc, const struct tracer *t)
+{
+	if (t->sys_ptrace)
+		return 0;
+	/* Exiting, or a zombie: nothing to measure. */
+	if (!pc->has_mm)
+		return -ESRCH;
+	/* The kernel's __ptrace_may_access with PTRACE_MODE_REALCREDS: the
+	 * caller's uid is the target's real, effective and saved uid, its
+	 * gid the target's three gids; */
+	for (int i = 0; i < 3; i++)
+		if (pc->uid[i] != (unsigned)t->uid || pc->gid[i] != (unsigned)t->gid)
+			return -EPERM;
+	/* the target's permitted capabilities are within the caller's
+	 * (cap_ptrace_access_check); and it is dumpable. */
+	if (pc->cap_permitted & ~t->cap_permitted)
+		return -EPERM;
+	return pc->dumpable ? 0 : -EPERM;
+}
+
+int host_may_trace(pid_t pid, const struct tracer *t)
+{
+	struct proc_creds pc;
+	char path[64], *text = NULL;
+	struct stat st;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	err = read_text_file(path, &text, NULL);
+	if (err)
+		goto cleanup;
+	err = host_parse_creds(text, &pc);
+	if (err)
+		goto cleanup;
+	/* A process that is not dumpable (it changed identity, or asked to
+	 * be) has the files of its /proc directory owned by root, not by its
+	 * uid (the directory itself keeps its euid). */
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (stat(path, &st)) {
+		err = -errno;
+		goto cleanup;
+	}
+	pc.dumpable = st.st_uid == pc.uid[1];
+	err = host_trace_decide(&pc, t);
+cleanup:
+	free(text);
+	return err == -ENOENT ? -ESRCH : err;
+}
+
+void host_tracer_self(struct tracer *t, uint64_t capeff)
+{
+	t->uid = getuid();
+	t->gid = getgid();
+	t->cap_permitted = host_caps("CapPrm:");
+	t->sys_ptrace = capeff & CAP(CAPBIT_SYS_PTRACE);
+}
+
+int host_may_measure(pid_t pid, uint64_t capeff)
+{
+	struct tracer t;
+
+	host_tracer_self(&t, capeff);
+	return host_may_trace(pid, &t);
+}
+
+int host_pidfd_pid(int pidfd, pid_t *pid)
+{
+	char path[64], line[128];
+	int err = -EINVAL;
 	FILE *f;
 
-	*has_mm = false;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Uid:", 4))
-			err = sscanf(line + 4, "%lu %lu %lu", &uids[0], &uids[1], &uids[2]) == 3 ? 0 : -EINVAL;
-		else if (!strncmp(line, "VmRSS:", 6))
-			*has_mm = true;
+		char *end;
+		long v;
+
+		if (strncmp(line, "Pid:", 4))
+			continue;
+		errno = 0;
+		v = strtol(line + 4, &end, 10);
+		if (errno || end == line + 4 || v < -1 || v > INT32_MAX)
+			break;
+		err = v > 0 ? 0 : v == 0 ? -EXDEV : -ESRCH;
+		*pid = (pid_t)v;
+		break;
 	}
 	fclose(f);
 	return err;
 }
 
-int host_may_trace_as(pid_t pid, uid_t uid)
+bool host_pidfd_exited(int pidfd)
 {
-	unsigned long uids[3];
-	char path[64];
-	struct stat st;
-	bool has_mm;
-	int err;
+	/* Readable once the process has exited (pidfd_open(2)); asks for
+	 * no permission over it, unlike sending it signal 0 (CAP_KILL). */
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
-	err = process_uids(pid, uids, &has_mm);
-	if (err)
-		return err;
-	for (int i = 0; i < 3; i++)
-		if (uids[i] != (unsigned long)uid)
-			return -EPERM;
-	/* Exiting, or a zombie: nothing to measure, and its /proc files are
-	 * root's (below) whoever it was. */
-	if (!has_mm)
-		return -ESRCH;
-	/* A process that is not dumpable (it changed identity, or asked to
-	 * be) has the files of its /proc directory owned by root, not by its
-	 * uid (the directory itself keeps its euid): ptrace would refuse it
-	 * too. */
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (stat(path, &st))
-		return -errno;
-	return st.st_uid == uid ? 0 : -EPERM;
-}
-
-int host_may_measure(pid_t pid, uint64_t capeff)
-{
-	uid_t me = getuid();
-
-	if (me == 0 || (capeff & CAP(CAPBIT_SYS_PTRACE)))
-		return 0;
-	return host_may_trace_as(pid, me);
+	return poll(&p, 1, 0) != 0;
 }

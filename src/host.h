@@ -30,23 +30,56 @@ struct host_facts {
 #define CAPBIT_PERFMON   38
 #define CAPBIT_BPF       39
 
+/* Who asks to trace a process: its real uid and gid, permitted
+ * capabilities, and whether it holds CAP_SYS_PTRACE. */
+struct tracer {
+	uid_t uid;
+	gid_t gid;
+	uint64_t cap_permitted;
+	bool sys_ptrace;
+};
+
+/* What the ptrace rule asks of a process (its /proc/PID/status). */
+struct proc_creds {
+	unsigned uid[3], gid[3];        /* real, effective, saved */
+	uint64_t cap_permitted;
+	pid_t ppid;
+	bool has_mm;                    /* not exiting, not a zombie */
+	bool dumpable;
+};
+
 /*
- * May the caller measure process pid? A caller that is not root (a user
- * running a binary given CAP_BPF+CAP_PERFMON) may measure what it could
- * ptrace: processes whose real, effective and saved uids are all its own,
- * and dumpable, unless it also has CAP_SYS_PTRACE. 0, -EPERM, or -errno reading /proc.
+ * The one rule for which processes a caller may measure, the kernel's
+ * ptrace_may_access(PTRACE_MODE_READ_REALCREDS): the caller holds
+ * CAP_SYS_PTRACE; or the target's real, effective and saved uids are the
+ * caller's uid and its gids the caller's gid, its permitted capabilities
+ * are within the caller's, and it is dumpable. The helper (serve_tree.c),
+ * the CLI with capabilities and peakbpf_add_pid all ask it. 0, -EPERM,
+ * -ESRCH (exited, exiting), or -errno reading /proc.
  */
+int host_may_trace(pid_t pid, const struct tracer *t);
+/* The decision alone, on creds already read. */
+int host_trace_decide(const struct proc_creds *pc, const struct tracer *t);
+/* Parse the Uid, Gid, CapPrm, PPid and VmRSS lines of a status file (not
+ * dumpable: the caller fills it). 0 or -EINVAL. */
+int host_parse_creds(const char *status, struct proc_creds *pc);
+/* This process as a tracer (CAP_SYS_PTRACE from capeff). */
+void host_tracer_self(struct tracer *t, uint64_t capeff);
+/* host_may_trace with this process as the tracer. */
 int host_may_measure(pid_t pid, uint64_t capeff);
-/* Could uid (not root, no CAP_SYS_PTRACE) ptrace pid? Its real, effective
- * and saved uids are uid, and it is dumpable. 0, -EPERM or -errno. The
- * helper (serve.c) asks it for its clients; host_may_measure too. */
-int host_may_trace_as(pid_t pid, uid_t uid);
+/* The PID, in this PID namespace, of the process a pidfd refers to: 0,
+ * -EXDEV (not visible here), -ESRCH (exited), -EINVAL (not a pidfd). */
+int host_pidfd_pid(int pidfd, pid_t *pid);
+/* Has the pidfd's process exited? Needs no permission over it. */
+bool host_pidfd_exited(int pidfd);
 /* The most processes and address spaces such a caller may track: the
  * kernel memory its maps may take is bounded. */
 #define UNPRIVILEGED_MAX_TRACKED 65536
 
 /* Effective capabilities (CapEff of /proc/self/status); 0 when unreadable. */
 uint64_t host_effective_caps(void);
+/* The capability set of /proc/self/status's line key ("CapPrm:"). */
+uint64_t host_caps(const char *key);
 /* Which privileges let this process load tracing BPF programs: "root" (all
  * capabilities), "CAP_SYS_ADMIN", "CAP_BPF+CAP_PERFMON", or NULL. */
 const char *bpf_privileges(uint64_t capeff);
