@@ -115,7 +115,7 @@ CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 CLI_API_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto
+	merge helper_proto host
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -145,6 +145,7 @@ test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
 test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c
 test_helper_proto_SRCS := src/helper_proto.c
+test_host_SRCS := src/host.c src/fileutil.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \

@@ -119,33 +119,46 @@ int host_trace_decide(const struct proc_creds *pc, const struct tracer *t)
 	return pc->dumpable ? 0 : -EPERM;
 }
 
-int host_may_trace(pid_t pid, const struct tracer *t)
+static int read_creds(pid_t pid, struct proc_creds *pc)
 {
-	struct proc_creds pc;
 	char path[64], *text = NULL;
-	struct stat st;
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	err = read_text_file(path, &text, NULL);
+	if (!err)
+		err = host_parse_creds(text, pc);
+	free(text);
+	return err == -ENOENT ? -ESRCH : err;
+}
+
+pid_t host_parent(pid_t pid)
+{
+	struct proc_creds pc;
+
+	return read_creds(pid, &pc) ? -1 : pc.ppid;
+}
+
+int host_may_trace(pid_t pid, const struct tracer *t)
+{
+	struct proc_creds pc;
+	char path[64];
+	struct stat st;
+	int err;
+
+	if (t->sys_ptrace)
+		return 0;
+	err = read_creds(pid, &pc);
 	if (err)
-		goto cleanup;
-	err = host_parse_creds(text, &pc);
-	if (err)
-		goto cleanup;
+		return err;
 	/* A process that is not dumpable (it changed identity, or asked to
 	 * be) has the files of its /proc directory owned by root, not by its
 	 * uid (the directory itself keeps its euid). */
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (stat(path, &st)) {
-		err = -errno;
-		goto cleanup;
-	}
+	if (stat(path, &st))
+		return errno == ENOENT ? -ESRCH : -errno;
 	pc.dumpable = st.st_uid == pc.uid[1];
-	err = host_trace_decide(&pc, t);
-cleanup:
-	free(text);
-	return err == -ENOENT ? -ESRCH : err;
+	return host_trace_decide(&pc, t);
 }
 
 void host_tracer_self(struct tracer *t, uint64_t capeff)

@@ -63,6 +63,8 @@ int host_trace_decide(const struct proc_creds *pc, const struct tracer *t);
 /* Parse the Uid, Gid, CapPrm, PPid and VmRSS lines of a status file (not
  * dumpable: the caller fills it). 0 or -EINVAL. */
 int host_parse_creds(const char *status, struct proc_creds *pc);
+/* The parent of pid, or -1 when it cannot be read. */
+pid_t host_parent(pid_t pid);
 /* This process as a tracer (CAP_SYS_PTRACE from capeff). */
 void host_tracer_self(struct tracer *t, uint64_t capeff);
 /* host_may_trace with this process as the tracer. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <peakbpf/peakbpf.h>
@@ -29,6 +30,7 @@ struct peakbpf_session {
 	uint64_t t0_ns;                 /* when the first window opened */
 	uint64_t window_start_ns;       /* when the open window opened */
 	bool timeline;                  /* opts.timeline, and the bpf source is open */
+	bool command;                   /* opts.command: roots are our children before exec */
 	struct sum_record rec;
 	uint64_t record_drops;
 	pid_t roots[LIB_ROOTS_NAMED];
@@ -176,21 +178,45 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 		return err;
 	}
 	p->timeline = o.timeline && session_has_bpf(p->s);
+	p->command = o.command;
 	*out = p;
 	return 0;
 }
 
+/* The caller itself, and in command mode its own children (stopped
+ * before exec: its credentials, not dumpable only if it is not), are its
+ * own; any other process by the ptrace rule (host_may_trace), which the
+ * helper applies itself to a session through it, and says why. */
+static int may_add(const struct peakbpf_session *p, pid_t pid)
+{
+	if (pid == getpid() || (p->command && host_parent(pid) == getpid()) ||
+	    session_helper_why(p->s))
+		return 0;
+	return host_may_measure(pid, host_effective_caps());
+}
+
 PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
 {
+	int pidfd, err;
+
 	if (!p || pid <= 0)
 		return -EINVAL;
 	if (p->started)
 		return -EBUSY;
-	if (kill(pid, 0) && errno == ESRCH)
-		return -ESRCH;
-	if (p->n_roots < LIB_ROOTS_NAMED)
+	/* The pidfd first: if its process is alive after the entry, the
+	 * PID checked and entered was that process all along, not a reuse. */
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return -errno;
+	err = may_add(p, pid);
+	if (!err)
+		err = session_add_root(p->s, pid);
+	if (!err && host_pidfd_exited(pidfd))
+		err = -ESRCH;
+	close(pidfd);
+	if (!err && p->n_roots < LIB_ROOTS_NAMED)
 		p->roots[p->n_roots++] = pid;
-	return session_add_root(p->s, pid);
+	return err;
 }
 
 PEAKBPF_API int peakbpf_add_self(struct peakbpf_session *p)
