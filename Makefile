@@ -143,7 +143,7 @@ test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c sr
 	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c src/fileutil.c
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
-test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c
+test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c src/fileutil.c
 test_helper_proto_SRCS := src/helper_proto.c
 test_host_SRCS := src/host.c src/fileutil.c
 

@@ -3,6 +3,7 @@
  * and the export files' lifecycle. */
 #include <errno.h>
 #include <string.h>
+#include "fileutil.h"
 #include "cli.h"
 #include "export.h"
 #include "units.h"
@@ -165,7 +166,10 @@ static FILE *open_out(const char *opt, const char *path)
 
 	if (!path)
 		return NULL;
-	f = fopen(path, "we");
+	bool created;
+
+	/* Emptied when the figures are there (export_write), not before. */
+	f = safe_fopen(path, &created);
 	if (!f)
 		fprintf(stderr, "peakbpf: %s: cannot write %s: %s\n", opt, path, strerror(errno));
 	return f;
@@ -194,11 +198,11 @@ int export_write(const struct options *o, struct export_files *f,
 			fit_report_human(&o->runs, &fits[c], c, stderr);
 	if (o->json)
 		export_json(&o->runs, b, n, fits, n_fits, stdout);
-	if (f->out)
+	if (f->out && !safe_begin(f->out))
 		export_json(&o->runs, b, n, fits, n_fits, f->out);
-	if (f->csv)
+	if (f->csv && !safe_begin(f->csv))
 		export_csv(&o->runs, b, n, f->csv);
-	if (f->markdown)
+	if (f->markdown && !safe_begin(f->markdown))
 		export_markdown(&o->runs, b, n, f->markdown);
 	return 0;
 }

@@ -3,7 +3,11 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "fileutil.h"
 
@@ -75,4 +79,122 @@ void set_why(char *why, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
+}
+
+/* ---- writing a file safely, as root too ---------------------------------- */
+
+/* Under sudo, what root writes is the user's (SUDO_UID, SUDO_GID). */
+static void give_to_sudo_user(int fd)
+{
+	const char *u = secure_getenv("SUDO_UID"), *g = secure_getenv("SUDO_GID");
+	char *end;
+	long uid, gid;
+
+	if (geteuid() != 0 || !u || !g)
+		return;
+	errno = 0;
+	uid = strtol(u, &end, 10);
+	if (errno || *end || end == u || uid < 0 || uid > INT32_MAX)
+		return;
+	gid = strtol(g, &end, 10);
+	if (errno || *end || end == g || gid < 0 || gid > INT32_MAX)
+		return;
+	/* Best effort: if it fails, the file stays root's. */
+	if (fchown(fd, (uid_t)uid, (gid_t)gid))
+		errno = 0;
+}
+
+int safe_open_dir(const char *dir, bool create)
+{
+	int fd;
+
+	if (create && mkdir(dir, 0755) == 0) {
+		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			give_to_sudo_user(fd);
+		return fd >= 0 ? fd : -errno;
+	}
+	if (create && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* ELOOP: the directory named is a symlink. */
+	return fd >= 0 ? fd : -errno;
+}
+
+int safe_open_at(int dir_fd, const char *name, int flags, mode_t mode, bool *created)
+{
+	int base = O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+	struct stat st;
+	int fd, err;
+
+	*created = false;
+	if (!*name || strchr(name, '/'))
+		return -EINVAL;
+	fd = openat(dir_fd, name, base | O_CREAT | O_EXCL | flags, mode);
+	if (fd >= 0)
+		*created = true;
+	else if (errno == EEXIST && !(flags & O_EXCL))
+		fd = openat(dir_fd, name, base | flags, mode);
+	if (fd < 0)
+		return -errno;
+	/* Only a regular file, linked once: not a FIFO or device (O_NONBLOCK
+	 * kept their open from waiting), not a hard link planted to a file
+	 * of someone else's. */
+	err = fstat(fd, &st) ? -errno : !S_ISREG(st.st_mode) ? -EINVAL :
+	      st.st_nlink > 1 ? -EMLINK : 0;
+	if (!err && fcntl(fd, F_SETFL, 0))
+		err = -errno;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	if (*created || st.st_uid == geteuid())
+		give_to_sudo_user(fd);
+	return fd;
+}
+
+int safe_open_file(const char *path, mode_t mode, bool *created)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	int dir_fd, fd;
+
+	*created = false;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		return -ENAMETOOLONG;
+	dir_fd = safe_open_dir(dir, false);
+	if (dir_fd < 0)
+		return dir_fd;
+	fd = safe_open_at(dir_fd, name, 0, mode, created);
+	close(dir_fd);
+	return fd;
+}
+
+FILE *safe_fopen(const char *path, bool *created)
+{
+	int fd = safe_open_file(path, 0600, created);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+int safe_begin(FILE *f)
+{
+	if (fflush(f) || ftruncate(fileno(f), 0))
+		return -errno;
+	rewind(f);
+	return 0;
 }

@@ -4,24 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fileutil.h"
 #include "output.h"
 
 FILE *output_open(const char *path)
 {
-	const char *uid = secure_getenv("SUDO_UID"), *gid = secure_getenv("SUDO_GID");
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *f;
+	bool created;
 
-	if (fd < 0)
-		return NULL;
-	/* Best effort: if it fails, the file stays root's. */
-	if (geteuid() == 0 && uid && gid && fchown(fd, (uid_t)strtoul(uid, NULL, 10),
-						   (gid_t)strtoul(gid, NULL, 10)))
-		errno = 0;
-	f = fdopen(fd, "w");
-	if (!f)
-		close(fd);
-	return f;
+	/* Emptied by the first record (output_write), not before. */
+	return safe_fopen(path, &created);
 }
 
 void output_write(FILE *f, const char *record, int *first_errno)

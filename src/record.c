@@ -9,6 +9,7 @@
 #include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
+#include "fileutil.h"
 #include "json.h"
 #include "record.h"
 
@@ -210,8 +211,9 @@ static void write_header(struct rank_record *rr, const char *host, uint64_t inte
 int rank_record_open(struct rank_record *rr, const char *dir, uint64_t interval_ns,
 		     char *const *argv, const pid_t *pids, size_t n_pids)
 {
-	char host[256] = "";
-	int err;
+	char host[256] = "", name[300];
+	int err, dir_fd;
+	bool created;
 
 	memset(rr, 0, sizeof(*rr));
 	rr->fd = -1;
@@ -220,18 +222,23 @@ int rank_record_open(struct rank_record *rr, const char *dir, uint64_t interval_
 		snprintf(host, sizeof(host), "unknown");
 	if (strchr(host, '/'))
 		*strchr(host, '/') = '\0';
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		err = -errno;
-		fprintf(stderr, "peakbpf: --record: cannot make %s: %s\n", dir, strerror(-err));
+	/* Never through a symlink (fileutil.h): -ELOOP names it. */
+	dir_fd = safe_open_dir(dir, true);
+	if (dir_fd < 0) {
+		err = dir_fd;
+		fprintf(stderr, "peakbpf: --record: cannot use %s: %s%s\n", dir, strerror(-err),
+			err == -ELOOP || err == -ENOTDIR ? " (it must be a directory, not a symlink)" : "");
 		return err;
 	}
 	snprintf(rr->path, sizeof(rr->path), "%s/%s.%d.jsonl", dir, host, (int)getpid());
+	snprintf(name, sizeof(name), "%s.%d.jsonl", host, (int)getpid());
 	/* 0644: `peakbpf merge` is often run by the job's user, not by the
 	 * root that loaded BPF; the figures are not secret. O_EXCL: a PID is
 	 * a rank's name on its host. */
-	rr->fd = open(rr->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	rr->fd = safe_open_at(dir_fd, name, O_EXCL, 0644, &created);
+	close(dir_fd);
 	if (rr->fd < 0) {
-		err = -errno;
+		err = rr->fd;
 		fprintf(stderr, "peakbpf: --record: cannot create %s: %s\n", rr->path, strerror(-err));
 		return err;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <peakbpf/peakbpf.h>
+#include "fileutil.h"
 #include "sum_record.h"
 #include "timeline_export.h"
 
@@ -35,7 +36,7 @@ int sum_record_open(struct sum_record *r, const char *path, bool sampling,
 	name_run(r->title, sizeof(r->title), argv, pids, n_pids);
 	if (!path)
 		return 0;
-	r->out = fopen(path, "we");
+	r->out = safe_fopen(path, &r->created);
 	if (!r->out) {
 		err = -errno;
 		fprintf(stderr, "peakbpf: --timeline: cannot write %s: %s\n", path, strerror(-err));
@@ -157,9 +158,11 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
 void sum_record_free(struct sum_record *r)
 {
 	if (r->out) {
-		/* The run failed before its end: no empty file is left. */
+		/* The run failed before its end: no empty file is left, and
+		 * one that was there is as it was. */
 		fclose(r->out);
-		unlink(r->path);
+		if (r->created)
+			unlink(r->path);
 	}
 	r->out = NULL;
 	trace_free(&r->sampler);

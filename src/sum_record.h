@@ -30,6 +30,7 @@ struct sum_record {
 	struct peakbpf_session *draining;       /* during a drain: labels for new lines */
 	const char *path;               /* --timeline FILE, or NULL */
 	FILE *out;                      /* opened before the run, written at its end */
+	bool created;                   /* out is new: a failed run removes it */
 	char title[256];                /* the command, or the PIDs */
 	/* --record: every change drained is also passed here */
 	void (*on_change)(void *ctx, int64_t pages);

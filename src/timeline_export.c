@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include "fileutil.h"
 #include "json.h"
 #include "timeline_export.h"
 
@@ -241,6 +242,7 @@ int timeline_write(const struct timeline *t, const char *title, const char *path
 		   char *err, size_t errlen)
 {
 	enum tl_format f = timeline_format_of(path);
+	bool created;
 	FILE *out;
 	int rc;
 
@@ -248,9 +250,11 @@ int timeline_write(const struct timeline *t, const char *title, const char *path
 		snprintf(err, errlen, "%s: the extension names the format: .json, .csv, .svg or .html", path);
 		return -EINVAL;
 	}
-	out = fopen(path, "we");
-	if (!out) {
-		rc = -errno;
+	out = safe_fopen(path, &created);
+	rc = out ? safe_begin(out) : -errno;
+	if (rc) {
+		if (out)
+			fclose(out);
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
 		return rc;
 	}

@@ -40,3 +40,64 @@ t_serve_ptrace_rule() {
 		fail "serve: the ptrace rule: exits$res (want 123 123 123 123 0 0): $(cat "$TMP/ptr.err")"
 	fi
 }
+
+TESTS="$TESTS t_writers_refuse_symlinks t_failed_run_keeps_output"
+
+# Every file root writes refuses a symlink planted by another user in a
+# directory all may write (1777): -o (alone and with -r), --timeline,
+# --export-csv, --export-markdown, plot -o, merge --timeline, and
+# --record DIR through a symlinked DIR. The root-only file behind each
+# link is untouched, and each command fails saying so.
+t_writers_refuse_symlinks() {
+	need setpriv "writers and symlinks" || return
+	pub=$(mktemp -d) && priv=$(mktemp -d) || { fail "writers and symlinks: mktemp"; return; }
+	chmod 1777 "$pub"
+	chmod 700 "$priv"
+	echo secret >"$priv/victim"
+	chmod 600 "$priv/victim"
+	mkdir "$priv/recdir"
+	for w in o o-r timeline.json csv md plot.svg merge.json; do
+		setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$priv/victim" "$pub/l-$w"
+	done
+	setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$priv/recdir" "$pub/l-rec"
+	"$PEAKBPF" -q --timeline "$TMP/good.json" --record "$TMP/rec" -- "$WORKLOAD" -s 4MiB -t 50ms spike \
+		>/dev/null 2>&1
+	res=""
+	run() { "$@" >/dev/null 2>>"$TMP/links.err"; res="$res $?"; }
+	run "$PEAKBPF" -q -o "$pub/l-o" -- true
+	run "$PEAKBPF" -q -r 2 -o "$pub/l-o-r" -- true
+	run "$PEAKBPF" -q --timeline "$pub/l-timeline.json" -- true
+	run "$PEAKBPF" -q -r 2 --export-csv "$pub/l-csv" -- true
+	run "$PEAKBPF" -q -r 2 --export-markdown "$pub/l-md" -- true
+	run "$PEAKBPF" plot -o "$pub/l-plot.svg" "$TMP/good.json"
+	run "$PEAKBPF" merge --timeline "$pub/l-merge.json" "$TMP/rec"
+	run "$PEAKBPF" -q --record "$pub/l-rec" -- true
+	victim=$(cat "$priv/victim")
+	left=$(ls "$priv/recdir" | wc -l)
+	rm -rf "$pub" "$priv"
+	case "$res" in *" 0"*) zero=yes ;; *) zero=no ;; esac
+	if [ "$victim" = secret ] && [ "$left" = 0 ] && [ "$zero" = no ] &&
+		[ "$(grep -c 'Too many levels of symbolic links\|not a symlink' "$TMP/links.err")" -ge 8 ]; then
+		ok "writers and symlinks: 8 writers refused a planted symlink (exits$res), the root file behind is intact"
+	else
+		fail "writers and symlinks: exits$res, victim '$victim', files in the record dir $left: $(cat "$TMP/links.err")"
+	fi
+}
+
+# A run that fails (exit 127: no such command) leaves the -o and
+# --timeline files as they were; new ones are 0600.
+t_failed_run_keeps_output() {
+	echo before >"$TMP/keep.json"
+	echo before >"$TMP/keep-tl.json"
+	"$PEAKBPF" -q -o "$TMP/keep.json" --timeline "$TMP/keep-tl.json" -- /nonexistent/cmd 2>/dev/null
+	rc=$?
+	rm -f "$TMP/new.json"
+	"$PEAKBPF" -q -o "$TMP/new.json" -- true 2>/dev/null
+	mode=$(stat -c %a "$TMP/new.json" 2>/dev/null)
+	if [ "$rc" = 127 ] && [ "$(cat "$TMP/keep.json")" = before ] &&
+		[ "$(cat "$TMP/keep-tl.json")" = before ] && [ "$mode" = 600 ]; then
+		ok "a failed run (exit 127) leaves -o and --timeline as they were; a new file is 0600"
+	else
+		fail "failed run: exit $rc, -o now '$(head -c 80 "$TMP/keep.json")', --timeline now '$(head -c 80 "$TMP/keep-tl.json")', new mode $mode"
+	fi
+}
