@@ -151,7 +151,7 @@ test_host_SRCS := src/host.c src/fileutil.c
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
 	check-cli-api
 
-all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
+all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client lib
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -225,6 +225,11 @@ $(OUTPUT)/libpeakbpf.pc: libpeakbpf.pc.in Makefile | $(OUTPUT)
 	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 		-e 's|@VERSION@|$(VERSION)|' $< > $@
 
+# Clients that try to stall or leak `peakbpf serve` (test_serve_hostile.sh).
+$(OUTPUT)/hostile_client: tests/integration/hostile_client.c src/helper_proto.c src/helper_proto.h | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Iinclude -Isrc -Ibpf $< src/helper_proto.c -o $@
+
 # Static, so it also runs inside the kernel-matrix VMs' initramfs.
 $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 	$(call msg,BINARY,$@)
@@ -279,7 +284,7 @@ unit: $(UNIT_BINS)
 unit-asan: $(UNIT_ASAN_BINS)
 	$(Q)for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
 
-integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
+integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
 
 # check and demo install what is missing first, so each is one command on a

@@ -120,7 +120,7 @@ static int listen_on(struct server *sv, const char *path)
 	old = umask(0111);
 	err = fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ? -errno : 0;
 	umask(old);
-	if (!err && listen(fd, 16))
+	if (!err && listen(fd, SOMAXCONN))
 		err = -errno;
 	if (err) {
 		serve_say("%s: %s", path, strerror(-err));
@@ -254,8 +254,11 @@ static int serve_setup(struct server *sv, const char *path)
 		return -EINVAL;
 	}
 	if (sv->lfd < 0)
-		return listen_on(sv, path);
-	return 0;
+		err = listen_on(sv, path);
+	/* The loop accepts until none waits: accept4 must not then wait. */
+	if (!err && fcntl(sv->lfd, F_SETFL, fcntl(sv->lfd, F_GETFL) | O_NONBLOCK))
+		err = -errno;
+	return err;
 }
 
 static int serve_run(struct server *sv, const char *path)
@@ -283,12 +286,8 @@ static int serve_run(struct server *sv, const char *path)
 		unlink(sv->path);
 	if (sv->sigfd >= 0)
 		close(sv->sigfd);
-	/* The closer may still be closing (its thread is not waited for),
-	 * so its queue stays allocated until the process exits. */
-	if (sv->closer && sv->closer->running)
-		closer_stop(sv->closer);
-	else
-		free(sv->closer);
+	/* The closer's threads may still be closing (they are not waited
+	 * for: a close may wait for ever), so it stays until the exit. */
 	return err;
 }
 

@@ -18,15 +18,12 @@
 
 #define MS 1000000ULL
 
-/* An fd the helper does not keep: a pidfd closes at once (nothing waits
- * on it), anything else off the loop. */
-static void dispose(struct server *sv, const struct client *c, int fd)
+/* Fds the helper does not keep: closed off the loop, whatever they are,
+ * without a question asked of any (it could wait). */
+static void dispose(struct server *sv, const struct client *c, const int *fds, size_t n)
 {
-	sv->refused_fds++;
-	if (fd_is_pidfd(fd))
-		close(fd);
-	else
-		closer_push(sv->closer, fd, c->cred.uid);
+	sv->refused_fds += n;
+	closer_push(sv->closer, fds, n, c->cred.uid);
 }
 
 /* Send r, or keep it until the socket has room. false: the connection ends. */
@@ -70,9 +67,10 @@ static int sort_fds(struct server *sv, const struct client *c, const struct hp_m
 		err = -EBADF;
 	else if (n)
 		err = -EPROTO;
-	for (size_t i = 0; i < n; i++)
-		if (fds[i] != *pidfd)
-			dispose(sv, c, fds[i]);
+	if (*pidfd >= 0)
+		dispose(sv, c, fds + 1, n - 1);
+	else
+		dispose(sv, c, fds, n);
 	return err;
 }
 
@@ -87,8 +85,7 @@ static bool serve_message(struct server *sv, struct client *c)
 	if (err == -EAGAIN)
 		return true;
 	if (err) {
-		for (size_t i = 0; i < n; i++)
-			dispose(sv, c, fds[i]);
+		dispose(sv, c, fds, n);
 		if (err == -EPROTO && n == 0) {
 			hp_init(&r, 0);
 			r.err = -EPROTO;
@@ -117,7 +114,7 @@ void serve_drop_client(struct server *sv, size_t i)
 	struct client *c = &sv->clients[i];
 
 	serve_remove_tree(sv, c, "client gone");
-	close(c->fd);
+	closer_close_socket(sv->closer, c->fd, c->cred.uid);
 	free(c->out);
 	sv->clients[i] = sv->clients[--sv->n];
 }
@@ -133,7 +130,7 @@ static size_t clients_of(const struct server *sv, uid_t uid)
 
 /* A connection not taken: its reason waits for the client's first read
  * (source_helper.c reads it even when its request finds the socket shut). */
-static void refuse(int fd, int err, const char *fmt, int limit)
+static void refuse(struct server *sv, int fd, uid_t uid, int err, const char *fmt, int limit)
 {
 	struct hp_msg r;
 
@@ -141,7 +138,7 @@ static void refuse(int fd, int err, const char *fmt, int limit)
 	r.err = err;
 	snprintf(r.u.why, HP_WHY_LEN, fmt, limit);
 	hp_send(fd, &r, -1);
-	close(fd);
+	closer_close_socket(sv->closer, fd, uid);
 }
 
 /* Out of fds or memory: accept nothing for a while, and say why (once a
@@ -161,7 +158,8 @@ static void accept_failed(struct server *sv, int err)
 	}
 }
 
-static void accept_client(struct server *sv)
+/* One connection; false when none waits (or accept failed). */
+static bool accept_client(struct server *sv)
 {
 	socklen_t len = sizeof(struct ucred);
 	int sndbuf = SERVE_SNDBUF;
@@ -170,29 +168,30 @@ static void accept_client(struct server *sv)
 
 	if (fd < 0) {
 		accept_failed(sv, errno);
-		return;
+		return false;
 	}
 	if (sv->n >= SERVE_MAX_CLIENTS) {
-		refuse(fd, -EAGAIN, "the helper has %d connections open: try again later",
+		refuse(sv, fd, (uid_t)-1, -EAGAIN, "the helper has %d connections open: try again later",
 		       SERVE_MAX_CLIENTS);
-		return;
+		return true;
 	}
 	c = &sv->clients[sv->n];
 	memset(c, 0, sizeof(*c));
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
-		close(fd);
-		return;
+		closer_close_socket(sv->closer, fd, (uid_t)-1);
+		return true;
 	}
 	if (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID) {
 		/* one user cannot take every connection */
-		refuse(fd, -EUSERS, "the helper takes at most %d connections at once per user: "
+		refuse(sv, fd, c->cred.uid, -EUSERS, "the helper takes at most %d connections at once per user: "
 		       "close one of yours", SERVE_CLIENTS_PER_UID);
-		return;
+		return true;
 	}
 	/* Replies a client leaves unread take this much kernel memory at most. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	c->fd = fd;
 	sv->n++;
+	return true;
 }
 
 /* What the loop waits for on client c, and whether it holds back. */
@@ -245,6 +244,42 @@ static int loop_timeout(const struct server *sv, bool held, uint64_t now)
 	return ms;
 }
 
+static bool served_uid(const uid_t *uids, size_t n, uid_t uid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (uids[i] == uid)
+			return true;
+	return false;
+}
+
+/* One turn over the ready clients, from a place that moves each turn: a
+ * uid's messages are read one per turn, so a user's many connections get
+ * no more of the loop than another user's one. Drops come after. */
+static void serve_turn(struct server *sv, const struct pollfd *pfd, size_t n)
+{
+	uid_t uids[SERVE_MAX_CLIENTS];
+	bool gone[SERVE_MAX_CLIENTS] = { false };
+	size_t start = n ? sv->turn++ % n : 0, n_uids = 0;
+	uint64_t now = monotonic_ns();
+
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (start + k) % n;
+		struct client *c = &sv->clients[i];
+		short rev = pfd[i].revents;
+
+		if ((rev & POLLIN) && !c->out) {
+			if (served_uid(uids, n_uids, c->cred.uid))
+				continue;       /* next turn: poll says so again */
+			uids[n_uids++] = c->cred.uid;
+		}
+		gone[i] = !serve_client(sv, c, rev, now);
+	}
+	/* Backwards, so that dropping client i moves one already seen. */
+	for (size_t i = n; i-- > 0;)
+		if (gone[i])
+			serve_drop_client(sv, i);
+}
+
 int serve_loop(struct server *sv)
 {
 	struct pollfd pfd[SERVE_MAX_CLIENTS + 2];
@@ -256,6 +291,9 @@ int serve_loop(struct server *sv)
 		int ready;
 
 		pfd[0] = (struct pollfd){ .fd = sv->sigfd, .events = POLLIN };
+		/* Accept nothing while backing off, or while the closes wait. */
+		if (closer_nearly_full(sv->closer))
+			sv->accept_after_ns = now + SERVE_ACCEPT_BACKOFF_MS * MS;
 		pfd[1] = (struct pollfd){ .fd = sv->accept_after_ns > now ? -1 : sv->lfd, .events = POLLIN };
 		for (size_t i = 0; i < n; i++)
 			pfd[i + 2] = (struct pollfd){ .fd = sv->clients[i].fd,
@@ -267,12 +305,11 @@ int serve_loop(struct server *sv)
 			return -errno;
 		if (pfd[0].revents)
 			return 0;       /* SIGTERM, SIGINT, SIGHUP */
-		now = monotonic_ns();
-		/* Backwards, so that dropping client i moves one already seen. */
-		for (size_t i = n; i-- > 0;)
-			if (!serve_client(sv, &sv->clients[i], pfd[i + 2].revents, now))
-				serve_drop_client(sv, i);
-		if (pfd[1].revents & POLLIN)
-			accept_client(sv);
+		serve_turn(sv, pfd + 2, n);
+		/* Every connection waiting, up to a bound: one a turn would let
+		 * a user who connects in a loop keep the backlog full. */
+		for (int k = 0; (pfd[1].revents & POLLIN) && k < SERVE_ACCEPTS_PER_TURN; k++)
+			if (!accept_client(sv))
+				break;
 	}
 }

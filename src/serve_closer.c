@@ -1,18 +1,26 @@
 // SPDX-License-Identifier: MIT
 /*
- * What a client sends and the helper does not keep is closed here, on a
- * thread of its own: close() of a TCP socket with SO_LINGER and unsent data
- * waits for the linger time, and of a file on a stuck filesystem for as long
- * as it is stuck. The loop only queues; each uid's queued fds are counted,
- * and the loop reads no more of a uid's messages while it has too many.
+ * What a client sends and the helper does not keep, and the client's own
+ * connection when it ends, are closed here, off the loop: close() of a TCP
+ * socket with SO_LINGER and unsent data waits for the linger time (for
+ * ever, if its peer never reads), of a file on a stuck FUSE filesystem for
+ * as long as it is stuck, and of a Unix socket for whatever the messages
+ * still queued on it carry. The loop only queues. The queue has lanes,
+ * each with a thread of its own while it has work, chosen by uid: what one
+ * user sends can hold up the closes of its own lane, not every user's.
+ * Each uid's fds still to close are counted, and the loop reads no more
+ * of a uid's messages while it has too many.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "serve_int.h"
+
+#define CLOSER_STACK (64 * 1024)
 
 bool fd_is_pidfd(int fd)
 {
@@ -28,95 +36,121 @@ bool fd_is_pidfd(int fd)
 	return !strcmp(link, "anon_inode:[pidfd]") || !strncmp(link, "pidfd:", 6);
 }
 
-static void *closer_main(void *arg)
+/* A socket's own close need not wait at all: unsent data is dropped (RST)
+ * instead of lingering. The sender's socket, its choice to send it. Not
+ * a socket: ENOTSOCK, nothing changes. */
+static void close_now(int fd)
 {
-	struct closer *cl = arg;
+	struct linger now = { .l_onoff = 1, .l_linger = 0 };
 
-	pthread_mutex_lock(&cl->mu);
-	for (;;) {
-		int fd;
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+	close(fd);
+}
 
-		while (!cl->n && !cl->stop)
-			pthread_cond_wait(&cl->cv, &cl->mu);
-		if (!cl->n)
-			break;
-		fd = cl->q[cl->head].fd;
-		cl->closing_uid = cl->q[cl->head].uid;
-		cl->closing = true;
-		cl->head = (cl->head + 1) % CLOSER_MAX;
-		cl->n--;
-		pthread_mutex_unlock(&cl->mu);
-		close(fd);
-		pthread_mutex_lock(&cl->mu);
-		cl->closing = false;
-		cl->closed++;
+static void *lane_main(void *arg)
+{
+	struct closer_lane *l = arg;
+
+	pthread_mutex_lock(l->mu);
+	while (l->n) {
+		int fd = l->q[l->head].fd;
+
+		l->closing_uid = l->q[l->head].uid;
+		l->closing = true;
+		l->head = (l->head + 1) % CLOSER_LANE_MAX;
+		l->n--;
+		pthread_mutex_unlock(l->mu);
+		close_now(fd);
+		pthread_mutex_lock(l->mu);
+		l->closing = false;
 	}
-	pthread_mutex_unlock(&cl->mu);
+	l->running = false;     /* the next push starts another */
+	pthread_mutex_unlock(l->mu);
 	return NULL;
+}
+
+static void spawn(void *(*fn)(void *), void *arg, bool *ok)
+{
+	pthread_attr_t a;
+	pthread_t t;
+
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, CLOSER_STACK);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	*ok = pthread_create(&t, &a, fn, arg) == 0;
+	pthread_attr_destroy(&a);
 }
 
 int closer_start(struct closer *cl)
 {
-	int err;
-
 	pthread_mutex_init(&cl->mu, NULL);
-	pthread_cond_init(&cl->cv, NULL);
-	err = pthread_create(&cl->thread, NULL, closer_main, cl);
-	cl->running = err == 0;
-	return -err;
+	for (size_t i = 0; i < CLOSER_LANES; i++)
+		cl->lane[i].mu = &cl->mu;
+	return 0;
 }
 
-void closer_push(struct closer *cl, int fd, uid_t uid)
+void closer_push(struct closer *cl, const int *fds, size_t n, uid_t uid)
 {
-	/* A socket's own close need not wait at all: unsent data is
-	 * dropped (RST) instead of lingering. The sender's socket, its
-	 * choice to send it. Not a socket: ENOTSOCK, nothing changes. */
-	struct linger now = { .l_onoff = 1, .l_linger = 0 };
-	bool queued = false;
+	struct closer_lane *l = &cl->lane[uid % CLOSER_LANES];
+	size_t queued = 0;
+	bool ok = true;
 
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
-	if (cl->running) {
-		pthread_mutex_lock(&cl->mu);
-		if (cl->n < CLOSER_MAX) {
-			size_t tail = (cl->head + cl->n) % CLOSER_MAX;
+	if (!n)
+		return;
+	pthread_mutex_lock(&cl->mu);
+	for (; queued < n && l->n < CLOSER_LANE_MAX; queued++) {
+		size_t tail = (l->head + l->n) % CLOSER_LANE_MAX;
 
-			cl->q[tail].fd = fd;
-			cl->q[tail].uid = uid;
-			cl->n++;
-			queued = true;
-			pthread_cond_signal(&cl->cv);
-		}
-		pthread_mutex_unlock(&cl->mu);
+		l->q[tail].fd = fds[queued];
+		l->q[tail].uid = uid;
+		l->n++;
 	}
-	/* Not reached while every uid keeps within its limit (CLOSER_MAX). */
-	if (!queued)
-		close(fd);
+	if (queued && !l->running) {
+		spawn(lane_main, l, &ok);
+		l->running = ok;
+	}
+	pthread_mutex_unlock(&cl->mu);
+	/* Not reached: the loop accepts nothing while a lane is nearly full
+	 * (closer_nearly_full) and reads no uid over its limit. */
+	for (; queued < n; queued++)
+		close_now(fds[queued]);
+	/* No thread for the lane: its queue closes here, as a last resort. */
+	if (!ok) {
+		pthread_mutex_lock(&cl->mu);
+		l->running = true;
+		pthread_mutex_unlock(&cl->mu);
+		lane_main(l);
+	}
+}
+
+bool closer_nearly_full(struct closer *cl)
+{
+	bool full = false;
+
+	pthread_mutex_lock(&cl->mu);
+	for (size_t i = 0; i < CLOSER_LANES && !full; i++)
+		full = cl->lane[i].n > CLOSER_LANE_MAX - HP_MAX_FDS - SERVE_MAX_CLIENTS;
+	pthread_mutex_unlock(&cl->mu);
+	return full;
 }
 
 size_t closer_pending(struct closer *cl, uid_t uid)
 {
+	struct closer_lane *l = &cl->lane[uid % CLOSER_LANES];
 	size_t n = 0;
 
-	if (!cl->running)
-		return 0;
 	pthread_mutex_lock(&cl->mu);
-	for (size_t i = 0; i < cl->n; i++)
-		n += cl->q[(cl->head + i) % CLOSER_MAX].uid == uid;
-	n += cl->closing && cl->closing_uid == uid;
+	for (size_t i = 0; i < l->n; i++)
+		n += l->q[(l->head + i) % CLOSER_LANE_MAX].uid == uid;
+	n += l->closing && l->closing_uid == uid;
 	pthread_mutex_unlock(&cl->mu);
 	return n;
 }
 
-void closer_stop(struct closer *cl)
+void closer_close_socket(struct closer *cl, int fd, uid_t uid)
 {
-	if (!cl->running)
-		return;
-	pthread_mutex_lock(&cl->mu);
-	cl->stop = true;
-	pthread_cond_signal(&cl->cv);
-	pthread_mutex_unlock(&cl->mu);
-	/* Not joined: the helper is exiting, and a close that waits must
-	 * not make it wait too; the kernel closes what is left. */
-	pthread_detach(cl->thread);
-	cl->running = false;
+	/* Shut first: the client can queue nothing more on it. What it
+	 * queued is released with it, in the lane's thread. */
+	shutdown(fd, SHUT_RDWR);
+	closer_push(cl, &fd, 1, uid);
 }

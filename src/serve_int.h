@@ -29,10 +29,9 @@
 /* The kernel memory a connection's unread replies may take. */
 #define SERVE_SNDBUF (4 * (int)sizeof(struct hp_msg))
 #define SERVE_ACCEPT_BACKOFF_MS 100     /* after EMFILE, ENFILE, ENOBUFS, ENOMEM */
+#define SERVE_ACCEPTS_PER_TURN 64
 /* Entries of the shared maps: every tree's --max-tracked within them. */
 #define SERVE_MAP_ENTRIES (MAX_TREES * DEFAULT_MAX_TRACKED)
-/* The closer's queue: every uid's limit, with one message over it. */
-#define CLOSER_MAX (SERVE_MAX_CLIENTS * (SERVE_FDS_PER_UID + HP_MAX_FDS))
 
 struct host_facts;
 
@@ -50,18 +49,21 @@ struct client {
 	uint64_t out_since_ns;          /* when it was queued */
 };
 
-/* Descriptors to close off the loop: close() of a lingering socket, or
- * of a file on a stuck filesystem, waits; the loop must not. */
-struct closer {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	pthread_t thread;
-	bool running, stop;
-	struct { int fd; uid_t uid; } q[CLOSER_MAX];
+/* Descriptors to close off the loop (serve_closer.c), in lanes by uid. */
+#define CLOSER_LANES 16
+#define CLOSER_LANE_MAX 4096
+struct closer_lane {
+	pthread_mutex_t *mu;            /* the closer's */
+	bool running;                   /* its thread is at work */
+	struct { int fd; uid_t uid; } q[CLOSER_LANE_MAX];
 	size_t head, n;
 	uid_t closing_uid;              /* the fd being closed now */
 	bool closing;
-	uint64_t closed;                /* since the start */
+};
+
+struct closer {
+	pthread_mutex_t mu;
+	struct closer_lane lane[CLOSER_LANES];
 };
 
 struct server {
@@ -77,6 +79,7 @@ struct server {
 	uint64_t accept_after_ns;       /* accept nothing before (backing off) */
 	uint64_t accept_said_ns;        /* when the last back-off was logged */
 	uint64_t refused_fds;           /* fds received and not kept */
+	size_t turn;                    /* where the loop's turn over clients starts */
 	struct closer *closer;
 };
 
@@ -92,14 +95,16 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why);
 int serve_loop(struct server *sv);
 void serve_drop_client(struct server *sv, size_t i);
 
-/* serve_closer.c: 0 or -errno (the thread could not start). */
+/* serve_closer.c: 0 or -errno. */
 int closer_start(struct closer *cl);
-/* Close fd off the loop, counted against uid until it is. */
-void closer_push(struct closer *cl, int fd, uid_t uid);
+/* Close n fds off the loop, counted against uid until they are. */
+void closer_push(struct closer *cl, const int *fds, size_t n, uid_t uid);
+/* A client's connection, shut now and closed off the loop. */
+void closer_close_socket(struct closer *cl, int fd, uid_t uid);
 /* Descriptors of uid not yet closed. */
 size_t closer_pending(struct closer *cl, uid_t uid);
-/* End the thread once the queue is empty, without waiting for it. */
-void closer_stop(struct closer *cl);
+/* Some lane has little room left: accept nothing for now. */
+bool closer_nearly_full(struct closer *cl);
 
 /* Is fd a pidfd? Only by its name: nothing else about it is asked, so
  * that nothing a client sends can make the question wait. */

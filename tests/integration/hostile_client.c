@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Clients of `peakbpf serve` that try to stall, starve or leak it (issue 23),
+ * and one well-behaved client that times its sessions meanwhile.
+ *
+ *   hostile_client attack SOCKET SECONDS   every attack below, at once
+ *   hostile_client good SOCKET SECONDS     open-add-start-read-close, timed
+ *   hostile_client hold SOCKET SECONDS     16 connections, held open
+ *
+ * The attacks: fd floods (messages of 253 fds, of every request type, and
+ * zero-length ones), a TCP socket with SO_LINGER and unsent data passed and
+ * closed, clients that send and never read, connection churn, and clients
+ * SIGKILLed in the middle of a session. tests/integration/test_serve_hostile.sh
+ * runs them as nobody and checks the helper's fds, RSS and BPF objects.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "helper_proto.h"
+
+static const char *sock_path;
+static double until;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int dial(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One message of len bytes (0: none) with n copies of fd. */
+static int send_fds(int sock, const void *buf, size_t len, int fd, size_t n, int flags)
+{
+	union {
+		char buf[CMSG_SPACE(HP_MAX_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	char zero = 0;
+	struct iovec iov = { .iov_base = len ? (void *)buf : &zero, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (n) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(n * sizeof(int));
+		for (size_t i = 0; i < n; i++)
+			memcpy(CMSG_DATA(c) + i * sizeof(int), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | flags) < 0 ? -errno : 0;
+}
+
+/* Messages full of fds: of each request type, and of no length at all. */
+static void attack_flood(void)
+{
+	int junk = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	while (now() < until) {
+		int s = dial();
+		struct hp_msg m;
+
+		if (s < 0) {
+			usleep(1000);
+			continue;
+		}
+		for (int t = HP_OPEN; t <= HP_STATUS + 1; t++) {
+			hp_init(&m, (enum hp_type)t);
+			send_fds(s, &m, sizeof(m), junk, HP_MAX_FDS, MSG_DONTWAIT);
+			send_fds(s, NULL, 0, junk, HP_MAX_FDS, MSG_DONTWAIT);
+		}
+		close(s);
+	}
+	close(junk);
+}
+
+/* A TCP socket with unsent data and SO_LINGER, passed, then closed here:
+ * the helper's close of it would wait for the linger time. */
+static int lingering_socket(int *peer)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct linger lg = { .l_onoff = 1, .l_linger = 30 };
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c = -1;
+	static char buf[65536];
+
+	*peer = -1;
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &len))
+		goto cleanup;
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)))
+		goto cleanup;
+	*peer = accept4(l, NULL, NULL, SOCK_CLOEXEC);      /* never read */
+	while (send(c, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+cleanup:
+	if (l >= 0)
+		close(l);
+	if (*peer < 0 && c >= 0) {
+		close(c);
+		c = -1;
+	}
+	return c;
+}
+
+static void attack_linger(void)
+{
+	int peers[16], n = 0;
+
+	while (now() < until && n < 16) {
+		int s = dial(), peer, tcp = lingering_socket(&peer);
+		struct hp_msg m;
+
+		if (s >= 0 && tcp >= 0) {
+			hp_init(&m, HP_STATUS);
+			send_fds(s, &m, sizeof(m), tcp, 1, 0);
+			peers[n++] = peer;
+		}
+		if (tcp >= 0)
+			close(tcp);
+		if (s >= 0)
+			close(s);
+		usleep(200000);
+	}
+	while (now() < until)
+		usleep(50000);
+	while (n)
+		close(peers[--n]);
+}
+
+/* Requests sent and their replies never read; reconnect when dropped. */
+static void attack_nonreader(void)
+{
+	int s[4] = { -1, -1, -1, -1 };
+
+	while (now() < until) {
+		for (int i = 0; i < 4; i++) {
+			struct pollfd p = { .fd = s[i], .events = POLLOUT };
+			struct hp_msg m;
+
+			if (s[i] >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR))) {
+				close(s[i]);
+				s[i] = -1;
+			}
+			if (s[i] < 0)
+				s[i] = dial();
+			hp_init(&m, HP_STATUS);
+			if (s[i] >= 0)
+				send_fds(s[i], &m, sizeof(m), -1, 0, MSG_DONTWAIT);
+		}
+		usleep(2000);
+	}
+	for (int i = 0; i < 4; i++)
+		if (s[i] >= 0)
+			close(s[i]);
+}
+
+static void attack_churn(void)
+{
+	while (now() < until) {
+		int s = dial();
+
+		if (s >= 0)
+			close(s);
+		usleep(500);
+	}
+}
+
+/* A request and its reply (the fd, -1: none). 0 or the reply's error. */
+static int ask(int s, struct hp_msg *m, int fd)
+{
+	int err = hp_send(s, m, fd);
+
+	if (!err)
+		err = hp_recv(s, m, NULL);
+	return err ? err : m->err;
+}
+
+/* Open a tree of this process, start it, and be killed somewhere along. */
+static void attack_killed(void)
+{
+	while (now() < until) {
+		pid_t child = fork();
+
+		if (child == 0) {
+			int s = dial(), me = (int)syscall(SYS_pidfd_open, getpid(), 0);
+			struct hp_msg m;
+
+			hp_init(&m, HP_OPEN);
+			if (s >= 0 && !ask(s, &m, -1)) {
+				hp_init(&m, HP_ADD_ROOT);
+				ask(s, &m, me);
+				hp_init(&m, HP_START);
+				ask(s, &m, -1);
+			}
+			pause();
+			_exit(0);
+		}
+		usleep(1000 + rand() % 20000);
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+}
+
+static int attack(void)
+{
+	void (*attacks[])(void) = { attack_flood, attack_flood, attack_linger, attack_nonreader,
+				    attack_churn, attack_killed };
+	size_t n = sizeof(attacks) / sizeof(attacks[0]);
+	pid_t pids[8];
+
+	for (size_t i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0) {
+			srand((unsigned)getpid());
+			attacks[i]();
+			_exit(0);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		waitpid(pids[i], NULL, 0);
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One session: open, add the child, start, read a window, close. */
+static int session(pid_t child, struct hp_figure *fig)
+{
+	int s = dial(), pidfd = (int)syscall(SYS_pidfd_open, child, 0), err = -ECONNREFUSED;
+	struct hp_msg m;
+
+	if (s < 0 || pidfd < 0)
+		goto cleanup;
+	hp_init(&m, HP_OPEN);
+	err = ask(s, &m, -1);
+	if (!err) {
+		hp_init(&m, HP_ADD_ROOT);
+		err = ask(s, &m, pidfd);
+	}
+	if (!err) {
+		hp_init(&m, HP_START);
+		err = ask(s, &m, -1);
+	}
+	if (!err) {
+		hp_init(&m, HP_CLOSE_WINDOW);
+		err = ask(s, &m, -1);
+		*fig = m.u.figure;
+	}
+	if (!err) {
+		hp_init(&m, HP_CLOSE);
+		err = ask(s, &m, -1);
+	}
+cleanup:
+	if (s >= 0)
+		close(s);
+	if (pidfd >= 0)
+		close(pidfd);
+	return err;
+}
+
+/* Sessions of a child that sleeps, timed, while a tree of this process
+ * stays open on another connection (so the BPF load stays in). */
+static int good(void)
+{
+	static double ms[100000];
+	size_t n = 0, failed = 0, exact = 0;
+	pid_t child = fork();
+	int anchor = dial(), me = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	struct hp_figure fig;
+	struct hp_msg m;
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	hp_init(&m, HP_OPEN);
+	if (anchor < 0 || ask(anchor, &m, -1) || (hp_init(&m, HP_ADD_ROOT), ask(anchor, &m, me))) {
+		fprintf(stderr, "hostile_client good: cannot open the anchor tree: %s\n", m.u.why);
+		kill(child, SIGKILL);
+		return 1;
+	}
+	while (now() < until && n < sizeof(ms) / sizeof(ms[0])) {
+		double t0 = now();
+		int err = session(child, &fig);
+
+		ms[n++] = (now() - t0) * 1e3;
+		failed += err != 0;
+		exact += !err && fig.measured && fig.exact;
+		usleep(10000);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(anchor);
+	qsort(ms, n, sizeof(ms[0]), by_value);
+	printf("sessions %zu failed %zu exact %zu median_ms %.2f p99_ms %.2f max_ms %.2f\n", n, failed, exact,
+	       n ? ms[n / 2] : 0, n ? ms[n * 99 / 100] : 0, n ? ms[n - 1] : 0);
+	return failed ? 1 : 0;
+}
+
+/* Connections held open and idle, as many as a user may have. */
+static int hold(void)
+{
+	int s[16];
+
+	for (int i = 0; i < 16; i++)
+		s[i] = dial();
+	while (now() < until)
+		usleep(50000);
+	for (int i = 0; i < 16; i++)
+		if (s[i] >= 0)
+			close(s[i]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *end;
+	long secs;
+
+	if (argc != 4 || (strcmp(argv[1], "attack") && strcmp(argv[1], "good") && strcmp(argv[1], "hold"))) {
+		fprintf(stderr, "usage: hostile_client attack|good|hold SOCKET SECONDS\n");
+		return 2;
+	}
+	errno = 0;
+	secs = strtol(argv[3], &end, 10);
+	if (errno || *end || secs < 1 || secs > 3600) {
+		fprintf(stderr, "hostile_client: SECONDS: 1 to 3600\n");
+		return 2;
+	}
+	sock_path = argv[2];
+	until = now() + (double)secs;
+	signal(SIGPIPE, SIG_IGN);
+	return !strcmp(argv[1], "attack") ? attack() : !strcmp(argv[1], "good") ? good() : hold();
+}
