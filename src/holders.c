@@ -120,9 +120,13 @@ int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 depart
 		err = add_departed(t, w, peak, departed_since, &l);
 	if (err)
 		goto cleanup;
-	qsort(l.v, l.n, sizeof(*l.v), by_pages_desc);
+	/* No holders: l.v is NULL, which qsort and memcpy must not see
+	 * even for 0 elements. */
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), by_pages_desc);
 	info->count = l.n < max ? (__u32)l.n : (__u32)max;
-	memcpy(out, l.v, info->count * sizeof(*out));
+	if (info->count)
+		memcpy(out, l.v, info->count * sizeof(*out));
 	info->total = l.n;
 	info->sum_pages = l.sum_pages;
 	memcpy(info->breakdown_pages, l.breakdown, sizeof(info->breakdown_pages));
