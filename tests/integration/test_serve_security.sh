@@ -101,3 +101,28 @@ t_failed_run_keeps_output() {
 		fail "failed run: exit $rc, -o now '$(head -c 80 "$TMP/keep.json")', --timeline now '$(head -c 80 "$TMP/keep-tl.json")', new mode $mode"
 	fi
 }
+
+TESTS="$TESTS t_serve_status_own"
+
+# A user's --status tells it of its own connections and trees only (it
+# told everyone how many every user had open); root's tells all.
+t_serve_status_own() {
+	serve_start "serve: status of one's own" || return
+	setpriv --reuid=65533 --regid=65533 --clear-groups --inh-caps=-all \
+		"$PEAKBPF" -q --helper="$SOCK" -- sleep 3 >/dev/null 2>&1 &
+	other=$!
+	wait_trees 1
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" serve --status --socket "$SOCK" >"$TMP/st-nobody.txt" 2>&1
+	"$PEAKBPF" serve --status --socket "$SOCK" >"$TMP/st-root.txt" 2>&1
+	wait "$other"
+	serve_stop
+	if grep -q '^scope own$' "$TMP/st-nobody.txt" && grep -q '^trees 0$' "$TMP/st-nobody.txt" &&
+		grep -q '^clients 1$' "$TMP/st-nobody.txt" && ! grep -q '^tree \|^trees_opened' "$TMP/st-nobody.txt" &&
+		grep -q '^scope all$' "$TMP/st-root.txt" && grep -q '^trees 1$' "$TMP/st-root.txt" &&
+		grep -q '^tree uid 65533 ' "$TMP/st-root.txt"; then
+		ok "serve: --status: nobody sees its own connection only, root sees uid 65533's tree"
+	else
+		fail "serve: --status: nobody saw: $(tr '\n' ' ' <"$TMP/st-nobody.txt"); root saw: $(tr '\n' ' ' <"$TMP/st-root.txt")"
+	fi
+}
