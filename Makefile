@@ -148,7 +148,7 @@ test_helper_proto_SRCS := src/helper_proto.c
 test_host_SRCS := src/host.c src/fileutil.c
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
+.PHONY: soak all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
 	check-cli-api
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client lib
@@ -301,6 +301,10 @@ lib-test: all
 
 python-test: all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) PYTHON=$(PYTHON) tests/python/run.sh
+
+# 10,000 helper sessions by 16 clients of 4 users (tools/soak.sh); not in check.
+soak: $(OUTPUT)/peakbpf $(OUTPUT)/hostile_client
+	$(Q)OUTPUT=$(OUTPUT) tools/soak.sh
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

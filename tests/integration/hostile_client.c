@@ -6,6 +6,7 @@
  *   hostile_client attack SOCKET SECONDS   every attack below, at once
  *   hostile_client good SOCKET SECONDS     open-add-start-read-close, timed
  *   hostile_client hold SOCKET SECONDS     16 connections, held open
+ *   hostile_client soak SOCKET SESSIONS    that many sessions, untimed, no anchor
  *
  * The attacks: fd floods (messages of 253 fds, of every request type, and
  * zero-length ones), a TCP socket with SO_LINGER and unsent data passed and
@@ -333,6 +334,29 @@ static int good(void)
 	return failed ? 1 : 0;
 }
 
+/* Sessions one after another, each its own load if no other tree is open. */
+static int soak(long sessions)
+{
+	size_t failed = 0, exact = 0;
+	struct hp_figure fig;
+	pid_t child = fork();
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	for (long i = 0; i < sessions; i++) {
+		int err = session(child, &fig);
+
+		failed += err != 0;
+		exact += !err && fig.measured && fig.exact;
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	printf("sessions %ld failed %zu exact %zu\n", sessions, failed, exact);
+	return failed ? 1 : 0;
+}
+
 /* Connections held open and idle, as many as a user may have. */
 static int hold(void)
 {
@@ -353,17 +377,20 @@ int main(int argc, char **argv)
 	char *end;
 	long secs;
 
-	if (argc != 4 || (strcmp(argv[1], "attack") && strcmp(argv[1], "good") && strcmp(argv[1], "hold"))) {
-		fprintf(stderr, "usage: hostile_client attack|good|hold SOCKET SECONDS\n");
+	if (argc != 4 || (strcmp(argv[1], "attack") && strcmp(argv[1], "good") && strcmp(argv[1], "hold") &&
+			  strcmp(argv[1], "soak"))) {
+		fprintf(stderr, "usage: hostile_client attack|good|hold SOCKET SECONDS, or soak SOCKET SESSIONS\n");
 		return 2;
 	}
 	errno = 0;
 	secs = strtol(argv[3], &end, 10);
-	if (errno || *end || secs < 1 || secs > 3600) {
-		fprintf(stderr, "hostile_client: SECONDS: 1 to 3600\n");
+	if (errno || *end || secs < 1 || secs > 1000000) {
+		fprintf(stderr, "hostile_client: SECONDS or SESSIONS: 1 to 1000000\n");
 		return 2;
 	}
 	sock_path = argv[2];
+	if (!strcmp(argv[1], "soak"))
+		return soak(secs);
 	until = now() + (double)secs;
 	signal(SIGPIPE, SIG_IGN);
 	return !strcmp(argv[1], "attack") ? attack() : !strcmp(argv[1], "good") ? good() : hold();
