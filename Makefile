@@ -226,7 +226,7 @@ $(OUTPUT)/libpeakbpf.pc: libpeakbpf.pc.in Makefile | $(OUTPUT)
 		-e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # Clients that try to stall or leak `peakbpf serve` (test_serve_hostile.sh).
-$(OUTPUT)/hostile_client: tests/integration/hostile_client.c src/helper_proto.c src/helper_proto.h | $(OUTPUT)
+$(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h src/helper_proto.c src/helper_proto.h | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Iinclude -Isrc -Ibpf $< src/helper_proto.c -o $@
 
@@ -251,7 +251,7 @@ $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/t
 # the command line, JSON escaping, /proc and cgroupfs text, --record files. make fuzz runs
 # each for FUZZ_SECONDS from the committed seeds (tests/fuzz/corpus/NAME);
 # what it finds new stays in $(OUTPUT)/fuzz/corpus-NAME.
-FUZZ_TARGETS := units cli json procfs record
+FUZZ_TARGETS := units cli json procfs record serve
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/units.c
@@ -259,6 +259,8 @@ fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/json.c
 fuzz_record_SRCS := src/merge.c src/merge_load.c
 fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
+# The request handler, its BPF side stubbed in the target.
+fuzz_serve_SRCS := src/serve_tree.c src/helper_proto.c
 
 $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@

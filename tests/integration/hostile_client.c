@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "helper_proto.h"
+#include "../send_fds.h"
 
 static const char *sock_path;
 static double until;
@@ -52,32 +53,6 @@ static int dial(void)
 		return -1;
 	}
 	return fd;
-}
-
-/* One message of len bytes (0: none) with n copies of fd. */
-static int send_fds(int sock, const void *buf, size_t len, int fd, size_t n, int flags)
-{
-	union {
-		char buf[CMSG_SPACE(HP_MAX_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	char zero = 0;
-	struct iovec iov = { .iov_base = len ? (void *)buf : &zero, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	if (n) {
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = CMSG_SPACE(n * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(n * sizeof(int));
-		for (size_t i = 0; i < n; i++)
-			memcpy(CMSG_DATA(c) + i * sizeof(int), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL | flags) < 0 ? -errno : 0;
 }
 
 /* Messages full of fds: of each request type, and of no length at all. */

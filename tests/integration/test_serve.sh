@@ -28,6 +28,15 @@ serve_start() {
 	done
 }
 
+# wait_socket PATH: until a socket is bound there (10 s at most).
+wait_socket() {
+	i=0
+	while [ ! -S "$1" ] && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 serve_stop() {
 	kill "$SERVE_PID" 2>/dev/null
 	wait "$SERVE_PID" 2>/dev/null
@@ -268,11 +277,7 @@ t_serve_socket_activation() {
 	SOCK=$SERVE_DIR/peakbpf.sock
 	systemd-socket-activate --seqpacket -l "$SOCK" "$PEAKBPF" serve -v 2>"$TMP/serve4.log" &
 	SERVE_PID=$!
-	i=0
-	while [ ! -S "$SOCK" ] && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_socket "$SOCK"
 	chmod 666 "$SOCK"       # SocketMode=0666 in peakbpf.socket
 	# shellcheck disable=SC2086
 	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 64MiB -t 50ms spike \

@@ -71,8 +71,7 @@ t_serve_accept_emfile() {
 	SOCK=$SERVE_DIR/peakbpf.sock
 	(ulimit -n 48; exec "$PEAKBPF" serve --socket "$SOCK") 2>"$TMP/emfile.log" &
 	SERVE_PID=$!
-	i=0
-	while [ ! -S "$SOCK" ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	wait_socket "$SOCK"
 	holders=""
 	for u in 65534 65533 65532; do
 		setpriv --reuid=$u --regid=$u --clear-groups "$HOSTILE" hold "$SOCK" 6 &

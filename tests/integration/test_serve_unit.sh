@@ -44,11 +44,7 @@ t_serve_as_unit() {
 	 exec systemd-socket-activate --seqpacket -l "$SOCK" setpriv $opts $exec_start -v) \
 		2>"$TMP/unit.log" &
 	SERVE_PID=$!
-	i=0
-	while [ ! -S "$SOCK" ] && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_socket "$SOCK"
 	chmod "$(unit_key "$sock" SocketMode)" "$SOCK"
 	# shellcheck disable=SC2086
 	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 64MiB -n 2 -t 200ms concurrent \

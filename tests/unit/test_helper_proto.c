@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "helper_proto.h"
+#include "../send_fds.h"
 
 static void pair(int sv[2])
 {
@@ -145,29 +146,6 @@ static int open_fds(void)
 	return n;
 }
 
-/* Send n copies of fd in one SCM_RIGHTS message of len bytes (0: none). */
-static void send_fds(int sock, const void *buf, size_t len, int fd, size_t n)
-{
-	union {
-		char buf[CMSG_SPACE(HP_MAX_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	char zero = 0;
-	struct iovec iov = { .iov_base = len ? (void *)buf : &zero, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-			     .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
-	struct cmsghdr *c;
-
-	memset(&ctl, 0, sizeof(ctl));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(n * sizeof(int));
-	for (size_t i = 0; i < n; i++)
-		memcpy(CMSG_DATA(c) + i * sizeof(int), &fd, sizeof(int));
-	assert_int_equal(sendmsg(sock, &mh, 0), (ssize_t)len);
-}
-
 /* Issue 23: every fd of a message is accounted for. A message with the
  * kernel's most fds arrives whole (none lost to a short control buffer);
  * hp_recv keeps none of a message with several and none of a zero-length
@@ -183,18 +161,18 @@ static void test_every_fd_accounted(void **state)
 	assert_int_equal(pipe(p), 0);
 	before = open_fds();
 	hp_init(&m, HP_ADD_ROOT);
-	send_fds(sv[0], &m, sizeof(m), p[0], HP_MAX_FDS);
+	assert_int_equal(send_fds(sv[0], &m, sizeof(m), p[0], HP_MAX_FDS, 0), 0);
 	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, 0), 0);
 	assert_int_equal(n, HP_MAX_FDS);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
-	send_fds(sv[0], &m, sizeof(m), p[0], 3);
+	assert_int_equal(send_fds(sv[0], &m, sizeof(m), p[0], 3, 0), 0);
 	assert_int_equal(hp_recv(sv[1], &r, &fd), -EPROTO);
 	assert_int_equal(fd, -1);
-	send_fds(sv[0], NULL, 0, p[0], 2);
+	assert_int_equal(send_fds(sv[0], NULL, 0, p[0], 2, 0), 0);
 	assert_int_equal(hp_recv(sv[1], &r, &fd), -EPROTO);
 	assert_int_equal(fd, -1);
-	send_fds(sv[0], NULL, 0, p[0], 1);
+	assert_int_equal(send_fds(sv[0], NULL, 0, p[0], 1, 0), 0);
 	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, 0), -EPROTO);
 	assert_int_equal(n, 1);
 	close(fds[0]);

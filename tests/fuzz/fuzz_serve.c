@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer: the helper's request handler (src/serve_tree.c, serve_handle)
+ * fed random request sequences from eight clients of three users (root
+ * among them), with connections ending anywhere. The BPF side is stubbed
+ * here (a load, trees, processes that enter, exit or are refused at the
+ * input's choice): what is fuzzed is the helper's bookkeeping. After every
+ * step: each open tree holds the one slot it names, the load is in exactly
+ * while a tree is open, no user other than root holds more trees than its
+ * limit, and every refusal says why. Leaks show at the end (ASan).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz.h"
+#include "host.h"
+#include "serve_int.h"
+
+#define CLIENTS 8
+
+struct tracker {
+	int unused;
+};
+
+static struct { bool load_fails, open_fails, add_fails, exited, not_yours; int pid_err; } knob;
+static uint64_t clock_ns;
+
+/* ---- the stubs: the BPF side and /proc, as the input says ---- */
+
+__u64 monotonic_ns(void) { return clock_ns += 1000; }
+void serve_say(const char *fmt, ...) { (void)fmt; }
+uint64_t host_effective_caps(void) { return 0; }
+void host_facts_fill(struct host_facts *h, uint64_t capeff) { (void)capeff; memset(h, 0, sizeof(*h)); }
+bool host_pidfd_exited(int pidfd) { (void)pidfd; return knob.exited; }
+int host_may_trace(pid_t pid, const struct tracer *t) { (void)pid; (void)t; return knob.not_yours ? -EPERM : 0; }
+void bpf_source_window_counters(struct source *s, struct bpf_counters *c) { (void)s; memset(c, 0, sizeof(*c)); }
+
+int host_pidfd_pid(int pidfd, pid_t *pid)
+{
+	*pid = pidfd + 100;
+	return knob.pid_err;
+}
+
+int tracker_open(const struct tracker_opts *opts, struct tracker **out)
+{
+	(void)opts;
+	if (knob.load_fails)
+		return -EPERM;
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void tracker_close(struct tracker *t) { free(t); }
+
+int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES])
+{
+	(void)t;
+	memset(per_tree, 0, sizeof(struct tree_entries) * MAX_TREES);
+	return 0;
+}
+
+static int fake_add_root(struct source *s, pid_t pid) { (void)s; (void)pid; return knob.add_fails ? -ESRCH : 0; }
+static int fake_start(struct source *s) { (void)s; return 0; }
+static void fake_destroy(struct source *s) { free(s); }
+
+static int fake_close_window(struct source *s, struct figure *out)
+{
+	(void)s;
+	memset(out, 0, sizeof(*out));
+	out->measured = out->exact = true;
+	out->peak_bytes = 4096;
+	return 0;
+}
+
+static const struct source_ops fake_ops = { .add_root = fake_add_root, .start = fake_start,
+	.close_window = fake_close_window, .destroy = fake_destroy };
+
+int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+			 struct host_facts *host, struct source **out)
+{
+	(void)shared; (void)tree; (void)o; (void)host;
+	if (knob.open_fails)
+		return -ENOMEM;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	(*out)->ops = &fake_ops;
+	(*out)->name = "bpf";
+	return 0;
+}
+
+/* ---- the driver ---- */
+
+static void check(const struct server *sv)
+{
+	size_t trees = 0, slots = 0, per_uid[3] = { 0 };
+
+	for (unsigned i = 0; i < MAX_TREES; i++)
+		slots += sv->slot_used[i];
+	for (size_t i = 0; i < sv->n; i++) {
+		const struct client *c = &sv->clients[i];
+
+		if (!c->src)
+			continue;
+		trees++;
+		per_uid[c->cred.uid % 3]++;
+		if (c->slot >= MAX_TREES || !sv->slot_used[c->slot])
+			abort();
+		for (size_t j = 0; j < i; j++)
+			if (sv->clients[j].src && sv->clients[j].slot == c->slot)
+				abort();
+	}
+	if (trees != slots || (trees > 0) != (sv->shared != NULL) ||
+	    per_uid[1] > SERVE_TREES_PER_UID || per_uid[2] > SERVE_TREES_PER_UID)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct server sv;
+	struct hp_msg m, r;
+
+	memset(&sv, 0, sizeof(sv));
+	sv.n = CLIENTS;
+	for (size_t i = 0; i < CLIENTS; i++) {
+		sv.clients[i].fd = -1;
+		sv.clients[i].cred.uid = i % 3 == 0 ? 0 : 1000 + i % 3 - 1;   /* uid % 3: 0, 1, 2 */
+	}
+	for (size_t at = 0; at + 3 <= size; at += 3) {
+		struct client *c = &sv.clients[data[at] % CLIENTS];
+		uint8_t op = data[at + 1], k = data[at + 2];
+
+		knob.load_fails = k & 1;
+		knob.open_fails = (k & 6) == 6;
+		knob.add_fails = (k & 24) == 24;
+		knob.exited = (k & 96) == 96;
+		knob.not_yours = k & 128 && op & 128;
+		knob.pid_err = (op & 64) ? -ESRCH : 0;
+		hp_init(&m, (enum hp_type)(op % 8));
+		m.u.open.max_tracked = (op & 32) ? 70000u * k : 0;
+		if (op % 8 == 7)
+			serve_remove_tree(&sv, c, "client gone");
+		else if (serve_handle(&sv, c, &m, (op & 16) ? -1 : k, &r) && !r.u.why[0])
+			abort();        /* every refusal says why */
+		check(&sv);
+	}
+	for (size_t i = 0; i < CLIENTS; i++)
+		serve_remove_tree(&sv, &sv.clients[i], "the end");
+	return 0;
+}
