@@ -441,9 +441,12 @@ int session_close_window(struct session *s, struct record *rec)
 		int err = s->sources[i]->ops->close_window(s->sources[i], f);
 
 		if (err) {
+			/* Through the helper: its reason (it went away, say). */
+			const char *why = helper_source_why(s->sources[i]);
+
 			memset(f, 0, sizeof(*f));
 			f->source = s->sources[i]->name;
-			f->inexact_reason = "reading failed";
+			f->inexact_reason = why && *why ? why : "reading failed";
 		}
 		figure_merge(&s->run_figures[i], f, s->windows == 0);
 	}

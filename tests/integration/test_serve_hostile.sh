@@ -95,3 +95,43 @@ t_serve_accept_emfile() {
 		fail "serve accept EMFILE: $ticks ticks of CPU in 2 s (HZ $hz): $(head -c 400 "$TMP/emfile.log")"
 	fi
 }
+
+TESTS="$TESTS t_serve_killed_restarted"
+
+# The helper SIGKILLed mid-window: its client finishes its command, says
+# the helper closed the connection, and no figure says exact (bpf: not
+# measured). The helper restarted on the same socket: the next session of
+# a client measures exactly again.
+t_serve_killed_restarted() {
+	serve_start "serve killed and restarted" || return
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" --json --helper="$SOCK" -- "$WORKLOAD" -s 64MiB -t 2s steady \
+		>"$TMP/killed.json" 2>"$TMP/killed.err" &
+	client=$!
+	sleep 1
+	kill -9 "$SERVE_PID"
+	wait "$SERVE_PID" 2>/dev/null
+	wait "$client"
+	rc=$?
+	"$PEAKBPF" serve --socket "$SOCK" 2>"$TMP/serve.log" &
+	SERVE_PID=$!
+	i=0
+	while ! "$PEAKBPF" serve --status --socket "$SOCK" >/dev/null 2>&1 && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086
+	$AS_NOBODY "$PEAKBPF" -q --json --helper="$SOCK" -- "$WORKLOAD" -s 16MiB -t 100ms spike \
+		>"$TMP/again.json" 2>"$TMP/again.err"
+	rc2=$?
+	serve_stop
+	bpf=$(grep -o '"source":"bpf","exact":[a-z]*,[^}]*' "$TMP/killed.json" | head -n 1)
+	if [ "$rc" = 0 ] && ! grep -q '"exact":true' "$TMP/killed.json" &&
+		echo "$bpf" | grep -q '"exact":false.*the helper at .* closed the connection.*"peak_bytes":null' &&
+		grep -q "not measured (the helper at .* closed the connection)" "$TMP/killed.err" &&
+		[ "$rc2" = 0 ] && [ "$(json_raw "$TMP/again.json" exact)" = true ]; then
+		ok "serve killed mid-window: the client says so, nothing exact (bpf not measured); restarted: exact again"
+	else
+		fail "serve killed and restarted: exits $rc/$rc2: $(cat "$TMP/killed.err") $bpf $(head -c 300 "$TMP/again.json")"
+	fi
+}
