@@ -177,7 +177,7 @@ test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
-	check-cli-api check-layers check-size
+	check-cli-api check-layers check-size check-abi
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
@@ -241,6 +241,12 @@ check-layers: $(ALL_OBJS)
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
+
+# libpeakbpf.so exports the header's calls, each named in the map, whose
+# newest node is VERSION's major.minor.
+check-abi: $(OUTPUT)/libpeakbpf.so
+	$(call msg,CHECK,libpeakbpf's ABI against the header and VERSION)
+	$(Q)tools/check-abi.sh include/peakbpf/peakbpf.h src/lib/libpeakbpf.map $(OUTPUT)/libpeakbpf.so $(VERSION)
 
 # No file over 600 lines and no function over 80 in src/ and bpf/.
 check-size:
@@ -337,7 +343,7 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-cli-api fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-abi check-cli-api fuzz integration lib-test python-test bench-short vmtest
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.
