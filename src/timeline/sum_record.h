@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The exact record of the tree sum during a run, for --timeline, the
- * library's timeline and --compare-sampler: every change the kernel
- * recorded (peakbpf_changes_drain) goes into the bounded timeline (timeline.h),
+ * library's timeline and --compare-sampler: a sink its owner (the CLI, or
+ * libpeakbpf) feeds with every change the kernel recorded, as it drains
+ * them; each goes into the bounded timeline (timeline.h),
  * the mm that changed onto its per-process line, and the sum into the
  * sampler model's capped trace (sampler_model.h, TRACE_MAX_POINTS).
  *
@@ -20,14 +21,18 @@
 #include "sampler_model.h"
 #include "timeline.h"
 
-struct peakbpf_session;
+/* The owner's lookup of who uses mm (with tgid): its PID as the owner sees
+ * it and comm, for a new line's label. 0, or non-zero when unknown. */
+typedef int (*sum_record_identify_fn)(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid,
+				      char comm[16]);
 
 struct sum_record {
 	struct sum_trace sampler;       /* --compare-sampler's trace */
 	bool sampling;
 	bool keep_timeline;             /* --timeline, or the library's */
 	struct timeline timeline;
-	struct peakbpf_session *draining;       /* during a drain: labels for new lines */
+	sum_record_identify_fn identify;        /* labels for new lines; NULL: by tgid */
+	void *identify_ctx;
 	const char *path;               /* --timeline FILE, or NULL */
 	FILE *out;                      /* opened before the run, written at its end */
 	char title[256];                /* the command, or the PIDs */
@@ -48,8 +53,13 @@ int sum_record_open(struct sum_record *r, const char *path, bool sampling,
 void sum_record_keep_timeline(struct sum_record *r);
 /* The run begins: the sum is start_pages at t0_ns. */
 void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages, long page_size);
-/* Take every change recorded since the last drain. 0 or a negative errno. */
-int sum_record_drain(struct sum_record *r, struct peakbpf_session *s, uint64_t *drops);
+/* Who labels the lines: fn(ctx, ...) as each one starts. */
+void sum_record_set_identify(struct sum_record *r, sum_record_identify_fn fn, void *ctx);
+/* One change of the sum, fed by the owner in the order of the kernel's
+ * record: the sum after it, and the mm that changed (tgid uses it) with
+ * its rss after it. 0, or -ENOMEM when a line or point was not kept. */
+int sum_record_change(struct sum_record *r, uint64_t mono_ns, int64_t sum_pages, uint64_t mm,
+		      int64_t mm_pages, uint32_t tgid);
 /* A window closed at ns: a phase mark. */
 void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window);
 /* The timeline so far, ended at end_ns, with this peak marked (0 bytes:

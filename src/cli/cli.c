@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "record.h"
+#include "rank_file.h"
 #include "runs.h"
 #include "runs_cli.h"
 #include "timeline.h"

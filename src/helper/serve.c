@@ -29,7 +29,7 @@
 #include <bpf/libbpf.h>
 #include "helper_proto.h"
 #include "host.h"
-#include "peakbpf.h"
+#include "tracker_api.h"
 #include "serve.h"
 #include "status.h"
 

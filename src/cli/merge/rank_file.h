@@ -15,8 +15,8 @@
  * and again after each further RECORD_LINES_PER_LEVEL (docs/design.md has
  * the bytes per hour).
  */
-#ifndef PEAKBPF_RECORD_H
-#define PEAKBPF_RECORD_H
+#ifndef PEAKBPF_RANK_FILE_H
+#define PEAKBPF_RANK_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -37,7 +37,7 @@ struct options {
 	bool use_helper;        /* --helper[=PATH]: through peakbpf serve */
 	const char *helper_path;        /* NULL: $PEAKBPF_HELPER or the default */
 	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
-	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (record.h) */
+	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (rank_file.h) */
 	uint64_t record_interval_ns;    /* --record-interval */
 };
 

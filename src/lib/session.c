@@ -7,7 +7,7 @@
 #include <time.h>
 #include "helper_proto.h"
 #include "host.h"
-#include "peakbpf.h"
+#include "tracker_api.h"
 #include "session.h"
 #include "sources.h"
 #include "unique_api.h"

@@ -10,7 +10,7 @@
 #include <bpf/libbpf.h>
 #include <peakbpf/peakbpf.h>
 #include "host.h"
-#include "peakbpf.h"
+#include "tracker_api.h"
 #include "report.h"
 #include "session.h"
 #include "sources.h"
@@ -193,6 +193,17 @@ PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
 	return session_add_root(p->s, pid);
 }
 
+/* The library's timeline (sum_record.h) is a sink it feeds as it drains. */
+static int feed_record(void *ctx, const struct sum_event *e)
+{
+	return sum_record_change(ctx, e->ns, e->sum_pages, e->mm, e->mm_pages, e->tgid);
+}
+
+static int identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char comm[16])
+{
+	return session_mm_identity(ctx, mm, tgid, pid, comm);
+}
+
 PEAKBPF_API int peakbpf_add_self(struct peakbpf_session *p)
 {
 	/* Attach mode: the tracker enters the caller's own mm as it is now. */
@@ -218,6 +229,7 @@ PEAKBPF_API int peakbpf_start(struct peakbpf_session *p)
 		if (err)
 			return err;
 		sum_record_keep_timeline(&p->rec);
+		sum_record_set_identify(&p->rec, identify_mm, p->s);
 		sum_record_begin(&p->rec, p->t0_ns, session_window_start_pages(p->s), sysconf(_SC_PAGESIZE));
 	}
 	return 0;
@@ -334,7 +346,7 @@ PEAKBPF_API int peakbpf_timeline_poll(struct peakbpf_session *p)
 		return -EINVAL;
 	if (!p->timeline || !p->started)
 		return -ENODATA;
-	return sum_record_drain(&p->rec, p, &p->record_drops);
+	return session_drain_sums(p->s, feed_record, &p->rec, &p->record_drops);
 }
 
 PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *p, const char *label)

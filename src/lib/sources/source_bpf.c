@@ -3,9 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "peakbpf.h"
-#include "report.h"
+#include "figure.h"
 #include "sampler_model.h"
+#include "tracker_api.h"
 
 struct bpf_source {
 	struct source base;

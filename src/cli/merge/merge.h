@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `peakbpf merge`: a job's peak of the summed memory of its ranks, from
- * their --record files (record.h), aligned in wall-clock time.
+ * their --record files (rank_file.h), aligned in wall-clock time.
  *
  * The truth is the largest value of S(t) = sum over records of x_r(t),
  * x_r being record r's tree sum, at a true instant t. A record's clock reads

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <peakbpf/peakbpf.h>
 #include "sum_record.h"
 #include "timeline_export.h"
 
@@ -60,48 +59,44 @@ void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages,
 	timeline_add(&r->timeline, t0_ns, start_pages);
 }
 
+void sum_record_set_identify(struct sum_record *r, sum_record_identify_fn fn, void *ctx)
+{
+	r->identify = fn;
+	r->identify_ctx = ctx;
+}
+
 /* A line just started: label it while its process is likely still known
  * (a drain comes within 20 ms of the change). */
 static void label_track(struct sum_record *r, struct tl_track *tr)
 {
 	char comm[16] = "";
-	pid_t pid = 0;
+	uint32_t pid = 0;
 
-	if (peakbpf_mm_identity(r->draining, tr->key, tr->tgid, &pid, comm))
+	if (!r->identify || r->identify(r->identify_ctx, tr->key, tr->tgid, &pid, comm))
 		return;                 /* unknown: labelled by tgid */
-	tr->pid = (uint32_t)pid;
+	tr->pid = pid;
 	memcpy(tr->comm, comm, sizeof(tr->comm) < sizeof(comm) ? sizeof(tr->comm) : sizeof(comm));
 	tr->comm[sizeof(tr->comm) - 1] = '\0';
 }
 
-static int on_change(void *ctx, const struct peakbpf_change *e)
+int sum_record_change(struct sum_record *r, uint64_t mono_ns, int64_t sum_pages, uint64_t mm,
+		      int64_t mm_pages, uint32_t tgid)
 {
-	struct sum_record *r = ctx;
 	struct tl_track *started;
 	int err = 0;
 
 	if (r->keep_timeline) {
-		if (timeline_add(&r->timeline, e->mono_ns, e->sum_pages))
+		if (timeline_add(&r->timeline, mono_ns, sum_pages))
 			err = -ENOMEM;
-		if (timeline_track_add(&r->timeline, e->mono_ns, e->mm, e->tgid, e->mm_pages, &started))
+		if (timeline_track_add(&r->timeline, mono_ns, mm, tgid, mm_pages, &started))
 			err = -ENOMEM;
 		else if (started)
 			label_track(r, started);
 	}
-	if (r->sampling && trace_add(&r->sampler, e->mono_ns, e->sum_pages))
+	if (r->sampling && trace_add(&r->sampler, mono_ns, sum_pages))
 		err = -ENOMEM;
 	if (r->on_change)
-		r->on_change(r->on_change_ctx, e->sum_pages);
-	return err;
-}
-
-int sum_record_drain(struct sum_record *r, struct peakbpf_session *s, uint64_t *drops)
-{
-	int err;
-
-	r->draining = s;
-	err = peakbpf_changes_drain(s, on_change, r, drops);
-	r->draining = NULL;
+		r->on_change(r->on_change_ctx, sum_pages);
 	return err;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* --record DIR: one rank's series of fine windows (record.h). */
+/* --record DIR: one rank's series of fine windows (rank_file.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "json.h"
-#include "record.h"
+#include "rank_file.h"
 
 #ifndef PEAKBPF_VERSION
 #define PEAKBPF_VERSION "unknown"      /* the unit tests are built without it */

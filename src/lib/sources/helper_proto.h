@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The protocol between `peakbpf serve` (src/serve.c) and its clients
- * (src/source_helper.c), over a local SOCK_SEQPACKET socket: one message is
+ * The protocol between `peakbpf serve` (src/helper/serve.c) and its clients
+ * (src/lib/sources/source_helper.c), over a local SOCK_SEQPACKET socket: one message is
  * one request or one reply, each a struct hp_msg. Both ends run on one
  * machine, so fields are in its byte order. docs/design.md describes it.
  */

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <string.h>
-#include "cli.h"
 #include "export.h"
 #include "json.h"
-#include "units.h"
 
 static void json_stat(struct json_writer *w, const struct stat5 *s, int digits)
 {

@@ -22,7 +22,7 @@
 #include "identity.h"
 #include "output.h"
 #include "merge.h"
-#include "record.h"
+#include "rank_file.h"
 #include "budget.h"
 #include "run_report.h"
 #include "runs.h"
@@ -92,9 +92,25 @@ static bool recording(const struct run *r)
 	return (r->opts->n_samplers || r->opts->timeline || r->opts->record_dir) && peakbpf_has_bpf(r->session);
 }
 
+/* The record of the sum is a sink: the run feeds it each change it drains. */
+static int feed_record(void *ctx, const struct peakbpf_change *c)
+{
+	return sum_record_change(ctx, c->mono_ns, c->sum_pages, c->mm, c->mm_pages, c->tgid);
+}
+
+static int identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char comm[16])
+{
+	const struct run *r = ctx;
+	pid_t vpid = 0;
+	int err = peakbpf_mm_identity(r->session, mm, tgid, &vpid, comm);
+
+	*pid = (uint32_t)vpid;
+	return err;
+}
+
 static void drain_trace(struct run *r)
 {
-	if (recording(r) && sum_record_drain(&r->rec, r->session, &r->record_drops))
+	if (recording(r) && peakbpf_changes_drain(r->session, feed_record, &r->rec, &r->record_drops))
 		fprintf(stderr, "peakbpf: reading the record of the sum failed\n");
 }
 
@@ -227,7 +243,7 @@ static void on_sum_change(void *ctx, int64_t pages)
 }
 
 /* --record: the window just cut, with its lowest sum from the changes
- * drained now (record.h), and when the next one closes. */
+ * drained now (rank_file.h), and when the next one closes. */
 static void record_window(struct run *r, const struct peakbpf_figure *f)
 {
 	uint64_t peak = 0, peak_ns = 0;
@@ -498,6 +514,7 @@ static int run_prepare(struct run *r)
 	err = sum_record_open(&r->rec, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
 	if (err)
 		return err;
+	sum_record_set_identify(&r->rec, identify_mm, r);
 	if (o->record_dir) {
 		err = rank_record_open(&r->rank, o->record_dir, o->record_interval_ns, o->command, o->pids,
 				       o->n_pids);

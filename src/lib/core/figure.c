@@ -3,7 +3,6 @@
 #include <string.h>
 #include <linux/types.h>
 #include "figure.h"
-#include "tracker.h"
 
 uint64_t percpu_rss_lag_pages(int ncpus)
 {

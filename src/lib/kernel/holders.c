@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "peakbpf.h"
+#include "tracker_api.h"
 
 struct holder_list {
 	struct holder *v;
