@@ -99,6 +99,7 @@ CLITOP_SRCS := \
 	src/cli/plot.c
 HARNESS_SRCS := \
 	src/cli/harness/runs_cli.c \
+	src/cli/harness/bench.c \
 	src/cli/harness/runs.c \
 	src/cli/harness/budget.c \
 	src/cli/harness/sweep.c \
@@ -151,9 +152,8 @@ UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 test_units_SRCS := src/base/units.c
 test_json_SRCS := src/base/json.c
 test_status_SRCS := src/base/status.c
-test_cli_SRCS := src/cli/cli.c src/base/units.c src/cli/harness/runs_cli.c src/cli/harness/sweep.c src/cli/harness/fit.c src/cli/harness/runs.c src/base/stats.c \
-	src/cli/harness/budget.c src/cli/harness/export.c src/cli/harness/export_text.c src/cli/harness/fit_report.c src/base/json.c src/base/status.c src/lib/report.c src/lib/core/figure.c src/base/host.c \
-	src/timeline/timeline.c src/cli/merge/rank_file.c
+test_cli_SRCS := src/cli/cli.c src/cli/harness/runs_cli.c src/cli/harness/sweep.c src/cli/harness/fit.c \
+	src/base/stats.c src/base/units.c src/timeline/timeline.c
 test_sampler_model_SRCS := src/base/sampler_model.c
 test_timeline_SRCS := src/timeline/timeline.c
 test_timeline_export_SRCS := src/timeline/timeline.c src/timeline/timeline_export.c src/timeline/timeline_plot.c src/timeline/timeline_load.c \
@@ -168,16 +168,16 @@ test_identity_SRCS := src/cli/identity.c
 test_fit_SRCS := src/cli/harness/fit.c src/base/stats.c
 test_stats_SRCS := src/base/stats.c
 test_sweep_SRCS := src/cli/harness/sweep.c src/cli/harness/fit.c src/base/stats.c
-test_budget_SRCS := src/cli/harness/budget.c src/cli/harness/runs.c src/base/stats.c src/cli/harness/sweep.c src/cli/harness/fit.c src/cli/harness/export.c src/cli/harness/export_text.c src/cli/harness/fit_report.c \
-	src/base/json.c src/base/units.c src/base/status.c src/lib/report.c src/lib/core/figure.c src/base/host.c
-test_export_SRCS := $(test_budget_SRCS)
+test_budget_SRCS := src/cli/harness/budget.c src/cli/harness/bench.c src/base/stats.c src/base/units.c src/base/status.c
+test_export_SRCS := src/cli/harness/export.c src/cli/harness/export_text.c src/cli/harness/fit_report.c \
+	$(test_budget_SRCS) src/cli/harness/sweep.c src/cli/harness/fit.c src/base/json.c
 test_runs_cli_SRCS := $(test_cli_SRCS)
 test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merge/rank_file.c src/base/json.c
 test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
-	check-cli-api check-layers
+	check-cli-api check-layers check-size check-abi
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
@@ -241,6 +241,17 @@ check-layers: $(ALL_OBJS)
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
+
+# libpeakbpf.so exports the header's calls, each named in the map, whose
+# newest node is VERSION's major.minor.
+check-abi: $(OUTPUT)/libpeakbpf.so
+	$(call msg,CHECK,libpeakbpf's ABI against the header and VERSION)
+	$(Q)tools/check-abi.sh include/peakbpf/peakbpf.h src/lib/libpeakbpf.map $(OUTPUT)/libpeakbpf.so $(VERSION)
+
+# No file over 600 lines and no function over 80 in src/ and bpf/.
+check-size:
+	$(call msg,CHECK,sizes of src/ and bpf/)
+	$(Q)tools/check-size.py $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
 
 # The CLI stays on the public API: check-layers keeps its sources off the
 # library's headers, and every symbol the CLI's objects take from
@@ -332,7 +343,7 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-cli-api check-docs fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-abi check-cli-api check-docs fuzz integration lib-test python-test bench-short vmtest
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.

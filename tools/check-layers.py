@@ -6,7 +6,8 @@ The rules are the table under "## Layers" in docs/design.md: one row a
 folder, whose third column names, in backquotes, the folders (or single
 headers) it may use. "May use" is transitive: a layer may include what the
 layers it uses include. Headers outside src/, bpf/ and include/ are
-generated ones (the skeleton) and are named by their file name.
+generated ones (the skeleton) and are named by their file name. A header
+named *_internal.h is its folder's alone.
 
 usage: check-layers.py DESIGN.md OBJECT.d...
 """
@@ -52,7 +53,11 @@ def deps(dfile):
 
 def allowed(header, own, uses):
     d = os.path.dirname(header) + "/"
-    if d == own or header in uses:
+    if d == own:
+        return True
+    if header.endswith("_internal.h"):
+        return False            # its folder's own, whoever may use the folder
+    if header in uses:
         return True
     if not header.startswith(("src/", "bpf/", "include/")):
         return os.path.basename(header) in uses

@@ -26,6 +26,7 @@
 #include "budget.h"
 #include "run_report.h"
 #include "runs.h"
+#include "runs_cli.h"
 #include "sampler_model.h"
 #include "serve.h"
 #include "spawn.h"

@@ -8,7 +8,7 @@
 #define PEAKBPF_BUDGET_H
 
 #include <stddef.h>
-#include "runs.h"
+#include "bench.h"
 
 /* The command succeeded but its memory exceeded --max. */
 #define EXIT_BUDGET_EXCEEDED 122

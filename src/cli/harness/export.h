@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "fit_report.h"
-#include "runs.h"
+#include "bench.h"
 
 struct options;
 

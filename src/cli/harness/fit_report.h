@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 #include "fit.h"
-#include "runs.h"
+#include "bench.h"
 
 struct json_writer;
 

@@ -303,3 +303,9 @@ enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *e
 	*done = r->n_commands > 0;
 	return CLI_RUN;
 }
+
+bool runs_wanted(const struct runs_opts *r)
+{
+	return r->runs > 1 || r->warmup || r->prepare || r->n_commands || r->n_params ||
+	       r->export_csv || r->export_markdown;
+}

@@ -50,4 +50,7 @@ bool runs_cli_option(int c, char **argv, struct options *o, char *err, size_t er
 enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *err, size_t errlen,
 			       bool *done);
 
+/* Whether the options ask for the harness rather than one plain run. */
+bool runs_wanted(const struct runs_opts *r);
+
 #endif

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "tracker_api.h"
+#include "tracker_internal.h"
 
 struct holder_list {
 	struct holder *v;

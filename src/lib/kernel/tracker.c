@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "tracker_api.h"
+#include "tracker_internal.h"
 #include "kfeatures.h"
 #include "host.h"
 #include "unique_api.h"

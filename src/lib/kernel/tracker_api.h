@@ -76,9 +76,6 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed);
 void tracker_read_tree(struct tracker *t, struct tree_state *out);
 /* The tree's state with the map sizes and the skipped runs (system calls). */
 int tracker_read(struct tracker *t, struct tree_reading *out);
-/* Who held memory at peak `peak` of window w (holders.c). */
-int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
-			    struct holder *out, size_t max, struct holders_info *info);
 /* Sum every mm's counters over every CPU and compare with the tree's
  * values (a check; O(mms x CPUs)). -EOPNOTSUPP without the exact path. */
 int tracker_verify_sums(struct tracker *t, struct sum_check *out);
@@ -103,15 +100,6 @@ unsigned tracker_fault_pages(const struct tracker *t, bool *read);
 int tracker_exact_path(const struct tracker *t);
 /* CPUs that can exist (each has a slot in every percpu_counter). */
 int tracker_possible_cpus(const struct tracker *t);
-/* The loaded object, the departed ring and its count (holders.c). */
-struct bpf_object *tracker_object(struct tracker *t);
-const struct departed_mm *tracker_departed(struct tracker *t);
-__u64 tracker_departed_seq(struct tracker *t);
-/* The loaded skeleton (unique.c reads its unique program's state). */
-struct tracker_bpf *tracker_skeleton(struct tracker *t);
-/* The unique program: 0 loaded and attached; -ENODATA not asked for;
- * -EOPNOTSUPP no memcg statistic tracepoint; else its load error. */
-int tracker_unique_err(const struct tracker *t);
 /* How long each start-up step took, ns. */
 struct tracker_startup {
 	__u64 probe_ns, load_ns, learn_ns, attach_ns;

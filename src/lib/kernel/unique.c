@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include "unique.h"              /* bpf/: the shared state */
 #include "unique_api.h"
-#include "tracker_api.h"
+#include "tracker_internal.h"
 #include "tracker.skel.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
