@@ -343,7 +343,7 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-abi check-cli-api fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-abi check-cli-api check-docs fuzz integration lib-test python-test bench-short vmtest
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.
@@ -382,5 +382,6 @@ install: $(OUTPUT)/peakbpf lib
 # make bench / bench-short / bench-cpus (tools/bench) and make vmtest (tools/vm).
 include tools/bench/bench.mk
 include tools/vm/vm.mk
+include tools/docs.mk
 
 -include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d)
