@@ -342,8 +342,23 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # fresh Debian machine; the recursive make re-reads pkg-config afterwards.
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
+# One target a line: branches that add a check then merge cleanly.
+CHECKS := \
+	unit \
+	unit-asan \
+	check-layers \
+	check-size \
+	check-abi \
+	check-cli-api \
+	check-docs \
+	fuzz \
+	integration \
+	lib-test \
+	python-test \
+	bench-short \
+	vmtest
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-abi check-cli-api check-docs fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory $(CHECKS)
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.

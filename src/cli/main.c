@@ -527,7 +527,7 @@ static int run_prepare(struct run *r)
 	libbpf_set_print(libbpf_log);
 	/* --record closes 100 windows a second: the bpf source alone, if it
 	 * can be used, as a cgroup read beside it doubles each close's cost
-	 * (README, "A multi-node job"). */
+	 * (docs/multi-node.md). */
 	if (o->record_dir && o->source == PEAKBPF_SOURCE_AUTO) {
 		po.source = PEAKBPF_SOURCE_BPF;
 		if (peakbpf_open(&po, &r->session, why, sizeof(why)))
