@@ -175,11 +175,6 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 	json_end_object(w);
 }
 
-void report_json(const struct record *r, FILE *out)
-{
-	report_json_extra(r, NULL, out);
-}
-
 void report_json_extra(const struct record *r, const char *extra, FILE *out)
 {
 	struct json_writer w;
@@ -302,11 +297,6 @@ static void human_unique(const struct record *r, FILE *out)
 			"the tree's unique memory peaked at %s\n",
 			(unsigned long long)((summed->peak_bytes - u->peak_bytes) / (uint64_t)page), peak);
 	}
-}
-
-void report_human(const struct record *r, FILE *out)
-{
-	report_human_extra(r, NULL, out);
 }
 
 void report_human_extra(const struct record *r, const char *extra, FILE *out)

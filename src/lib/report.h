@@ -34,16 +34,14 @@ struct record {
 	unsigned top;                   /* holders to list (-t) */
 };
 
-void report_json(const struct record *r, FILE *out);
 /* With the caller's own members (json_raw_members), before the counters
  * and the host; NULL: none (peakbpf_figure_format). */
 void report_json_extra(const struct record *r, const char *extra, FILE *out);
 /* s with control and non-ASCII bytes as \xNN, for a terminal; out holds
  * up to len - 1 characters (4 per byte of s is always enough). */
 const char *printable(const char *s, char *out, size_t len);
-/* The run's summary: several lines. */
-void report_human(const struct record *r, FILE *out);
-/* With the caller's own lines before the counters' (peakbpf_figure_format). */
+/* The run's summary, several lines, with the caller's own lines before the
+ * counters' (peakbpf_figure_format). */
 void report_human_extra(const struct record *r, const char *extra, FILE *out);
 /* One line for a closed window. */
 void report_human_window(const struct record *r, FILE *out);

@@ -500,11 +500,6 @@ const char *session_source_name(const struct session *s)
 	return s->n_sources ? s->sources[0]->name : "unavailable";
 }
 
-const struct host_facts *session_host(const struct session *s)
-{
-	return &s->host;
-}
-
 int session_drain_sums(struct session *s, session_sum_fn fn, void *ctx, uint64_t *drops)
 {
 	return s->bpf ? bpf_source_drain_sums(s->bpf, fn, ctx, drops) : -EOPNOTSUPP;

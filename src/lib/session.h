@@ -28,7 +28,7 @@ struct session_opts {
 	uint32_t max_tracked;
 	uint64_t sample_interval_ns;    /* proc sampler; 0: 100 ms */
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
-	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (--compare-sampler) */
+	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (the record of the sum) */
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
 	/* peakbpf serve: the bpf source through the helper at helper_path
 	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used when bpf cannot
@@ -69,7 +69,7 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 /* Processes of the tree alive now (bpf only), or -1 when unknown. */
 int64_t session_procs_live(struct session *s);
 /* Whether the bpf source is open: the exact figure, and the record of the
- * sum (--compare-sampler). */
+ * sum (--timeline, --compare-sampler, --record, the library's timeline). */
 bool session_has_bpf(const struct session *s);
 /* The helper's reason for refusing the last request ("" if none), or
  * NULL when the session does not use the helper. */
@@ -80,8 +80,6 @@ const char *session_note(const struct session *s, size_t i);
 /* The best source's name ("bpf", "cgroup", "proc", "rusage"), or
  * "unavailable" when none could be used. */
 const char *session_source_name(const struct session *s);
-/* Facts about this machine; those of the tracker once bpf is open. */
-const struct host_facts *session_host(const struct session *s);
 /*
  * --timeline, --compare-sampler: hand every change of the tree sum recorded
  * since the last call to fn (struct sum_event, bpf/tracker.h), and the

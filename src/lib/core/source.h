@@ -33,7 +33,8 @@ struct holder {
 
 /* One source's figure for one window. Zero-initialise, then fill. */
 struct figure {
-	const char *source;             /* "bpf", "cgroup-v2", "cgroup-v1", "proc", "rusage" */
+	const char *source;             /* "bpf", "bpf-memcg" (unique memory), "cgroup-v2",
+					   "cgroup-v1", "proc", "rusage", or "unavailable" */
 	bool measured;                  /* false: no figure (peak_bytes means nothing) */
 	bool exact;
 	bool bound_known;               /* error_bound_bytes means something */

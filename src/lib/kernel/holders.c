@@ -3,7 +3,8 @@
  * Who held the memory at a window's peak: each mm's mark (tracker.h, struct
  * peak_mark), read after the cut, for the mms in the map and those that
  * left since the window began. Off the event path: one map walk per
- * closed window, only when a record is made.
+ * closed window (tracker_close_window), which source_bpf.c's start also
+ * calls, to open the first window: not only when a record is made.
  */
 #include <errno.h>
 #include <stdlib.h>
