@@ -31,6 +31,7 @@
 #include "host.h"
 #include "tracker_api.h"
 #include "serve.h"
+#include "sources.h"
 #include "status.h"
 
 #define SERVE_MAX_CLIENTS 64
@@ -348,7 +349,7 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 		return err;
 	}
 	hp_figure_to(&r->u.figure, &f);
-	bpf_source_window_counters(c->src, &r->u.figure.counters);
+	c->src->ops->counters(c->src, true, &r->u.figure.counters);
 	return 0;
 }
 

@@ -40,7 +40,7 @@ struct peakbpf_session {
 
 struct peakbpf_figure {
 	struct figure fig;
-	const char *kind;               /* "window" or "run" */
+	enum report_kind kind;
 	bool other;                     /* another source's, inside a figure */
 	unsigned window;                /* 0: the run's */
 	unsigned windows;
@@ -83,28 +83,6 @@ static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
 	return 0;
 }
 
-static int session_choice(enum peakbpf_source src, enum source_choice *out)
-{
-	switch (src) {
-	case PEAKBPF_SOURCE_AUTO:
-		*out = SOURCE_AUTO;
-		return 0;
-	case PEAKBPF_SOURCE_BPF:
-		*out = SOURCE_BPF;
-		return 0;
-	case PEAKBPF_SOURCE_CGROUP:
-		*out = SOURCE_CGROUP;
-		return 0;
-	case PEAKBPF_SOURCE_PROC:
-		*out = SOURCE_PROC;
-		return 0;
-	case PEAKBPF_SOURCE_RUSAGE:
-		*out = SOURCE_RUSAGE;
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static void set_why(char *why, size_t len, const char *msg)
 {
 	if (why && len)
@@ -130,7 +108,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 			"(PEAKBPF_OPTS) and leave unknown fields zero");
 		return err;
 	}
-	if (session_choice(o.source, &so.source)) {
+	so.source = o.source;
+	if (!session_source_known(o.source)) {
 		set_why(why, why_len, "unknown source: use PEAKBPF_SOURCE_AUTO, _BPF, _CGROUP, _PROC or _RUSAGE");
 		return -EINVAL;
 	}
@@ -236,7 +215,7 @@ PEAKBPF_API int peakbpf_start(struct peakbpf_session *p)
 }
 
 /* Copy a record into a figure that owns everything it points to. */
-static struct peakbpf_figure *figure_from(const struct record *rec, const struct peakbpf_session *p)
+static struct peakbpf_figure *figure_from(const struct report *rec, const struct peakbpf_session *p)
 {
 	struct peakbpf_figure *f = calloc(1, sizeof(*f));
 	size_t n = rec->n_others < OTHERS_MAX ? rec->n_others : OTHERS_MAX;
@@ -286,7 +265,7 @@ static struct peakbpf_figure *figure_from(const struct record *rec, const struct
 
 PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_figure **out)
 {
-	struct record rec = { .kind = "window" };
+	struct report rec = { .kind = REPORT_WINDOW };
 	uint64_t now;
 	int err;
 
@@ -314,7 +293,7 @@ PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_f
 
 PEAKBPF_API int peakbpf_run_figure(struct peakbpf_session *p, struct peakbpf_figure **out)
 {
-	struct record rec = { .kind = "run" };
+	struct report rec = { .kind = REPORT_RUN };
 
 	if (!p || !out)
 		return -EINVAL;
@@ -362,7 +341,7 @@ PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *p, const char *lab
 
 PEAKBPF_API int peakbpf_timeline_write(struct peakbpf_session *p, const char *path)
 {
-	struct record rec = { .kind = "run" };
+	struct report rec = { .kind = REPORT_RUN };
 	uint64_t peak_bytes = 0, peak_ns = 0;
 	char err[512];
 	int rc;
@@ -628,7 +607,7 @@ static double since_s(uint64_t t0, uint64_t t)
 }
 
 /* The record a figure renders; others must hold OTHERS_MAX. */
-static void record_of(const struct peakbpf_figure *f, struct record *rec, struct figure *others)
+static void record_of(const struct peakbpf_figure *f, struct report *rec, struct figure *others)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = f->kind;
@@ -650,7 +629,7 @@ static void record_of(const struct peakbpf_figure *f, struct record *rec, struct
 }
 
 /* Render into a memory stream, then into buf, like snprintf. */
-static int render(const struct record *rec, enum peakbpf_format format, const char *extra,
+static int render(const struct report *rec, enum peakbpf_format format, const char *extra,
 		  bool strip_newline, char *buf, size_t len)
 {
 	char *text = NULL;
@@ -686,7 +665,7 @@ static int render(const struct record *rec, enum peakbpf_format format, const ch
 PEAKBPF_API int peakbpf_figure_json(const struct peakbpf_figure *f, char *buf, size_t len)
 {
 	struct figure others[OTHERS_MAX];
-	struct record rec;
+	struct report rec;
 
 	if (!f || (!buf && len))
 		return -EINVAL;
@@ -699,7 +678,7 @@ PEAKBPF_API int peakbpf_figure_format(const struct peakbpf_figure *f, const stru
 {
 	struct peakbpf_format_opts o = { 0 };
 	struct figure others[OTHERS_MAX];
-	struct record rec;
+	struct report rec;
 	size_t n;
 
 	if (!f || !opts || (!buf && len) || opts->sz < sizeof(opts->sz))

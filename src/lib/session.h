@@ -11,19 +11,13 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <peakbpf/peakbpf.h>
 #include "report.h"
 #include "source.h"
 
-enum source_choice {
-	SOURCE_AUTO,
-	SOURCE_BPF,
-	SOURCE_CGROUP,
-	SOURCE_PROC,
-	SOURCE_RUSAGE,
-};
 
 struct session_opts {
-	enum source_choice source;
+	enum peakbpf_source source;     /* the public API's: AUTO, or the one source to use */
 	bool command_mode;
 	uint32_t max_tracked;
 	uint64_t sample_interval_ns;    /* proc sampler; 0: 100 ms */
@@ -37,6 +31,9 @@ struct session_opts {
 	bool use_helper;
 	bool measure_unique;            /* --measure unique: the unique figure is the primary */
 };
+
+/* Whether source names one the session can open. */
+bool session_source_known(enum peakbpf_source source);
 
 /* Opaque: read it through the functions below. */
 struct session;
@@ -61,10 +58,10 @@ int session_start(struct session *s);
  * context (counters, host facts, notes). rec's pointers stay valid until
  * the next session_close_window or session_fill_run.
  */
-int session_close_window(struct session *s, struct record *rec);
+int session_close_window(struct session *s, struct report *rec);
 /* The same for the whole run so far, from the windows closed until now;
  * rec->windows is how many. */
-void session_fill_run(struct session *s, struct record *rec);
+void session_fill_run(struct session *s, struct report *rec);
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru);
 /* Processes of the tree alive now (bpf only), or -1 when unknown. */
 int64_t session_procs_live(struct session *s);
@@ -86,8 +83,7 @@ const char *session_source_name(const struct session *s);
  * changes lost so far to *drops. -EOPNOTSUPP without the bpf source.
  */
 struct sum_event;
-typedef int (*session_sum_fn)(void *ctx, const struct sum_event *e);
-int session_drain_sums(struct session *s, session_sum_fn fn, void *ctx, uint64_t *drops);
+int session_drain_sums(struct session *s, source_sum_fn fn, void *ctx, uint64_t *drops);
 /* Who uses the mm a sum_event names: PID in peakbpf's namespace (0 if not
  * visible) and comm (16 bytes). -ENOENT unknown, -EOPNOTSUPP without bpf. */
 int session_mm_identity(struct session *s, uint64_t key, uint32_t tgid, uint32_t *vpid, char *comm);

@@ -26,7 +26,7 @@ struct tracker {
 	__u64 mark_races_at_cut; /* the tree's mark_races then */
 	struct tracker_startup startup;
 	struct ring_buffer *sums;       /* --compare-sampler's record */
-	tracker_sum_fn sum_fn;
+	source_sum_fn sum_fn;
 	void *sum_ctx;
 };
 
@@ -244,7 +244,7 @@ static int on_sum_event(void *ctx, void *data, size_t size)
 	return t->sum_fn(t->sum_ctx, e);
 }
 
-int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
+int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx)
 {
 	int n;
 
