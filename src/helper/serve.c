@@ -27,6 +27,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "helper_proto.h"
 #include "host.h"
 #include "tracker_api.h"

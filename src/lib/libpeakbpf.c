@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <peakbpf/peakbpf.h>
+#include "clock.h"
+#include "fileutil.h"
 #include "host.h"
 #include "tracker_api.h"
 #include "report.h"
@@ -66,27 +68,23 @@ PEAKBPF_API const char *peakbpf_version(void)
 
 /* The caller's options, libbpf-style: fields past its sz are zero, and
  * fields past ours must be zero. */
-static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
+static int copy_sized(const void *in, size_t in_sz, void *out, size_t out_sz)
 {
-	size_t n;
-
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, out_sz);
 	if (!in)
 		return 0;
-	if (in->sz < sizeof(in->sz))
+	if (in_sz < sizeof(size_t))
 		return -EINVAL;
-	n = in->sz < sizeof(*out) ? in->sz : sizeof(*out);
-	for (size_t i = sizeof(*out); i < in->sz; i++)
+	for (size_t i = out_sz; i < in_sz; i++)
 		if (((const char *)in)[i])
 			return -E2BIG;
-	memcpy(out, in, n);
+	memcpy(out, in, in_sz < out_sz ? in_sz : out_sz);
 	return 0;
 }
 
-static void set_why(char *why, size_t len, const char *msg)
+static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
 {
-	if (why && len)
-		snprintf(why, len, "%s", msg);
+	return copy_sized(in, in ? in->sz : 0, out, sizeof(*out));
 }
 
 PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_session **out,
@@ -679,15 +677,13 @@ PEAKBPF_API int peakbpf_figure_format(const struct peakbpf_figure *f, const stru
 	struct peakbpf_format_opts o = { 0 };
 	struct figure others[OTHERS_MAX];
 	struct report rec;
-	size_t n;
+	int err;
 
-	if (!f || !opts || (!buf && len) || opts->sz < sizeof(opts->sz))
+	if (!f || !opts || (!buf && len))
 		return -EINVAL;
-	n = opts->sz < sizeof(o) ? opts->sz : sizeof(o);
-	for (size_t i = sizeof(o); i < opts->sz; i++)
-		if (((const char *)opts)[i])
-			return -E2BIG;
-	memcpy(&o, opts, n);
+	err = copy_sized(opts, opts->sz, &o, sizeof(o));
+	if (err)
+		return err;
 	if (o.format != PEAKBPF_FORMAT_JSON && o.format != PEAKBPF_FORMAT_TEXT &&
 	    o.format != PEAKBPF_FORMAT_TEXT_WINDOW)
 		return -EINVAL;

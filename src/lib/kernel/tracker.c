@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "tracker_internal.h"
 #include "kfeatures.h"
 #include "host.h"
@@ -31,7 +32,6 @@ struct tracker {
 };
 
 /* Atomic operations on the tree state the kernel updates concurrently. */
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 
 static struct tree_state *tree_of(struct tracker *t)
@@ -496,14 +496,6 @@ static __u64 missed_runs(struct tracker_bpf *s)
 	return n;
 }
 
-__u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 void tracker_read_tree(struct tracker *t, struct tree_state *out)
 {
 	/* A copy of memory the kernel updates concurrently: each field is
@@ -521,15 +513,6 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
 	out->events += out->tree.departed_events;
 	out->task_entries = live_tasks(t);
 	return 0;
-}
-
-static void raise_to(__s64 *peak, __s64 v)
-{
-	__s64 seen = LOAD(*peak);
-
-	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
-							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		;
 }
 
 /*

@@ -83,8 +83,6 @@ int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx);
  * peakbpf's namespace (0 if not visible) and comm, from the mm's entry or,
  * once it left, the departed ring. -ENOENT when neither has it. */
 int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN]);
-/* CLOCK_MONOTONIC in ns, the clock of the kernel side's timestamps. */
-__u64 monotonic_ns(void);
 /* Which program removes an mm at teardown: "tp_btf/exit_mmap" or
  * "fentry/exit_mmap". */
 const char *tracker_teardown_hook(const struct tracker *t);

@@ -9,6 +9,19 @@
 
 #include "tracker_api.h"
 
+/* The BPF side's mapped state is shared with it: every access is atomic. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+
+/* Raise *peak to v unless it is larger already (the BPF side raises it too). */
+static inline void raise_to(__s64 *peak, __s64 v)
+{
+	__s64 seen = LOAD(*peak);
+
+	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
 /* Who held memory at peak `peak` of window w (holders.c). */
 int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
 			    struct holder *out, size_t max, struct holders_info *info);
