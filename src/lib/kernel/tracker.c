@@ -269,19 +269,13 @@ int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, c
 		memcpy(comm, ms.comm, COMM_LEN);
 		return 0;
 	}
-	/* It left: the latest departure of that tgid, read like holders.c
-	 * reads the ring (skipped while written or when it changed). */
+	/* It left: the latest departure of that tgid. */
 	for (size_t i = 0; i < MAX_DEPARTED; i++) {
-		__u64 seq = __atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE);
 		struct departed_mm e;
 
-		if (!seq || seq <= best || ring[i].tgid != tgid || ring[i].tree != t->tree)
+		if (!departed_read(&ring[i], &e) || e.seq <= best || e.tgid != tgid || e.tree != t->tree)
 			continue;
-		memcpy(&e, &ring[i], sizeof(e));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE) != seq || e.tgid != tgid)
-			continue;
-		best = seq;
+		best = e.seq;
 		*vpid = e.vpid;
 		memcpy(comm, e.comm, COMM_LEN);
 	}

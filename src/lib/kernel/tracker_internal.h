@@ -7,10 +7,25 @@
 #ifndef PEAKBPF_TRACKER_INTERNAL_H
 #define PEAKBPF_TRACKER_INTERNAL_H
 
+#include <stdbool.h>
+#include <string.h>
 #include "tracker_api.h"
 
 /* The BPF side's mapped state is shared with it: every access is atomic. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+
+/* A slot of the departed ring, read like a seqlock: false while the kernel
+ * writes it (seq 0), or when it changed under the copy. */
+static inline bool departed_read(const struct departed_mm *slot, struct departed_mm *out)
+{
+	__u64 seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+
+	if (!seq)
+		return false;
+	memcpy(out, slot, sizeof(*out));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) == seq && out->seq == seq;
+}
 
 /* Raise *peak to v unless it is larger already (the BPF side raises it too). */
 static inline void raise_to(__s64 *peak, __s64 v)
