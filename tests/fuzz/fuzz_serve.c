@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include "host.h"
 #include "serve_int.h"
+#include "sources.h"
 
 #define CLIENTS 8
 
@@ -33,7 +34,6 @@ uint64_t host_effective_caps(void) { return 0; }
 void host_facts_fill(struct host_facts *h, uint64_t capeff) { (void)capeff; memset(h, 0, sizeof(*h)); }
 bool host_pidfd_exited(int pidfd) { (void)pidfd; return knob.exited; }
 int host_may_trace(pid_t pid, const struct tracer *t) { (void)pid; (void)t; return knob.not_yours ? -EPERM : 0; }
-void bpf_source_window_counters(struct source *s, struct bpf_counters *c) { (void)s; memset(c, 0, sizeof(*c)); }
 
 int host_pidfd_pid(int pidfd, pid_t *pid)
 {
@@ -62,6 +62,7 @@ int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREE
 static int fake_add_root(struct source *s, pid_t pid) { (void)s; (void)pid; return knob.add_fails ? -ESRCH : 0; }
 static int fake_start(struct source *s) { (void)s; return 0; }
 static void fake_destroy(struct source *s) { free(s); }
+static void fake_counters(struct source *s, bool at_cut, struct bpf_counters *c) { (void)s; (void)at_cut; memset(c, 0, sizeof(*c)); }
 
 static int fake_close_window(struct source *s, struct figure *out)
 {
@@ -73,7 +74,7 @@ static int fake_close_window(struct source *s, struct figure *out)
 }
 
 static const struct source_ops fake_ops = { .add_root = fake_add_root, .start = fake_start,
-	.close_window = fake_close_window, .destroy = fake_destroy };
+	.close_window = fake_close_window, .destroy = fake_destroy, .counters = fake_counters };
 
 int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
 			 struct host_facts *host, struct source **out)

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The helper's loop and its connections. No client can make the loop wait:
+ * every socket is non-blocking; a reply the client does not take is kept
+ * (one, at most) and the connection ends when it stays untaken; every fd a
+ * message carries is counted, kept only when it is the pidfd of an
+ * HP_ADD_ROOT, and otherwise closed off the loop (serve_closer.c); a uid
+ * whose sent fds wait to be closed is not read until they are; accept
+ * failing for want of fds backs off instead of spinning.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "clock.h"
+#include "serve_int.h"
+
+#define MS 1000000ULL
+
+/* Fds the helper does not keep: closed off the loop, whatever they are,
+ * without a question asked of any (it could wait). */
+static void dispose(struct server *sv, const struct client *c, const int *fds, size_t n)
+{
+	sv->refused_fds += n;
+	closer_push(sv->closer, fds, n, c->cred.uid);
+}
+
+/* Send r, or keep it until the socket has room. false: the connection ends. */
+static bool reply(struct client *c, const struct hp_msg *r)
+{
+	int err = hp_send(c->fd, r, -1);
+
+	if (err != -EAGAIN)
+		return err == 0;
+	c->out = malloc(sizeof(*r));
+	if (!c->out)
+		return false;
+	memcpy(c->out, r, sizeof(*r));
+	c->out_since_ns = monotonic_ns();
+	return true;
+}
+
+static bool flush_out(struct client *c)
+{
+	int err = hp_send(c->fd, c->out, -1);
+
+	if (err == -EAGAIN)
+		return true;
+	free(c->out);
+	c->out = NULL;
+	return err == 0;
+}
+
+/* The fds of m: the one pidfd an HP_ADD_ROOT may carry comes back in
+ * *pidfd, the rest are disposed of. 0, or the request is refused: -EBADF
+ * (not a pidfd) or -EPROTO (more than one, or a request that takes none). */
+static int sort_fds(struct server *sv, const struct client *c, const struct hp_msg *m,
+		    const int *fds, size_t n, int *pidfd)
+{
+	int err = 0;
+
+	*pidfd = -1;
+	if (n == 1 && m->type == HP_ADD_ROOT && fd_is_pidfd(fds[0]))
+		*pidfd = fds[0];
+	else if (n == 1 && m->type == HP_ADD_ROOT)
+		err = -EBADF;
+	else if (n)
+		err = -EPROTO;
+	if (*pidfd >= 0)
+		dispose(sv, c, fds + 1, n - 1);
+	else
+		dispose(sv, c, fds, n);
+	return err;
+}
+
+/* One message, if one waits; false when the connection must end. */
+static bool serve_message(struct server *sv, struct client *c)
+{
+	int fds[HP_MAX_FDS], pidfd, err;
+	struct hp_msg m, r;
+	size_t n = 0;
+
+	err = hp_recv_fds(c->fd, &m, fds, &n, MSG_DONTWAIT);
+	if (err == -EAGAIN)
+		return true;
+	if (err) {
+		dispose(sv, c, fds, n);
+		if (err == -EPROTO && n == 0) {
+			hp_init(&r, 0);
+			r.err = -EPROTO;
+			snprintf(r.u.why, HP_WHY_LEN, "protocol version %d expected: use a peakbpf as "
+				 "new as the helper", HP_VERSION);
+			hp_send(c->fd, &r, -1);
+		}
+		return false;
+	}
+	err = sort_fds(sv, c, &m, fds, n, &pidfd);
+	if (err) {
+		hp_init(&r, (enum hp_type)m.type);
+		r.err = err;
+		snprintf(r.u.why, HP_WHY_LEN, err == -EBADF ? "not a process file descriptor (pidfd)" :
+			 "one pidfd, with an HP_ADD_ROOT only: the connection ends");
+		return reply(c, &r) && err == -EBADF;
+	}
+	r.err = serve_handle(sv, c, &m, pidfd, &r);
+	if (pidfd >= 0)
+		close(pidfd);
+	return reply(c, &r);
+}
+
+void serve_drop_client(struct server *sv, size_t i)
+{
+	struct client *c = &sv->clients[i];
+
+	serve_remove_tree(sv, c, "client gone");
+	closer_close_socket(sv->closer, c->fd, c->cred.uid);
+	free(c->out);
+	sv->clients[i] = sv->clients[--sv->n];
+}
+
+static size_t clients_of(const struct server *sv, uid_t uid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sv->n; i++)
+		n += sv->clients[i].cred.uid == uid;
+	return n;
+}
+
+/* A connection not taken: its reason waits for the client's first read
+ * (source_helper.c reads it even when its request finds the socket shut). */
+static void refuse(struct server *sv, int fd, uid_t uid, int err, const char *fmt, int limit)
+{
+	struct hp_msg r;
+
+	hp_init(&r, 0);
+	r.err = err;
+	snprintf(r.u.why, HP_WHY_LEN, fmt, limit);
+	hp_send(fd, &r, -1);
+	closer_close_socket(sv->closer, fd, uid);
+}
+
+/* Out of fds or memory: accept nothing for a while, and say why (once a
+ * second at most), rather than wake for the same connection at once. */
+static void accept_failed(struct server *sv, int err)
+{
+	uint64_t now = monotonic_ns();
+
+	if (err != EMFILE && err != ENFILE && err != ENOBUFS && err != ENOMEM)
+		return;
+	sv->accept_after_ns = now + SERVE_ACCEPT_BACKOFF_MS * MS;
+	if (!sv->accept_said_ns || now - sv->accept_said_ns >= 1000 * MS) {
+		serve_say("cannot accept a connection: %s: waiting %d ms (%zu clients, %llu fds "
+			  "received and not kept so far)", strerror(err), SERVE_ACCEPT_BACKOFF_MS, sv->n,
+			  (unsigned long long)sv->refused_fds);
+		sv->accept_said_ns = now;
+	}
+}
+
+/* One connection; false when none waits (or accept failed). */
+static bool accept_client(struct server *sv)
+{
+	socklen_t len = sizeof(struct ucred);
+	int sndbuf = SERVE_SNDBUF;
+	struct client *c;
+	int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0) {
+		accept_failed(sv, errno);
+		return false;
+	}
+	if (sv->n >= SERVE_MAX_CLIENTS) {
+		refuse(sv, fd, (uid_t)-1, -EAGAIN, "the helper has %d connections open: try again later",
+		       SERVE_MAX_CLIENTS);
+		return true;
+	}
+	c = &sv->clients[sv->n];
+	memset(c, 0, sizeof(*c));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
+		closer_close_socket(sv->closer, fd, (uid_t)-1);
+		return true;
+	}
+	if (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID) {
+		/* one user cannot take every connection */
+		refuse(sv, fd, c->cred.uid, -EUSERS, "the helper takes at most %d connections at once per user: "
+		       "close one of yours", SERVE_CLIENTS_PER_UID);
+		return true;
+	}
+	/* Replies a client leaves unread take this much kernel memory at most. */
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	c->fd = fd;
+	sv->n++;
+	return true;
+}
+
+/* What the loop waits for on client c, and whether it holds back. */
+static short client_events(struct server *sv, const struct client *c, bool *held)
+{
+	if (c->out)
+		return POLLOUT;
+	if (c->cred.uid != 0 && closer_pending(sv->closer, c->cred.uid) >= SERVE_FDS_PER_UID) {
+		*held = true;
+		return 0;
+	}
+	return POLLIN;
+}
+
+/* One ready (or overdue) client; false when its connection must end. */
+static bool serve_client(struct server *sv, struct client *c, short revents, uint64_t now)
+{
+	if (c->out && now - c->out_since_ns > SERVE_SEND_TIMEOUT_MS * MS) {
+		if (sv->verbose)
+			serve_say("uid %u: a reply untaken for %d ms: connection ended",
+				  (unsigned)c->cred.uid, SERVE_SEND_TIMEOUT_MS);
+		return false;
+	}
+	if (revents & (POLLERR | POLLNVAL))
+		return false;
+	if (revents & POLLOUT)
+		return flush_out(c);
+	if (revents & POLLIN)
+		return serve_message(sv, c);
+	return !(revents & POLLHUP);
+}
+
+/* The poll timeout, ms: until the accept back-off ends, or a kept reply
+ * is overdue, or (some uid held back) soon; -1 for none. */
+static int loop_timeout(const struct server *sv, bool held, uint64_t now)
+{
+	int ms = held ? 20 : -1;
+
+	if (sv->accept_after_ns > now) {
+		int t = (int)((sv->accept_after_ns - now) / MS) + 1;
+
+		ms = ms < 0 || t < ms ? t : ms;
+	}
+	for (size_t i = 0; i < sv->n; i++)
+		if (sv->clients[i].out) {
+			int t = SERVE_SEND_TIMEOUT_MS + 1;
+
+			ms = ms < 0 || t < ms ? t : ms;
+		}
+	return ms;
+}
+
+static bool served_uid(const uid_t *uids, size_t n, uid_t uid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (uids[i] == uid)
+			return true;
+	return false;
+}
+
+/* One turn over the ready clients, from a place that moves each turn: a
+ * uid's messages are read one per turn, so a user's many connections get
+ * no more of the loop than another user's one. Drops come after. */
+static void serve_turn(struct server *sv, const struct pollfd *pfd, size_t n)
+{
+	uid_t uids[SERVE_MAX_CLIENTS];
+	bool gone[SERVE_MAX_CLIENTS] = { false };
+	size_t start = n ? sv->turn++ % n : 0, n_uids = 0;
+	uint64_t now = monotonic_ns();
+
+	for (size_t k = 0; k < n; k++) {
+		size_t i = (start + k) % n;
+		struct client *c = &sv->clients[i];
+		short rev = pfd[i].revents;
+
+		if ((rev & POLLIN) && !c->out) {
+			if (served_uid(uids, n_uids, c->cred.uid))
+				continue;       /* next turn: poll says so again */
+			uids[n_uids++] = c->cred.uid;
+		}
+		gone[i] = !serve_client(sv, c, rev, now);
+	}
+	/* Backwards, so that dropping client i moves one already seen. */
+	for (size_t i = n; i-- > 0;)
+		if (gone[i])
+			serve_drop_client(sv, i);
+}
+
+int serve_loop(struct server *sv)
+{
+	struct pollfd pfd[SERVE_MAX_CLIENTS + 2];
+
+	for (;;) {
+		uint64_t now = monotonic_ns();
+		size_t n = sv->n;
+		bool held = false;
+		int ready;
+
+		pfd[0] = (struct pollfd){ .fd = sv->sigfd, .events = POLLIN };
+		/* Accept nothing while backing off, or while the closes wait. */
+		if (closer_nearly_full(sv->closer))
+			sv->accept_after_ns = now + SERVE_ACCEPT_BACKOFF_MS * MS;
+		pfd[1] = (struct pollfd){ .fd = sv->accept_after_ns > now ? -1 : sv->lfd, .events = POLLIN };
+		for (size_t i = 0; i < n; i++)
+			pfd[i + 2] = (struct pollfd){ .fd = sv->clients[i].fd,
+						      .events = client_events(sv, &sv->clients[i], &held) };
+		ready = poll(pfd, n + 2, loop_timeout(sv, held, now));
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			return -errno;
+		if (pfd[0].revents)
+			return 0;       /* SIGTERM, SIGINT, SIGHUP */
+		serve_turn(sv, pfd + 2, n);
+		/* Every connection waiting, up to a bound: one a turn would let
+		 * a user who connects in a loop keep the backlog full. */
+		for (int k = 0; (pfd[1].revents & POLLIN) && k < SERVE_ACCEPTS_PER_TURN; k++)
+			if (!accept_client(sv))
+				break;
+	}
+}

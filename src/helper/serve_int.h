@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The helper's insides, shared by its parts: serve.c (the command, its
+ * socket), serve_client.c (the loop, each connection's messages),
+ * serve_tree.c (the requests: a client's tree in the shared load) and
+ * serve_closer.c (closing what clients send and the helper does not keep).
+ */
+#ifndef PEAKBPF_SERVE_INT_H
+#define PEAKBPF_SERVE_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include "helper_proto.h"
+#include "tracker_api.h"
+
+#define SERVE_MAX_CLIENTS 64
+#define SERVE_TREES_PER_UID 4           /* open trees per uid other than root */
+#define SERVE_MAX_ROOTS 64              /* roots per tree */
+#define SERVE_CLIENTS_PER_UID 16        /* connections per uid other than root */
+/* Descriptors a uid's clients sent that wait to be closed: past it, the
+ * helper reads none of that uid's messages until they are. */
+#define SERVE_FDS_PER_UID 256
+/* A reply the client has not taken in this long ends its connection. */
+#define SERVE_SEND_TIMEOUT_MS 1000
+/* The kernel memory a connection's unread replies may take. */
+#define SERVE_SNDBUF (4 * (int)sizeof(struct hp_msg))
+#define SERVE_ACCEPT_BACKOFF_MS 100     /* after EMFILE, ENFILE, ENOBUFS, ENOMEM */
+#define SERVE_ACCEPTS_PER_TURN 64
+/* Entries of the shared maps: every tree's --max-tracked within them. */
+#define SERVE_MAP_ENTRIES (MAX_TREES * DEFAULT_MAX_TRACKED)
+
+struct host_facts;
+
+struct client {
+	int fd;
+	struct ucred cred;
+	struct source *src;             /* the open tree, or NULL */
+	unsigned slot;                  /* its tree in the shared load */
+	/* The source keeps a pointer to these: on the heap, because a
+	 * client moves in clients[] when another before it is dropped. */
+	struct host_facts *host;
+	uint32_t roots;
+	bool started;
+	struct hp_msg *out;             /* a reply the socket had no room for */
+	uint64_t out_since_ns;          /* when it was queued */
+};
+
+/* Descriptors to close off the loop (serve_closer.c), in lanes by uid. */
+#define CLOSER_LANES 16
+#define CLOSER_LANE_MAX 4096
+struct closer_lane {
+	pthread_mutex_t *mu;            /* the closer's */
+	bool running;                   /* its thread is at work */
+	struct { int fd; uid_t uid; } q[CLOSER_LANE_MAX];
+	size_t head, n;
+	uid_t closing_uid;              /* the fd being closed now */
+	bool closing;
+};
+
+struct closer {
+	pthread_mutex_t mu;
+	struct closer_lane lane[CLOSER_LANES];
+};
+
+struct server {
+	int lfd, sigfd;
+	const char *path;               /* unlinked at exit when we bound it */
+	bool bound;
+	struct client clients[SERVE_MAX_CLIENTS];
+	size_t n;
+	uint64_t opened, removed, loads;
+	struct tracker *shared;         /* the load every tree shares, or NULL */
+	bool slot_used[MAX_TREES];
+	bool verbose;
+	uint64_t accept_after_ns;       /* accept nothing before (backing off) */
+	uint64_t accept_said_ns;        /* when the last back-off was logged */
+	uint64_t refused_fds;           /* fds received and not kept */
+	size_t turn;                    /* where the loop's turn over clients starts */
+	struct closer *closer;
+};
+
+void serve_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* serve_tree.c: one request m (with the pidfd it carried, or -1, which
+ * stays the caller's) into the reply r; 0 or -errno with r's why. */
+int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, int pidfd,
+		 struct hp_msg *r);
+void serve_remove_tree(struct server *sv, struct client *c, const char *why);
+
+/* serve_client.c */
+int serve_loop(struct server *sv);
+void serve_drop_client(struct server *sv, size_t i);
+
+/* serve_closer.c: 0 or -errno. */
+int closer_start(struct closer *cl);
+/* Close n fds off the loop, counted against uid until they are. */
+void closer_push(struct closer *cl, const int *fds, size_t n, uid_t uid);
+/* A client's connection, shut now and closed off the loop. */
+void closer_close_socket(struct closer *cl, int fd, uid_t uid);
+/* Descriptors of uid not yet closed. */
+size_t closer_pending(struct closer *cl, uid_t uid);
+/* Some lane has little room left: accept nothing for now. */
+bool closer_nearly_full(struct closer *cl);
+
+/* Is fd a pidfd? Only by its name: nothing else about it is asked, so
+ * that nothing a client sends can make the question wait. */
+bool fd_is_pidfd(int fd);
+
+#endif
