@@ -137,7 +137,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 			     char *why, size_t why_len);
 /* Measure process pid (in the caller's PID namespace), its threads and every
  * descendant, those alive now and those forked later. -ESRCH: no such
- * process. Call before peakbpf_start. */
+ * process, or it exited while it was entered; -EPERM: one the caller may not
+ * measure (peakbpf_may_measure). Call before peakbpf_start. */
 PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *s, pid_t pid);
 /* The same for the calling process itself and its descendants. */
 PEAKBPF_API int peakbpf_add_self(struct peakbpf_session *s);
@@ -160,8 +161,10 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *s);
 
 /* ---- since 0.2: a command's run, the tree's processes, the helper ---- */
 /* May the caller measure process pid? Without root (a binary given
- * CAP_BPF+CAP_PERFMON), only processes it could ptrace: its own, dumpable,
- * unless it has CAP_SYS_PTRACE. 0, -EPERM, or -errno reading /proc. */
+ * CAP_BPF+CAP_PERFMON), only processes it could ptrace: its uids and gids,
+ * no capability it lacks, dumpable; unless it has CAP_SYS_PTRACE.
+ * peakbpf_add_pid applies the same rule (the caller itself, and in command
+ * mode its children, are its own). 0, -EPERM, or -errno reading /proc. */
 PEAKBPF_API int peakbpf_may_measure(pid_t pid);
 /* A command root (opts.command) was reaped with this rusage: the rusage
  * source reads its figure here. */

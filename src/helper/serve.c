@@ -150,12 +150,13 @@ static void serve_usage(FILE *out)
 "Run the helper that measures process trees for users who cannot load BPF:\n"
 "peakbpf (and libpeakbpf, and the Python package) without privileges use it\n"
 "when its socket exists, and with --helper. It needs root, or CAP_BPF and\n"
-"CAP_PERFMON, and enters only processes the client could ptrace: its own\n"
-"uid's, dumpable (root's clients: any). Under systemd it takes its socket\n"
-"from peakbpf.socket (socket activation).\n"
+"CAP_PERFMON, and enters only processes the client could ptrace: its uid\n"
+"and gid, no capabilities, dumpable (root's clients: any). Under systemd it\n"
+"takes its socket from peakbpf.socket (socket activation).\n"
 "\n"
 "  --socket PATH   listen on PATH (default " HELPER_SOCKET_DEFAULT ", mode 0666)\n"
 "  --status        ask the helper at PATH for its trees and their map entries\n"
+"                  (a user other than root: its own connections and trees)\n"
 "  -v, --verbose   log each tree opened and removed on stderr\n", out);
 }
 
