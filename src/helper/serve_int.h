@@ -30,6 +30,7 @@
 #define SERVE_SNDBUF (4 * (int)sizeof(struct hp_msg))
 #define SERVE_ACCEPT_BACKOFF_MS 100     /* after EMFILE, ENFILE, ENOBUFS, ENOMEM */
 #define SERVE_ACCEPTS_PER_TURN 64
+#define STATUS_COUNT_MS 1000            /* a user's --status: map counts this old at most */
 /* Entries of the shared maps: every tree's --max-tracked within them. */
 #define SERVE_MAP_ENTRIES (MAX_TREES * DEFAULT_MAX_TRACKED)
 
@@ -80,6 +81,8 @@ struct server {
 	uint64_t accept_said_ns;        /* when the last back-off was logged */
 	uint64_t refused_fds;           /* fds received and not kept */
 	size_t turn;                    /* where the loop's turn over clients starts */
+	struct tree_entries counted[MAX_TREES]; /* the last walk of the maps (status) */
+	uint64_t counted_ns;            /* when; 0: none yet */
 	struct closer *closer;
 };
 

@@ -51,6 +51,7 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 	free(c->host);
 	c->host = NULL;
 	sv->slot_used[c->slot] = false;
+	sv->counted_ns = 0;             /* the next status counts afresh */
 	if (!trees_open(sv)) {
 		tracker_close(sv->shared);
 		sv->shared = NULL;
@@ -129,6 +130,7 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 	}
 	c->slot = slot;
 	sv->slot_used[slot] = true;
+	sv->counted_ns = 0;
 	sv->opened++;
 	memset(op, 0, sizeof(*op));
 	op->rss_percpu = c->host->rss_percpu;
@@ -250,6 +252,25 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 	return 0;
 }
 
+/* One walk of the shared maps counts every tree's entries; it costs in
+ * proportion to the entries of every tree, so another user than root
+ * gets counts at most STATUS_COUNT_MS old instead of a walk of its own. */
+static void count_entries(struct server *sv, bool fresh, struct tree_entries per_tree[MAX_TREES])
+{
+	uint64_t now = monotonic_ns();
+
+	if (!sv->shared) {
+		memset(per_tree, 0, sizeof(struct tree_entries) * MAX_TREES);
+		return;
+	}
+	if (fresh || !sv->counted_ns || now - sv->counted_ns > STATUS_COUNT_MS * 1000000ULL) {
+		memset(sv->counted, 0, sizeof(sv->counted));
+		tracker_count_trees(sv->shared, sv->counted);
+		sv->counted_ns = now;
+	}
+	memcpy(per_tree, sv->counted, sizeof(sv->counted));
+}
+
 /* Root sees every tree and the helper's history; another user only its
  * own connections and trees, and whether the load is in the kernel. */
 static void do_status(struct server *sv, const struct client *c, struct hp_msg *r)
@@ -267,9 +288,7 @@ static void do_status(struct server *sv, const struct client *c, struct hp_msg *
 		st->trees_removed = sv->removed;
 		st->loads = sv->loads;
 	}
-	/* One walk of the shared maps counts every tree's entries. */
-	if (sv->shared)
-		tracker_count_trees(sv->shared, per_tree);
+	count_entries(sv, all, per_tree);
 	for (unsigned i = 0; i < MAX_TREES && all; i++) {
 		if (sv->slot_used[i])
 			continue;

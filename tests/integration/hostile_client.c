@@ -118,8 +118,13 @@ static void attack_linger(void)
 		struct hp_msg m;
 
 		if (s >= 0 && tcp >= 0) {
+			struct linger now = { .l_onoff = 1, .l_linger = 0 };
+
 			hp_init(&m, HP_STATUS);
-			send_fds(s, &m, sizeof(m), tcp, 1, 0);
+			/* Not sent (the helper refused the connection): this
+			 * close would be the last, and linger here instead. */
+			if (send_fds(s, &m, sizeof(m), tcp, 1, 0))
+				setsockopt(tcp, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
 			peers[n++] = peer;
 		}
 		if (tcp >= 0)
