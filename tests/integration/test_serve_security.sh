@@ -126,3 +126,36 @@ t_serve_status_own() {
 		fail "serve: --status: nobody saw: $(tr '\n' ' ' <"$TMP/st-nobody.txt"); root saw: $(tr '\n' ' ' <"$TMP/st-root.txt")"
 	fi
 }
+
+TESTS="$TESTS t_add_pid_authorised"
+
+# peakbpf_add_pid applies the CLI's rule: a program given CAP_BPF and
+# CAP_PERFMON (here the Python package, as nobody) is refused root's
+# process and may measure its own (it measured root's before).
+t_add_pid_authorised() {
+	need setpriv "peakbpf_add_pid authorised" || return
+	lib=$(dirname "$PEAKBPF")/libpeakbpf.so.0 pydir=$here/../../python
+	[ -x /usr/bin/python3 ] && [ -r "$lib" ] && [ -d "$pydir/peakbpf" ] ||
+		{ skip "peakbpf_add_pid authorised: needs /usr/bin/python3, $lib and $pydir"; return; }
+	sleep 30 &
+	roots=$!
+	# shellcheck disable=SC2016 # $! is the inner shell's
+	setpriv --reuid=65534 --regid=65534 --clear-groups $BPF_CAPS sh -c 'ulimit -l unlimited 2>/dev/null
+		sleep 20 & own=$!
+		PEAKBPF_LIBRARY="$1" /usr/bin/python3 -c "
+import sys
+sys.path.insert(0, sys.argv[1])
+from peakbpf import _lib
+for pid in sys.argv[2:]:
+    s = _lib.Session(pid=int(pid))
+    print(pid, s.source, s.error)
+" "$2" "$3" "$own"; kill "$own"' sh "$lib" "$pydir" "$roots" >"$TMP/addpid.txt" 2>&1
+	kill "$roots" 2>/dev/null
+	wait "$roots" 2>/dev/null
+	if [ "$(sed -n 1p "$TMP/addpid.txt" | cut -d' ' -f2-)" = "unavailable cannot measure process $roots: Operation not permitted" ] &&
+		[ "$(sed -n 2p "$TMP/addpid.txt" | cut -d' ' -f2-)" = "bpf None" ]; then
+		ok "peakbpf_add_pid: with CAP_BPF+CAP_PERFMON, nobody is refused root's process and measures its own"
+	else
+		fail "peakbpf_add_pid authorised: $(cat "$TMP/addpid.txt")"
+	fi
+}
