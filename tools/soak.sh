@@ -22,7 +22,13 @@ while ! "$OUTPUT/peakbpf" serve --status --socket "$dir/sock" >/dev/null 2>&1; d
 done
 fds() { ls "/proc/$helper/fd" | wc -l; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$helper/status"; }
-bpf() { ls -l "/proc/$helper/fd" | grep -c 'bpf'; }
+bpf() {
+	n=0
+	for fd in /proc/"$helper"/fd/*; do
+		case $(readlink "$fd" 2>/dev/null) in *bpf*) n=$((n + 1)) ;; esac
+	done
+	echo "$n"
+}
 echo "soak: $((per * 16)) sessions, 16 clients, 4 users (uids 65531-65534)"
 echo "before: fds $(fds) rss_kib $(rss) bpf_objects $(bpf)"
 t0=$(date +%s)

@@ -69,6 +69,7 @@ t_serve_accept_emfile() {
 	SERVE_DIR=$(mktemp -d) || { fail "serve accept EMFILE: mktemp"; return; }
 	chmod 755 "$SERVE_DIR"
 	SOCK=$SERVE_DIR/peakbpf.sock
+	# shellcheck disable=SC3045 # ulimit -n: dash and busybox have it
 	(ulimit -n 48; exec "$PEAKBPF" serve --socket "$SOCK") 2>"$TMP/emfile.log" &
 	SERVE_PID=$!
 	wait_socket "$SOCK"

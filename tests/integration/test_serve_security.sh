@@ -134,6 +134,7 @@ TESTS="$TESTS t_add_pid_authorised"
 # process and may measure its own (it measured root's before).
 t_add_pid_authorised() {
 	need setpriv "peakbpf_add_pid authorised" || return
+	# shellcheck disable=SC2154 # here is run.sh's
 	lib=$(dirname "$PEAKBPF")/libpeakbpf.so.0 pydir=$here/../../python
 	[ -x /usr/bin/python3 ] && [ -r "$lib" ] && [ -d "$pydir/peakbpf" ] ||
 		{ skip "peakbpf_add_pid authorised: needs /usr/bin/python3, $lib and $pydir"; return; }

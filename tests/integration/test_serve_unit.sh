@@ -39,7 +39,7 @@ t_serve_as_unit() {
 	SERVE_DIR=$(mktemp -d) || { fail "serve as its unit: mktemp"; return; }
 	chmod 755 "$SERVE_DIR"
 	SOCK=$SERVE_DIR/peakbpf.sock
-	# shellcheck disable=SC2086 # opts and exec_start are words
+	# shellcheck disable=SC2086,SC3045 # opts and exec_start are words; ulimit -n, -l: dash and busybox have them
 	(ulimit -n "$(unit_key "$svc" LimitNOFILE)"; ulimit -l unlimited; umask "$(unit_key "$svc" UMask)"
 	 exec systemd-socket-activate --seqpacket -l "$SOCK" setpriv $opts $exec_start -v) \
 		2>"$TMP/unit.log" &
