@@ -106,10 +106,11 @@ TESTS="$TESTS t_serve_killed_restarted"
 t_serve_killed_restarted() {
 	serve_start "serve killed and restarted" || return
 	# shellcheck disable=SC2086
-	$AS_NOBODY "$PEAKBPF" --json --helper="$SOCK" -- "$WORKLOAD" -s 64MiB -t 2s steady \
+	$AS_NOBODY "$PEAKBPF" --json --helper="$SOCK" -- "$WORKLOAD" -s 64MiB -t "$(q 2s 12s)" steady \
 		>"$TMP/killed.json" 2>"$TMP/killed.err" &
 	client=$!
-	sleep 1
+	wait_trees 1
+	sleep "$(q 0.5 2)"
 	kill -9 "$SERVE_PID"
 	wait "$SERVE_PID" 2>/dev/null
 	wait "$client"
