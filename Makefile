@@ -182,7 +182,7 @@ test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_host_SRCS := src/base/host.c src/base/fileutil.c
 
 .DELETE_ON_ERROR:
-.PHONY: soak all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
+.PHONY: soak check-unit all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
 	check-cli-api check-layers check-size check-abi
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client lib
@@ -365,6 +365,7 @@ CHECKS := \
 	check-abi \
 	check-cli-api \
 	check-docs \
+	check-unit \
 	fuzz \
 	integration \
 	lib-test \
@@ -381,6 +382,11 @@ lib-test: all
 
 python-test: all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) PYTHON=$(PYTHON) tests/python/run.sh
+
+# The units: systemd-analyze verify clean, security rated OK or better.
+check-unit: $(OUTPUT)/peakbpf
+	$(call msg,CHECK,systemd units)
+	$(Q)tools/check-unit.sh "$(abspath $(OUTPUT))"
 
 # 10,000 helper sessions by 16 clients of 4 users (tools/soak.sh); not in check.
 soak: $(OUTPUT)/peakbpf $(OUTPUT)/hostile_client
