@@ -6,6 +6,7 @@
  *   hostile_client attack SOCKET SECONDS   every attack below, at once
  *   hostile_client good SOCKET SECONDS     open-add-start-read-close, timed
  *   hostile_client hold SOCKET SECONDS     16 connections, held open
+ *   hostile_client linger SOCKET SECONDS   the lingering sockets alone
  *   hostile_client soak SOCKET SESSIONS    that many sessions, untimed, no anchor
  *
  * The attacks: fd floods (messages of 253 fds, of every request type, and
@@ -121,8 +122,12 @@ static void attack_linger(void)
 			struct linger now = { .l_onoff = 1, .l_linger = 0 };
 
 			hp_init(&m, HP_STATUS);
-			/* Not sent (the helper refused the connection): this
-			 * close would be the last, and linger here instead. */
+			/* A request first, which the helper answers before it
+			 * reads the next: this copy is closed by then, and the
+			 * helper's close is the last. Not sent (the helper
+			 * refused the connection): this close would be the
+			 * last, and linger here instead. */
+			send_fds(s, &m, sizeof(m), -1, 0, 0);
 			if (send_fds(s, &m, sizeof(m), tcp, 1, 0))
 				setsockopt(tcp, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
 			peers[n++] = peer;
@@ -358,8 +363,9 @@ int main(int argc, char **argv)
 	long secs;
 
 	if (argc != 4 || (strcmp(argv[1], "attack") && strcmp(argv[1], "good") && strcmp(argv[1], "hold") &&
-			  strcmp(argv[1], "soak"))) {
-		fprintf(stderr, "usage: hostile_client attack|good|hold SOCKET SECONDS, or soak SOCKET SESSIONS\n");
+			  strcmp(argv[1], "soak") && strcmp(argv[1], "linger"))) {
+		fprintf(stderr, "usage: hostile_client attack|good|hold|linger SOCKET SECONDS, "
+			"or soak SOCKET SESSIONS\n");
 		return 2;
 	}
 	errno = 0;
@@ -369,9 +375,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sock_path = argv[2];
-	if (!strcmp(argv[1], "soak"))
-		return soak(secs);
 	until = now() + (double)secs;
 	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(argv[1], "soak"))
+		return soak(secs);
+	if (!strcmp(argv[1], "linger")) {
+		attack_linger();
+		return 0;
+	}
 	return !strcmp(argv[1], "attack") ? attack() : !strcmp(argv[1], "good") ? good() : hold();
 }

@@ -3,7 +3,7 @@
 # (hostile_client.c, issue 23). serve_start, serve_stop and AS_NOBODY are
 # test_serve.sh's.
 
-TESTS="$TESTS t_serve_hostile t_serve_accept_emfile"
+TESTS="$TESTS t_serve_linger t_serve_hostile t_serve_accept_emfile"
 
 HOSTILE=${HOSTILE:-$OUTPUT/hostile_client}
 
@@ -20,6 +20,47 @@ helper_bpf() {
 }
 # helper_cpu_ticks: the helper's user + system time, in clock ticks.
 helper_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat"; }
+
+# now_ms: a monotonic-enough wall clock in ms (date +%s%N; busybox: s).
+now_ms() {
+	t=$(date +%s%N)
+	case $t in *N) echo $(($(date +%s) * 1000)) ;; *) echo $((t / 1000000)) ;; esac
+}
+
+# nobody passes TCP sockets with SO_LINGER and unsent data (their peers never
+# read) and closes its copies: the helper's close would wait for the linger
+# time (30 s here). Meanwhile, root's --status answers at once and the
+# helper's fds come back (its close of the passed sockets does not linger).
+t_serve_linger() {
+	[ -x "$HOSTILE" ] || { skip "serve linger: $HOSTILE not built (make all)"; return; }
+	serve_start "serve linger" || return
+	sleep 0.2       # serve_start's --status connection, closed off the loop
+	fds0=$(helper_fds)
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$HOSTILE" linger "$SOCK" 4 2>/dev/null &
+	attacker=$!
+	worst=0
+	for i in 1 2 3 4 5 6; do
+		sleep 0.5
+		t0=$(now_ms)
+		"$PEAKBPF" serve --status --socket "$SOCK" >/dev/null 2>&1
+		t=$(($(now_ms) - t0))
+		[ "$t" -gt "$worst" ] && worst=$t
+	done
+	wait "$attacker"
+	i=0
+	while [ "$(helper_fds)" != "$fds0" ] && [ "$i" -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fds1=$(helper_fds)
+	serve_stop
+	if [ "$worst" -lt 1000 ] && [ "$fds1" = "$fds0" ]; then
+		ok "serve linger: lingering sockets passed and closed: --status answered within $worst ms, fds $fds0 -> $fds1"
+	else
+		fail "serve linger: --status took up to $worst ms, fds $fds0 -> $fds1"
+	fi
+}
 
 # Every attack of hostile_client at once, as nobody (niced: the machine's
 # CPUs are not the helper's to share out), while another user's sessions
