@@ -92,12 +92,15 @@ CLI_API_SRCS := \
 	src/run_report.c \
 	src/runs_cli.c \
 	src/runs.c \
+	src/runs_progress.c \
+	src/shell_words.c \
 	src/budget.c \
 	src/stats.c \
 	src/sweep.c \
 	src/fit.c \
 	src/export.c \
 	src/export_text.c \
+	src/export_ci.c \
 	src/fit_report.c \
 	src/record.c \
 	src/merge.c \
@@ -114,7 +117,7 @@ CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 CLI_API_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto
+	merge helper_proto shell_words
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -122,6 +125,7 @@ test_units_SRCS := src/units.c
 test_json_SRCS := src/json.c
 test_status_SRCS := src/status.c
 test_cli_SRCS := src/cli.c src/units.c src/runs_cli.c src/sweep.c src/fit.c src/runs.c src/stats.c \
+	src/runs_progress.c src/shell_words.c src/output.c src/export_ci.c \
 	src/budget.c src/export.c src/export_text.c src/fit_report.c src/json.c src/status.c src/report.c src/figure.c src/host.c \
 	src/timeline.c src/record.c
 test_sampler_model_SRCS := src/sampler_model.c
@@ -139,11 +143,13 @@ test_fit_SRCS := src/fit.c src/stats.c
 test_stats_SRCS := src/stats.c
 test_sweep_SRCS := src/sweep.c src/fit.c src/stats.c
 test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c src/export.c src/export_text.c src/fit_report.c \
+	src/runs_progress.c src/shell_words.c src/output.c src/export_ci.c \
 	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
 test_export_SRCS := $(test_budget_SRCS)
 test_runs_cli_SRCS := $(test_cli_SRCS)
 test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c
 test_helper_proto_SRCS := src/helper_proto.c
+test_shell_words_SRCS := src/shell_words.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \

@@ -228,6 +228,36 @@ static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
 	return 0;
 }
 
+/* Where a letter means something else in hyperfine: what peakbpf's flag
+ * for hyperfine's meaning is, for the error about arg ("" when arg does
+ * not look like hyperfine's). */
+static const char *hyperfine_hint(int c, const char *arg)
+{
+	static const char *const styles[] = { "auto", "basic", "full", "nocolor", "color", "none" };
+	static const char *const units[] = { "microsecond", "millisecond", "second" };
+
+	switch (c) {
+	case 'p':
+		return *arg >= '0' && *arg <= '9' ? "" :
+		       " (-p is --pid here: for hyperfine's -p, a command before each run, write "
+		       "--prepare CMD)";
+	case 's':
+		for (size_t i = 0; i < sizeof(styles) / sizeof(styles[0]); i++)
+			if (!strcmp(arg, styles[i]))
+				return " (-s is --source here; hyperfine's --style has no equivalent: the "
+				       "progress bar shows on a terminal, -q silences the summary)";
+		return "";
+	case 'u':
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(arg, units[i]))
+				return " (-u is --user here; hyperfine's --time-unit has no equivalent: "
+				       "times are in seconds)";
+		return "";
+	default:
+		return "";
+	}
+}
+
 /* An option with nothing to check, or getopt's complaint. */
 static enum cli_action parse_flag(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
@@ -237,7 +267,11 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		return CLI_RUN;
 	case 'u':
 		o->user = optarg;
-		return CLI_RUN;
+		if (!*hyperfine_hint('u', optarg))
+			return CLI_RUN;
+		snprintf(err, errlen, "--user: '%s' is a time unit, not a user%s", optarg,
+			 hyperfine_hint('u', optarg));
+		return CLI_ERROR;
 	case OPT_CGROUP_ROOT:
 		o->cgroup_root = optarg;
 		return CLI_RUN;
@@ -289,6 +323,20 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 	}
 }
 
+/* -i DURATION, or, as in hyperfine, -i (--ignore-failure) when what
+ * follows is an option, "--" or a word that is no number: then that word
+ * is read again. */
+static enum cli_action parse_interval(char **argv, struct options *o, char *err, size_t errlen)
+{
+	if (optarg == argv[optind - 1] && (*optarg == '-' || !(*optarg >= '0' && *optarg <= '9'))) {
+		o->runs.ignore_failure = true;
+		optind--;
+		return CLI_RUN;
+	}
+	return bad_duration("--interval", optarg, &interval_range, &o->interval_ns, err, errlen) ?
+	       CLI_ERROR : CLI_RUN;
+}
+
 /* One option from getopt_long: CLI_RUN lets parsing go on. */
 static enum cli_action parse_option(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
@@ -301,14 +349,13 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		err_code = parse_pid_list(optarg, o->pids, CLI_MAX_PIDS, &o->n_pids);
 		if (!err_code)
 			return CLI_RUN;
-		snprintf(err, errlen, "-p: '%s': %s", optarg,
+		snprintf(err, errlen, "-p: '%s': %s%s", optarg,
 			 err_code == -EEXIST ? "a PID is given twice" :
 			 err_code == -E2BIG ? "too many PIDs (at most 64)" :
-			 "PIDs are positive numbers, separated by commas");
+			 "PIDs are positive numbers, separated by commas", hyperfine_hint('p', optarg));
 		return CLI_ERROR;
 	case 'i':
-		return bad_duration("--interval", optarg, &interval_range, &o->interval_ns, err, errlen) ?
-		       CLI_ERROR : CLI_RUN;
+		return parse_interval(argv, o, err, errlen);
 	case 'd':
 		return bad_duration("--duration", optarg, &duration_range, &o->duration_ns, err, errlen) ?
 		       CLI_ERROR : CLI_RUN;
@@ -323,7 +370,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 	case 's':
 		if (!parse_source(optarg, &o->source))
 			return CLI_RUN;
-		snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage", optarg);
+		snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage%s", optarg,
+			 hyperfine_hint('s', optarg));
 		return CLI_ERROR;
 	case 't':
 		if (parse_u32(optarg, 0, 32, &top)) {

@@ -320,8 +320,12 @@ static void report_run(struct run *r)
 	if (r->opts->record_dir && rank_record_finish(&r->rank, peak, peakbpf_figure_exact(f),
 						      peakbpf_figure_source(f), r->exit_status))
 		r->exit_status = EXIT_PEAKBPF_FAILED;
-	if (r->result)
+	if (r->result) {
 		run_result_set(r->result, f, r->exit_status);
+		r->result->has_cpu_times = r->opts->command != NULL;
+		r->result->user_s = r->command.user_s;
+		r->result->system_s = r->command.sys_s;
+	}
 	write_record(r, f, &c);
 	peakbpf_figure_free(f);
 }
@@ -560,14 +564,19 @@ static void begin_run(struct run *r)
 static int start_command(struct run *r)
 {
 	char **argv = r->opts->command;
-	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err;
+	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err, saved[2] = { -1, -1 };
 	struct identity id;
 	bool as_user;
 
 	err = command_identity(r->opts->user, r->opts->quiet, &id, &as_user);
 	if (err)
 		return err;
+	if (r->opts->hide_command_output && output_null(saved)) {
+		fprintf(stderr, "peakbpf: cannot open /dev/null: %s\n", strerror(errno));
+		return -EIO;
+	}
 	r->child = spawn_gated(argv, &r->oldmask, as_user ? &id : NULL, &gate_fd, &exec_err_fd);
+	output_restore(saved);
 	if (r->child < 0) {
 		err = -errno;
 		fprintf(stderr, "peakbpf: cannot start %s: %s\n", argv[0], strerror(-err));

@@ -20,5 +20,10 @@ void output_write(FILE *f, const char *record, int *first_errno);
  * silent success: say so, with the command's own status, which it hides.
  * 0 when write_errno is 0, else -write_errno. */
 int output_check(int write_errno, const char *what, int command_status);
+/* stdout and stderr onto /dev/null (the harness's commands, unless
+ * --show-output): saved[] gets the old ones for output_restore (-1 when
+ * nothing was saved); 0 or -errno. */
+int output_null(int saved[2]);
+void output_restore(int saved[2]);
 
 #endif

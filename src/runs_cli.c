@@ -153,12 +153,74 @@ static enum cli_action parse_headroom(struct runs_opts *r, char *err, size_t err
 	return CLI_RUN;
 }
 
+/* Options that only keep their value: where it goes, or NULL. */
+static const char **string_option(int c, struct runs_opts *r)
+{
+	switch (c) {
+	case OPT_RUNS_PREPARE: return &r->prepare;
+	case OPT_RUNS_SETUP: return &r->setup;
+	case OPT_RUNS_CONCLUDE: return &r->conclude;
+	case OPT_RUNS_CLEANUP: return &r->cleanup;
+	case OPT_RUNS_EXPORT_CSV: return &r->export_csv;
+	case OPT_RUNS_EXPORT_MARKDOWN: return &r->export_markdown;
+	case OPT_RUNS_EXPORT_JSON: return &r->export_json;
+	case OPT_RUNS_EXPORT_BMF: return &r->export_bmf;
+	case OPT_RUNS_EXPORT_GAB: return &r->export_gab;
+	case OPT_RUNS_EXPORT_OPENMETRICS: return &r->export_openmetrics;
+	case OPT_RUNS_FIT: return &r->fit;
+	default: return NULL;
+	}
+}
+
+/* Flags: true if c is one. */
+static bool flag_option(int c, struct runs_opts *r)
+{
+	switch (c) {
+	case OPT_RUNS_WAIT_DESCENDANTS:
+		r->wait_descendants = true;
+		return true;
+	case OPT_RUNS_SHOW_OUTPUT:
+		r->show_output = true;
+		return true;
+	case OPT_RUNS_IGNORE_FAILURE:
+		r->ignore_failure = true;
+		return true;
+	case 'N':
+		r->shell.none = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* -S, --shell SHELL|none: what runs command strings (hyperfine's). */
+static enum cli_action parse_shell(struct runs_opts *r, char *err, size_t errlen)
+{
+	if (!strcmp(optarg, "none")) {
+		r->shell.none = true;
+		return CLI_RUN;
+	}
+	if (*optarg) {
+		r->shell.shell = optarg;
+		return CLI_RUN;
+	}
+	snprintf(err, errlen, "--shell: empty: give a shell (e.g. /bin/bash) or none");
+	return CLI_ERROR;
+}
+
 bool runs_cli_option(int c, char **argv, struct options *o, char *err, size_t errlen,
 		     enum cli_action *action)
 {
 	struct runs_opts *r = &o->runs;
+	const char **value = string_option(c, r);
 
 	*action = CLI_RUN;
+	if (value) {
+		*value = optarg;
+		return true;
+	}
+	if (flag_option(c, r))
+		return true;
 	switch (c) {
 	case 'r':
 	case 'w':
@@ -178,25 +240,13 @@ bool runs_cli_option(int c, char **argv, struct options *o, char *err, size_t er
 	case 'P':
 		*action = parse_param(c, argv, o, err, errlen);
 		return true;
-	case OPT_RUNS_PREPARE:
-		r->prepare = optarg;
+	case 'S':
+		*action = parse_shell(r, err, errlen);
 		return true;
 	case OPT_RUNS_MAX:
 	case OPT_RUNS_MAX_OF:
 	case OPT_RUNS_BUDGET_STAT:
 		*action = parse_budget(c, r, err, errlen);
-		return true;
-	case OPT_RUNS_EXPORT_CSV:
-		r->export_csv = optarg;
-		return true;
-	case OPT_RUNS_EXPORT_MARKDOWN:
-		r->export_markdown = optarg;
-		return true;
-	case OPT_RUNS_WAIT_DESCENDANTS:
-		r->wait_descendants = true;
-		return true;
-	case OPT_RUNS_FIT:
-		r->fit = optarg;
 		return true;
 	case OPT_RUNS_HEADROOM:
 		*action = parse_headroom(r, err, errlen);
@@ -267,15 +317,40 @@ static bool harness_only(const struct runs_opts *r)
 	return runs_wanted(r) || r->fit || r->wait_descendants;
 }
 
+/*
+ * hyperfine's form: without "--", a first word with a blank in it is a
+ * command string, and so is every word after it (each one a command, as
+ * with -c). "peakbpf ls -l" and "peakbpf -- CMD ARGS" stay an argv.
+ */
+static enum cli_action positional_strings(int argc, char **argv, struct options *o, char *err,
+					  size_t errlen)
+{
+	struct runs_opts *r = &o->runs;
+	bool dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
+
+	if (dashdash || optind >= argc || !argv[optind][strcspn(argv[optind], " \t\n")])
+		return CLI_RUN;
+	for (; optind < argc; optind++) {
+		if (r->n_commands >= RUNS_MAX_COMMANDS || !*argv[optind]) {
+			snprintf(err, errlen, "%s", *argv[optind] ? "at most 16 commands" : "empty command");
+			return CLI_ERROR;
+		}
+		r->commands[r->n_commands++] = argv[optind];
+	}
+	return CLI_RUN;
+}
+
 enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *err, size_t errlen,
 			       bool *done)
 {
 	const struct runs_opts *r = &o->runs;
 
 	*done = false;
+	if (positional_strings(argc, argv, o, err, errlen) != CLI_RUN)
+		return CLI_ERROR;
 	if (o->n_pids && harness_only(r)) {
-		snprintf(err, errlen, "-p attaches to one tree: -r, -w, --prepare, -c, -L, -P, --fit, "
-			 "--export-* and --wait-descendants are for commands");
+		snprintf(err, errlen, "-p attaches to one tree: -r, -w, --prepare, --setup, --conclude, "
+			 "-c, -L, -P, --fit, --export-* and --wait-descendants are for commands");
 		return CLI_ERROR;
 	}
 	if (r->wait_descendants && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
