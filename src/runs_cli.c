@@ -124,7 +124,7 @@ static enum cli_action parse_budget(int c, struct runs_opts *r, char *err, size_
 		r->has_max = true;
 		if (!parse_size(optarg, &r->max_bytes))
 			return CLI_RUN;
-		snprintf(err, errlen, "--max: '%s' is not a size (e.g. 512MiB, 1.5GiB)", optarg);
+		snprintf(err, errlen, "--max: '%s' is not a size (e.g. 512MiB or 512M: powers of 1024; 500MB: powers of 1000)", optarg);
 		return CLI_ERROR;
 	case OPT_RUNS_MAX_OF:
 		if (parse_choice("--max-of", optarg, "peak", "growth", &v, err, errlen) != CLI_RUN)
