@@ -67,8 +67,13 @@ static void test_budget(void **state)
 			       "-p", "1"), CLI_RUN);
 	assert_int_equal(o.runs.max_of, BUDGET_OF_GROWTH);
 	assert_int_equal(o.runs.budget_stat, BUDGET_STAT_MEDIAN);
-	assert_int_equal(PARSE(&o, err, "--max", "512MB", "job"), CLI_ERROR);
-	assert_string_equal(err, "--max: '512MB' is not a size (e.g. 512MiB, 1.5GiB)");
+	assert_int_equal(PARSE(&o, err, "--max", "512MB", "job"), CLI_RUN);     /* powers of 1000 */
+	assert_int_equal(o.runs.max_bytes, 512000000ULL);
+	assert_int_equal(PARSE(&o, err, "--max", "100 mib", "job"), CLI_RUN);
+	assert_int_equal(o.runs.max_bytes, 100ULL << 20);
+	assert_int_equal(PARSE(&o, err, "--max", "512XB", "job"), CLI_ERROR);
+	assert_string_equal(err, "--max: '512XB' is not a size (e.g. 512MiB or 512M: powers of 1024; "
+			    "500MB: powers of 1000)");
 	assert_int_equal(PARSE(&o, err, "--max-of", "rss", "job"), CLI_ERROR);
 	assert_string_equal(err, "--max-of: 'rss' is not peak or growth");
 	assert_int_equal(PARSE(&o, err, "--budget-stat", "mean", "job"), CLI_ERROR);
