@@ -287,6 +287,11 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		snprintf(err, errlen, "--measure: '%s' is not one of rss, unique", optarg);
 		return CLI_ERROR;
 	case OPT_TIMELINE:
+		if (o->timeline) {
+			snprintf(err, errlen, "--timeline: given twice ('%s', '%s'): write the .json or .csv, "
+				 "then draw the other with peakbpf plot FILE -o OUT", o->timeline, optarg);
+			return CLI_ERROR;
+		}
 		o->timeline = optarg;
 		if (timeline_format_of(optarg) != TL_FORMAT_NONE)
 			return CLI_RUN;

@@ -339,6 +339,7 @@ static bool on_signal(struct run *r, const struct signalfd_siginfo *si)
 	case SIGCHLD:
 		if (r->child > 0 && wait4(r->child, &r->command.wait_status, WNOHANG, &r->ru) == r->child) {
 			r->child = -r->child;   /* reaped */
+			r->command.exited_s = (double)(monotonic_ns() - r->t0_ns) / 1e9;
 			return true;
 		}
 		return false;
@@ -532,10 +533,10 @@ static int run_prepare(struct run *r)
 		for (size_t i = 0; (note = peakbpf_note(r->session, i)); i++)
 			fprintf(stderr, "peakbpf: notice: %s\n", note);
 	if ((o->n_samplers || o->timeline) && !peakbpf_has_bpf(r->session)) {
-		fprintf(stderr, "peakbpf: %s needs the bpf source loaded here%s\n",
-			o->n_samplers ? "--compare-sampler" : "--timeline",
-			peakbpf_helper_why(r->session) ? " (the helper does not send the record of the sum)" :
-			", which cannot be used here");
+		fprintf(stderr, "peakbpf: %s needs the record of the sum that only the bpf source loaded "
+			"by peakbpf itself makes: %s\n", o->n_samplers ? "--compare-sampler" : "--timeline",
+			peakbpf_helper_why(r->session) ? "the helper (peakbpf serve) does not send it; run as "
+			"root, or with CAP_BPF and CAP_PERFMON" : "it could not be loaded (see the notices above)");
 		return -EOPNOTSUPP;
 	}
 	return 0;
