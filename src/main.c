@@ -527,11 +527,12 @@ static int run_prepare(struct run *r)
 			r->exit_status = EXIT_CGROUP_ROOT_UNSAFE;
 		return err;
 	}
-	/* Why a better source was not used matters when peakbpf fell back;
-	 * beside bpf, a missing secondary source is only in not_used. */
-	if (!o->quiet && !peakbpf_has_bpf(r->session) && !peakbpf_helper_why(r->session))
-		for (size_t i = 0; (note = peakbpf_note(r->session, i)); i++)
-			fprintf(stderr, "peakbpf: notice: %s\n", note);
+	/* Fallen back: said now, in one line (a run may be long); why each
+	 * better source was not used is in the summary, once ("not used:"). */
+	note = peakbpf_note(r->session, 0);
+	if (!o->quiet && !peakbpf_has_bpf(r->session) && !peakbpf_helper_why(r->session) && note)
+		fputs("peakbpf: notice: the exact bpf source cannot be used here: a fallback measures; the "
+		      "summary says why (not used:)\n", stderr);
 	if ((o->n_samplers || o->timeline) && !peakbpf_has_bpf(r->session)) {
 		fprintf(stderr, "peakbpf: %s needs the record of the sum that only the bpf source loaded "
 			"by peakbpf itself makes: %s\n", o->n_samplers ? "--compare-sampler" : "--timeline",
