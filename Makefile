@@ -83,6 +83,8 @@ LIB_SRCS := $(LIB_COMMON_SRCS) \
 # for serve.c, the helper daemon, which is the bpf source's other side.
 CLI_API_SRCS := \
 	src/main.c \
+	src/run.c \
+	src/run_emit.c \
 	src/cli.c \
 	src/spawn.c \
 	src/identity.c \
@@ -152,8 +154,8 @@ test_helper_proto_SRCS := src/helper_proto.c
 test_shell_words_SRCS := src/shell_words.c
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
-	check-cli-api
+.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
+	python-test check-cli-api check-docs
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
@@ -291,7 +293,13 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan check-cli-api fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan check-cli-api check-docs fuzz integration lib-test python-test bench-short vmtest
+
+# peakbpf(1) and every --help name every option the CLI parses, every
+# subcommand and every exit status (tools/check-docs.py).
+check-docs: $(OUTPUT)/peakbpf
+	$(call msg,CHECK,man/peakbpf.1 and --help against the option tables)
+	$(Q)python3 tools/check-docs.py $(OUTPUT)/peakbpf man/peakbpf.1
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.
