@@ -25,14 +25,12 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 PYTHON ?= /usr/bin/python3
-# Where Debian's python3 looks: /usr/lib/python3/dist-packages for PREFIX=/usr,
-# PREFIX/lib/python3.X/dist-packages otherwise (/usr/local/lib/python3.11/...).
-PYTHON_XY := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
-ifeq ($(PREFIX),/usr)
-PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
-else
-PYTHONDIR ?= $(PREFIX)/lib/python$(PYTHON_XY)/dist-packages
-endif
+# Where PYTHON imports from (tools/python-dir.py): its venv's site-packages;
+# the dist-packages Debian's python3 looks in under PREFIX (/usr/lib/python3/
+# dist-packages for PREFIX=/usr); with the default PREFIX, another python's
+# own site-packages. make install says where, and whether PYTHON looks there.
+PYTHON_WHERE = $(shell $(PYTHON) tools/python-dir.py $(PREFIX) $(if $(filter file,$(origin PREFIX)),default) 2>/dev/null)
+PYTHONDIR ?= $(firstword $(PYTHON_WHERE))
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 	-Ivmlinux/$(ARCH) -Ibpf
 
@@ -317,22 +315,45 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
+# make install names each file it writes; make uninstall removes exactly
+# those (for the same PREFIX, DESTDIR and PYTHON).
+INSTALLED := $(PREFIX)/bin/peakbpf $(LIBDIR)/libpeakbpf.a $(LIBDIR)/libpeakbpf.so.$(VERSION) \
+	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libpeakbpf.so $(INCLUDEDIR)/peakbpf/peakbpf.h \
+	$(LIBDIR)/pkgconfig/libpeakbpf.pc $(MANDIR)/man1/peakbpf.1 $(MANDIR)/man3/libpeakbpf.3 \
+	$(SYSTEMDUNITDIR)/peakbpf.socket $(SYSTEMDUNITDIR)/peakbpf.service
+PYTHON_INSTALLED = $(PYTHONDIR)/peakbpf $(PYTHONDIR)/peakbpf-$(VERSION).dist-info
+inst = printf '  INSTALL  %s\n' "$(DESTDIR)$(2)" && install -D -m $(3) $(1) "$(DESTDIR)$(2)"
+gen = printf '  INSTALL  %s\n' "$(DESTDIR)$(1)" && mkdir -p "$$(dirname "$(DESTDIR)$(1)")" && sed $(2) > "$(DESTDIR)$(1)"
+link = printf '  INSTALL  %s -> %s\n' "$(DESTDIR)$(2)" "$(1)" && ln -sf $(1) "$(DESTDIR)$(2)"
+PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	-e 's|@VERSION@|$(VERSION)|' libpeakbpf.pc.in
+
 install: $(OUTPUT)/peakbpf lib
-	$(Q)install -D -m 0755 $(OUTPUT)/peakbpf $(DESTDIR)$(PREFIX)/bin/peakbpf
-	$(Q)install -D -m 0644 $(OUTPUT)/libpeakbpf.a $(DESTDIR)$(LIBDIR)/libpeakbpf.a
-	$(Q)install -D -m 0755 $(OUTPUT)/libpeakbpf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpeakbpf.so.$(VERSION)
-	$(Q)ln -sf libpeakbpf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
-	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libpeakbpf.so
-	$(Q)install -D -m 0644 include/peakbpf/peakbpf.h $(DESTDIR)$(INCLUDEDIR)/peakbpf/peakbpf.h
-	$(Q)mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-		-e 's|@VERSION@|$(VERSION)|' libpeakbpf.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/libpeakbpf.pc
-	$(Q)install -D -m 0644 man/peakbpf.1 $(DESTDIR)$(MANDIR)/man1/peakbpf.1
-	$(Q)install -D -m 0644 man/libpeakbpf.3 $(DESTDIR)$(MANDIR)/man3/libpeakbpf.3
-	$(Q)install -D -m 0644 systemd/peakbpf.socket $(DESTDIR)$(SYSTEMDUNITDIR)/peakbpf.socket
-	$(Q)mkdir -p $(DESTDIR)$(SYSTEMDUNITDIR)
-	$(Q)sed -e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/peakbpf.service
+	$(Q)test -n "$(PYTHONDIR)" || { echo "make install: $(PYTHON) did not say where it imports from" >&2; exit 1; }
+	$(Q)$(call inst,$(OUTPUT)/peakbpf,$(PREFIX)/bin/peakbpf,0755)
+	$(Q)$(call inst,$(OUTPUT)/libpeakbpf.a,$(LIBDIR)/libpeakbpf.a,0644)
+	$(Q)$(call inst,$(OUTPUT)/libpeakbpf.so.$(VERSION),$(LIBDIR)/libpeakbpf.so.$(VERSION),0755)
+	$(Q)$(call link,libpeakbpf.so.$(VERSION),$(LIBDIR)/$(LIB_SONAME))
+	$(Q)$(call link,$(LIB_SONAME),$(LIBDIR)/libpeakbpf.so)
+	$(Q)$(call inst,include/peakbpf/peakbpf.h,$(INCLUDEDIR)/peakbpf/peakbpf.h,0644)
+	$(Q)$(call gen,$(LIBDIR)/pkgconfig/libpeakbpf.pc,$(PC_SED))
+	$(Q)$(call inst,man/peakbpf.1,$(MANDIR)/man1/peakbpf.1,0644)
+	$(Q)$(call inst,man/libpeakbpf.3,$(MANDIR)/man3/libpeakbpf.3,0644)
+	$(Q)$(call inst,systemd/peakbpf.socket,$(SYSTEMDUNITDIR)/peakbpf.socket,0644)
+	$(Q)$(call gen,$(SYSTEMDUNITDIR)/peakbpf.service,-e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf.service.in)
+	$(Q)printf '  INSTALL  %s (the Python package, for %s)\n' "$(DESTDIR)$(PYTHONDIR)/peakbpf" "$(PYTHON)"
 	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
+	$(Q)if [ "$(lastword $(PYTHON_WHERE))" != looks ]; then \
+		printf '  NOTE     %s does not import from %s: set PYTHONPATH=%s\n' "$(PYTHON)" \
+			"$(PYTHONDIR)" "$(PYTHONDIR)"; fi
+	$(Q)if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
+
+uninstall:
+	$(Q)for f in $(addprefix $(DESTDIR),$(INSTALLED)); do \
+		if [ -e "$$f" ] || [ -L "$$f" ]; then printf '  REMOVE   %s\n' "$$f"; rm -f "$$f"; fi; done
+	$(Q)for d in $(addprefix $(DESTDIR),$(PYTHON_INSTALLED)); do \
+		if [ -d "$$d" ]; then printf '  REMOVE   %s\n' "$$d"; rm -rf "$$d"; fi; done
+	$(Q)rmdir "$(DESTDIR)$(INCLUDEDIR)/peakbpf" 2>/dev/null || true
 	$(Q)if [ -z "$(DESTDIR)" ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 # make bench / bench-short / bench-cpus (tools/bench) and make vmtest (tools/vm).
