@@ -7,7 +7,8 @@ and the letters of their getopt strings) appears in man/peakbpf.1 and in the
 --help of the command that parses it; every subcommand of main.c's table has a
 man section and its own help (peakbpf help CMD prints CMD --help); every exit
 status of src/*.h (EXIT_* and MERGE_*) is in the man page's EXIT STATUS.
-Usage: check-docs.py PEAKBPF MAN
+The options block of docs/cli.md names every option of peakbpf's own too.
+Usage: check-man.py PEAKBPF MAN
 """
 import glob
 import re
@@ -20,6 +21,8 @@ man = open(man_path).read()
 HELPS = {"": ["src/cli/cli.c", "src/cli/harness/runs_cli.h"], "merge": ["src/cli/merge/merge_cli.c"],
          "plot": ["src/cli/plot.c"], "serve": ["src/helper/serve.c"]}
 problems = []
+cli_md = open("docs/cli.md").read()
+cli_md = cli_md[cli_md.find("## Options"):]
 
 
 def run(*args):
@@ -50,6 +53,8 @@ for cmd, sources in HELPS.items():
     if rc != 0:
         problems.append("peakbpf %s --help exits %d" % (cmd, rc))
     for o in sorted(longs):
+        if not cmd and not in_help("--" + o, cli_md):
+            problems.append("docs/cli.md's options lack --%s" % o)
         if not in_man("--" + o):
             problems.append("man/peakbpf.1 lacks --%s (%s)" % (o, cmd or "peakbpf"))
         if not in_help("--" + o, help_text):
