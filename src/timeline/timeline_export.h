@@ -41,6 +41,18 @@ int timeline_write_html(const struct timeline *t, const char *title, FILE *out);
 int timeline_load(const char *path, struct timeline *t, char *title, size_t title_len,
 		  char *err, size_t errlen);
 
+/* The plots' y axis: n steps of step_bytes (1, 2 or 5 times a power of ten
+ * of the unit: B, KiB, MiB, GiB or TiB), n <= TL_TICKS_MAX, their top the
+ * first multiple of step at or above top_bytes. */
+#define TL_TICKS_MAX 5U
+struct tl_ticks {
+	uint64_t step_bytes;
+	unsigned n;
+	const char *unit;
+	uint64_t unit_bytes;
+};
+void timeline_y_ticks(uint64_t top_bytes, struct tl_ticks *k);
+
 /* `peakbpf plot RECORD -o OUT`: argv[0] is "plot". Returns the exit status. */
 int plot_main(int argc, char **argv);
 
