@@ -26,7 +26,7 @@
 #define PLOT_H (LEGEND_Y + LEGEND_ROWS * LEGEND_ROW + 6)
 #define MARK_LABELS_MAX 12      /* more window marks than this go unlabelled (-i 10ms) */
 #define MARK_LABEL_GAP 56       /* a mark's name shows this far from the last one shown */
-#define PEAK_COLOR "#e00000"    /* nothing else is drawn in it (tests find it) */
+#define PEAK_COLOR "#e00000"    /* only the marker and its legend entry (tests find it) */
 /* The holders' lines: none of them red. */
 static const char *const holder_color[TL_TOP] = { "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf" };
 
@@ -245,7 +245,7 @@ static void svg_legend(FILE *out, const struct plot *p)
 			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"18\" height=\"9\" fill=\"#1f5fa8\"/>",
 				LEFT + 8, y - 8);
 		else if (k == 2)
-			fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#b00000\"/>", LEFT + 17, y - 4);
+			fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/>", LEFT + 17, y - 4, PEAK_COLOR);
 		else if (k == 3)
 			fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#777\" "
 				"stroke-dasharray=\"4 3\"/>", LEFT + 8, LEFT + 26, y - 4, y - 4);
