@@ -119,12 +119,15 @@ t_timeline_plot_cmd() {
 		"$PEAKBPF" plot "$TMP/tl-trace.json" -o "$TMP/tl.csv" &&
 		"$PEAKBPF" plot "$TMP/tl.csv" -o "$TMP/tl-csv.svg" || { fail "timeline plot: peakbpf plot failed"; return; }
 	bad=""
+	holders=$(grep -c '"trace_pid":' "$TMP/tl-trace.json")
 	for f in tl.html tl-csv.svg; do
 		m=$(attr "$TMP/$f" data-plotted-max-bytes)
 		[ "$((${m:-0} / page))" = "$((peak / page))" ] || bad="$bad $f:$m"
+		# The holders' lines are kept too (a line per holder of the trace).
+		[ "$(grep -o '<path id="holder-[0-9]*"' "$TMP/$f" | wc -l)" = "$holders" ] || bad="$bad $f:lines"
 	done
-	if [ -z "$bad" ]; then
-		ok "timeline plot: html from json, svg from csv: plotted max = reported peak $(mib "$peak")"
+	if [ -z "$bad" ] && [ "$holders" -gt 0 ]; then
+		ok "timeline plot: html from json, svg from csv: plotted max = reported peak $(mib "$peak"), $holders holder line(s) kept"
 	else
 		fail "timeline plot: reported peak $peak, plotted:$bad"
 	fi
