@@ -304,10 +304,11 @@ $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/t
 		-fno-omit-frame-pointer $(INC_all) -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 # libFuzzer targets (tests/fuzz): the parsers of sizes, durations, PIDs,
-# the command line, JSON escaping, /proc and cgroupfs text, --record files. make fuzz runs
+# the command line, JSON escaping, /proc and cgroupfs text, --record files, the timelines
+# peakbpf plot reads. make fuzz runs
 # each for FUZZ_SECONDS from the committed seeds (tests/fuzz/corpus/NAME);
 # what it finds new stays in $(OUTPUT)/fuzz/corpus-NAME.
-FUZZ_TARGETS := units cli json procfs record
+FUZZ_TARGETS := units cli json procfs record timeline
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/base/units.c
@@ -315,6 +316,7 @@ fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/base/json.c
 fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
 fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
+fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 
 $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@

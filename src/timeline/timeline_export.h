@@ -53,6 +53,10 @@ struct tl_ticks {
 };
 void timeline_y_ticks(uint64_t top_bytes, struct tl_ticks *k);
 
+/* The same from a file's text (NUL-terminated; the CSV reader cuts it up):
+ * 0, or a negative errno with t freed. */
+int timeline_parse(enum tl_format f, char *text, struct timeline *t, char *title, size_t title_len);
+
 /* `peakbpf plot RECORD -o OUT`: argv[0] is "plot". Returns the exit status. */
 int plot_main(int argc, char **argv);
 

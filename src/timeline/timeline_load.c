@@ -309,7 +309,8 @@ static int csv_row(struct timeline *t, const struct holders *h, char *line)
 			return -EINVAL;
 		return csv_holder_cells(t, h, cells, round_u(v[1] * 1e9));
 	}
-	if (strcmp(f[0], "mark") && strcmp(f[0], "peak"))
+	/* The writer puts every bucket first: a mark before one is not its. */
+	if ((strcmp(f[0], "mark") && strcmp(f[0], "peak")) || !t->b)
 		return -EINVAL;
 	f[5][strcspn(f[5], ",")] = '\0';       /* the holders' columns follow */
 	timeline_mark(t, round_u(v[1] * 1e9), *f[0] == 'm' ? TL_MARK_WINDOW : TL_MARK_PEAK,
@@ -340,6 +341,17 @@ static int load_csv(char *text, struct timeline *t)
 	return t->n ? finish(t, t->n) : -EINVAL;
 }
 
+int timeline_parse(enum tl_format f, char *text, struct timeline *t, char *title, size_t title_len)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = f == TL_FORMAT_JSON ? load_json(text, t, title, title_len) : load_csv(text, t);
+	if (rc)
+		timeline_free(t);
+	return rc;
+}
+
 int timeline_load(const char *path, struct timeline *t, char *title, size_t title_len,
 		  char *err, size_t errlen)
 {
@@ -358,10 +370,9 @@ int timeline_load(const char *path, struct timeline *t, char *title, size_t titl
 		return rc;
 	}
 	snprintf(title, title_len, "%s", path);
-	rc = f == TL_FORMAT_JSON ? load_json(text, t, title, title_len) : load_csv(text, t);
+	rc = timeline_parse(f, text, t, title, title_len);     /* frees t on error */
 	free(text);
 	if (rc) {
-		timeline_free(t);
 		snprintf(err, errlen, "%s: not a timeline written by peakbpf --timeline (%s)", path,
 			 rc == -ENOMEM ? "out of memory" : "malformed");
 	}

@@ -248,6 +248,16 @@ static void test_errors(void **state)
 	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,2,\nbucket,99,0.001,1,2,\n", f);
 	fclose(f);
 	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	/* A mark before any bucket (found by fuzz_timeline: it leaked). */
+	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nmark,0.5,,,,w\nbucket,0,0.001,1,2,\n", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	/* A holder's cell that is no number. */
+	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
+	fputs("kind,t_s,width_s,min_bytes,max_bytes,label,max_bytes 7 x\nbucket,0,0.001,1,2,,zz\n", f);
+	fclose(f);
+	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
 	f = fopen("/tmp/peakbpf-test-bad.json", "w");
 	fputs("{\"traceEvents\":[]}", f);
 	fclose(f);
