@@ -72,16 +72,18 @@ t_show_output_and_hooks() {
 	fi
 }
 
-# On a terminal a bar is redrawn in place; elsewhere a line per run and
-# per warm-up.
+# On a terminal a bar is redrawn in place, every second during a long
+# run; elsewhere a line per run and per warm-up.
 t_progress_bar() {
 	need script t_progress_bar || return
 	script -qec "$PEAKBPF -r 2 -w 1 'sleep 0.05'" /dev/null >"$TMP/bar.out" 2>&1
+	script -qec "$PEAKBPF 'sleep 2.6'" /dev/null >"$TMP/bar-long.out" 2>&1
 	"$PEAKBPF" -r 2 -w 1 'sleep 0.05' >/dev/null 2>"$TMP/lines.err"
 	if grep -q "$(printf '\r\033\\[K')peakbpf: \[1/1\] run 2/2 \[#*\.*\]" "$TMP/bar.out" &&
+		grep -q "run 1/1 \[\.*\] 0 %; this run 2 s" "$TMP/bar-long.out" &&
 		grep -q '^peakbpf: \[1/1\] warm-up 1/1: peak [0-9.]* [KM]iB' "$TMP/lines.err" &&
 		[ "$(grep -c '^peakbpf: \[1/1\] run [12]/2' "$TMP/lines.err")" = 2 ]; then
-		ok "progress: a bar on a terminal; warm-up and run lines elsewhere"
+		ok "progress: a bar on a terminal, ticking during a long run; warm-up and run lines elsewhere"
 	else
 		fail "progress: $(od -c "$TMP/bar.out" | head -n 5) / $(cat "$TMP/lines.err")"
 	fi

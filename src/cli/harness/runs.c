@@ -154,7 +154,7 @@ static void run_all(struct harness *h)
 		if (!h->failed)
 			hook(h, b, "--cleanup", r->cleanup);
 	}
-	runs_progress_clear(&h->progress);
+	runs_progress_end(&h->progress);
 }
 
 /* Bench b: command c at the sweep point b->vi. Its label is the command
