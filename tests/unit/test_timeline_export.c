@@ -218,11 +218,42 @@ static void test_html_self_contained(void **state)
 	free(html);
 }
 
+/* Load text as a file of extension ext: timeline_load's result. */
+static int load_text(const char *ext, const char *text, char *err, size_t errlen)
+{
+	static struct timeline t;
+	char path[64], title[128];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/peakbpf-test-bad-XXXXXX%s", ext);
+	close(mkstemps(path, (int)strlen(ext)));
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	rc = timeline_load(path, &t, title, sizeof(title), err, errlen);
+	if (!rc)
+		timeline_free(&t);
+	unlink(path);
+	return rc;
+}
+
+/* Files peakbpf plot refuses. */
+static const struct { const char *ext, *text; } bad[] = {
+	{ ".csv", "kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,1e30,\n" },
+	{ ".csv", "kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,2,\nbucket,99,0.001,1,2,\n" },
+	/* A mark before any bucket (found by fuzz_timeline: it leaked). */
+	{ ".csv", "kind,t_s,width_s,min_bytes,max_bytes,label\nmark,0.5,,,,w\nbucket,0,0.001,1,2,\n" },
+	/* A holder's cell that is no number. */
+	{ ".csv", "kind,t_s,width_s,min_bytes,max_bytes,label,max_bytes 7 x\nbucket,0,0.001,1,2,,zz\n" },
+	{ ".json", "{\"traceEvents\":[]}" },
+};
+
 static void test_errors(void **state)
 {
 	struct timeline t;
 	char err[256], title[64];
-	FILE *f;
 
 	(void)state;
 	assert_int_equal(timeline_format_of("a.JSON"), TL_FORMAT_JSON);
@@ -235,35 +266,11 @@ static void test_errors(void **state)
 	assert_non_null(strstr(err, "cannot write /nonexistent/x.svg"));
 	assert_int_equal(timeline_load("/tmp/x.svg", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
 	assert_int_equal(timeline_load("/nonexistent/x.json", &t, title, sizeof(title), err, sizeof(err)), -ENOENT);
-	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
-	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,x,\n", f);
-	fclose(f);
-	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
+	assert_int_equal(load_text(".csv", "kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,x,\n",
+				   err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "not a timeline written by peakbpf --timeline"));
-	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
-	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,1e30,\n", f);
-	fclose(f);
-	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
-	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
-	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nbucket,0,0.001,1,2,\nbucket,99,0.001,1,2,\n", f);
-	fclose(f);
-	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
-	/* A mark before any bucket (found by fuzz_timeline: it leaked). */
-	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
-	fputs("kind,t_s,width_s,min_bytes,max_bytes,label\nmark,0.5,,,,w\nbucket,0,0.001,1,2,\n", f);
-	fclose(f);
-	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
-	/* A holder's cell that is no number. */
-	f = fopen("/tmp/peakbpf-test-bad.csv", "w");
-	fputs("kind,t_s,width_s,min_bytes,max_bytes,label,max_bytes 7 x\nbucket,0,0.001,1,2,,zz\n", f);
-	fclose(f);
-	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.csv", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
-	f = fopen("/tmp/peakbpf-test-bad.json", "w");
-	fputs("{\"traceEvents\":[]}", f);
-	fclose(f);
-	assert_int_equal(timeline_load("/tmp/peakbpf-test-bad.json", &t, title, sizeof(title), err, sizeof(err)), -EINVAL);
-	unlink("/tmp/peakbpf-test-bad.csv");
-	unlink("/tmp/peakbpf-test-bad.json");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(load_text(bad[i].ext, bad[i].text, err, sizeof(err)), -EINVAL);
 }
 
 /* The ladder's shape: three mms holding 4000, 2000 and 1000 pages from
