@@ -44,7 +44,7 @@ t_command_string_exec() {
 	direct=$(peak_field "$TMP/ce1.json" median) argv=$(peak_field "$TMP/ce2.json" median)
 	shell=$(peak_field "$TMP/ce3.json" median)
 	if [ -n "$direct" ] && [ -n "$argv" ] && [ -n "$shell" ] &&
-		[ "$(abs $((direct - argv)))" -le $((256 * 1024)) ] && [ $((shell - direct)) -ge $((512 * 1024)) ]; then
+		[ "$(abs $((direct - argv)))" -le $((256 * 1024)) ] && [ $((shell - direct)) -ge $((64 * 1024)) ]; then
 		ok "a plain command string is exec'd: $(mib "$direct") (argv form $(mib "$argv")); through sh $(mib "$shell")"
 	else
 		fail "command string exec: direct '$direct', argv '$argv', shell '$shell'"
@@ -56,11 +56,14 @@ t_command_string_exec() {
 t_show_output_and_hooks() {
 	log=$TMP/hooks.log
 	: >"$log"
+	echo=""         # a program, not the shell's builtin: -N execs it
+	for d in /bin /usr/bin; do [ -x "$d/echo" ] && echo=$d/echo && break; done
+	[ -n "$echo" ] || { skip "t_show_output_and_hooks: no echo program to exec"; return; }
 	"$PEAKBPF" -q -r 2 --setup "echo setup >>$log" --prepare "echo prepare >>$log" \
 		--conclude "echo conclude >>$log" --cleanup "echo cleanup >>$log" 'echo hidden-words' \
 		>"$TMP/so1.out" 2>&1
 	rc1=$?
-	"$PEAKBPF" -q -r 1 -N --show-output 'echo "two words" $HOME;' >"$TMP/so2.out" 2>&1
+	"$PEAKBPF" -q -r 1 -N --show-output "$echo \"two words\" \$HOME;" >"$TMP/so2.out" 2>&1
 	rc2=$?
 	order=$(tr '\n' ' ' <"$log")
 	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && ! grep -q hidden-words "$TMP/so1.out" &&
