@@ -6,7 +6,7 @@
  *          instant events for closed windows and the peak, and the timeline's
  *          own facts under otherData.peakbpf_timeline (ui.perfetto.dev opens it)
  *   .csv   one row a bucket (kind,t_s,width_s,min_bytes,max_bytes,label),
- *          then a row a mark and one for the peak
+ *          then a row a mark, one for the peak and one for the title
  *   .svg   a static plot: the min-max band per pixel column, window marks and
  *          a marker on the peak
  *   .html  one self-contained page: the same SVG, the buckets inline, hover
@@ -35,7 +35,7 @@ int timeline_write_html(const struct timeline *t, const char *title, FILE *out);
 /*
  * Read a .json or .csv timeline written by timeline_write: t is filled
  * (start 0, unit 1 byte) and must be freed with timeline_free; title gets
- * the run's name (a .csv has none: its file name). 0, or a negative errno
+ * the run's name (a .csv of before its title row: its file name). 0, or a negative errno
  * and a one-line reason in err.
  */
 int timeline_load(const char *path, struct timeline *t, char *title, size_t title_len,

@@ -277,8 +277,9 @@ static int csv_holder_cells(struct timeline *t, const struct holders *h, const c
 	return 0;
 }
 
-/* One CSV row: kind,t_s,width_s,min_bytes,max_bytes,label[,holder...]. */
-static int csv_row(struct timeline *t, const struct holders *h, char *line)
+/* One CSV row: kind,t_s,width_s,min_bytes,max_bytes,label[,holder...]; a
+ * title row's label is the run's name. */
+static int csv_row(struct timeline *t, const struct holders *h, char *line, char *title, size_t title_len)
 {
 	char *f[6], *stop;
 	double v[5] = { 0 };
@@ -310,15 +311,19 @@ static int csv_row(struct timeline *t, const struct holders *h, char *line)
 		return csv_holder_cells(t, h, cells, round_u(v[1] * 1e9));
 	}
 	/* The writer puts every bucket first: a mark before one is not its. */
-	if ((strcmp(f[0], "mark") && strcmp(f[0], "peak")) || !t->b)
+	if ((strcmp(f[0], "mark") && strcmp(f[0], "peak") && strcmp(f[0], "title")) || !t->b)
 		return -EINVAL;
 	f[5][strcspn(f[5], ",")] = '\0';       /* the holders' columns follow */
+	if (*f[0] == 't') {
+		snprintf(title, title_len, "%s", f[5]);
+		return 0;
+	}
 	timeline_mark(t, round_u(v[1] * 1e9), *f[0] == 'm' ? TL_MARK_WINDOW : TL_MARK_PEAK,
 		      (int64_t)v[4], f[5]);
 	return 0;
 }
 
-static int load_csv(char *text, struct timeline *t)
+static int load_csv(char *text, struct timeline *t, char *title, size_t title_len)
 {
 	static const char header[] = "kind,t_s,width_s,min_bytes,max_bytes,label";
 	char *line, *save = NULL;
@@ -334,7 +339,7 @@ static int load_csv(char *text, struct timeline *t)
 	if (err)
 		return err;
 	for (line = strtok_r(text + strlen(text) + 1, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		err = csv_row(t, &h, line);
+		err = csv_row(t, &h, line, title, title_len);
 		if (err)
 			return err;
 	}
@@ -346,7 +351,7 @@ int timeline_parse(enum tl_format f, char *text, struct timeline *t, char *title
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = f == TL_FORMAT_JSON ? load_json(text, t, title, title_len) : load_csv(text, t);
+	rc = f == TL_FORMAT_JSON ? load_json(text, t, title, title_len) : load_csv(text, t, title, title_len);
 	if (rc)
 		timeline_free(t);
 	return rc;
