@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Small helpers the sources share: whole-file reads, one-line reasons. */
+/* Small helpers the sources share: whole-file reads, one-line reasons;
+ * stdio onto /dev/null. */
 #ifndef PEAKBPF_FILEUTIL_H
 #define PEAKBPF_FILEUTIL_H
 
@@ -38,5 +39,11 @@ int safe_open_dir(const char *dir, bool create);
 FILE *safe_fopen(const char *path, bool *created);
 /* Empty the file before its first write. 0 or -errno. */
 int safe_begin(FILE *f);
+
+/* stdout and stderr onto /dev/null (the harness's commands, unless
+ * --show-output): saved[] gets the old ones for stdio_restore (-1 when
+ * nothing was saved); 0 or -errno. */
+int stdio_to_null(int saved[2]);
+void stdio_restore(int saved[2]);
 
 #endif

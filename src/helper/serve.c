@@ -157,7 +157,8 @@ static void serve_usage(FILE *out)
 "  --socket PATH   listen on PATH (default " HELPER_SOCKET_DEFAULT ", mode 0666)\n"
 "  --status        ask the helper at PATH for its trees and their map entries\n"
 "                  (a user other than root: its own connections and trees)\n"
-"  -v, --verbose   log each tree opened and removed on stderr\n", out);
+"  -v, --verbose   log each tree opened and removed on stderr\n"
+"  -h, --help      this help\n", out);
 }
 
 /* Root's view has the helper's history; another user's, its own only. */
