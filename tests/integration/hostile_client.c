@@ -245,32 +245,30 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One session: open, add the child, start, read a window, close. */
-static int session(pid_t child, struct hp_figure *fig)
+#define STEPS 6         /* connect, open, add, start, read, close */
+static const char *const step_name[STEPS] = { "connect", "open", "add", "start", "read", "close" };
+
+/* One session: open, add the child, start, read a window, close; each
+ * step's ms into steps[STEPS]. */
+static int session(pid_t child, struct hp_figure *fig, double *steps)
 {
+	static const enum hp_type asks[] = { HP_OPEN, HP_ADD_ROOT, HP_START, HP_CLOSE_WINDOW, HP_CLOSE };
+	double t = now();
 	int s = dial(), pidfd = (int)syscall(SYS_pidfd_open, child, 0), err = -ECONNREFUSED;
 	struct hp_msg m;
 
+	memset(steps, 0, STEPS * sizeof(*steps));
+	steps[0] = (now() - t) * 1e3;
 	if (s < 0 || pidfd < 0)
 		goto cleanup;
-	hp_init(&m, HP_OPEN);
-	err = ask(s, &m, -1);
-	if (!err) {
-		hp_init(&m, HP_ADD_ROOT);
-		err = ask(s, &m, pidfd);
-	}
-	if (!err) {
-		hp_init(&m, HP_START);
-		err = ask(s, &m, -1);
-	}
-	if (!err) {
-		hp_init(&m, HP_CLOSE_WINDOW);
-		err = ask(s, &m, -1);
-		*fig = m.u.figure;
-	}
-	if (!err) {
-		hp_init(&m, HP_CLOSE);
-		err = ask(s, &m, -1);
+	err = 0;
+	for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]) && !err; i++) {
+		t = now();
+		hp_init(&m, asks[i]);
+		err = ask(s, &m, asks[i] == HP_ADD_ROOT ? pidfd : -1);
+		if (asks[i] == HP_CLOSE_WINDOW)
+			*fig = m.u.figure;
+		steps[i + 1] = (now() - t) * 1e3;
 	}
 cleanup:
 	if (s >= 0)
@@ -285,6 +283,7 @@ cleanup:
 static int good(void)
 {
 	static double ms[100000];
+	double steps[STEPS], worst[STEPS] = { 0 }, slowest = -1;
 	size_t n = 0, failed = 0, exact = 0;
 	pid_t child = fork();
 	int anchor = dial(), me = (int)syscall(SYS_pidfd_open, getpid(), 0);
@@ -303,9 +302,13 @@ static int good(void)
 	}
 	while (now() < until && n < sizeof(ms) / sizeof(ms[0])) {
 		double t0 = now();
-		int err = session(child, &fig);
+		int err = session(child, &fig, steps);
 
 		ms[n++] = (now() - t0) * 1e3;
+		if (ms[n - 1] > slowest) {
+			slowest = ms[n - 1];
+			memcpy(worst, steps, sizeof(worst));
+		}
 		failed += err != 0;
 		exact += !err && fig.measured && fig.exact;
 		usleep(10000);
@@ -316,6 +319,10 @@ static int good(void)
 	qsort(ms, n, sizeof(ms[0]), by_value);
 	printf("sessions %zu failed %zu exact %zu median_ms %.2f p99_ms %.2f max_ms %.2f\n", n, failed, exact,
 	       n ? ms[n / 2] : 0, n ? ms[n * 99 / 100] : 0, n ? ms[n - 1] : 0);
+	printf("slowest:");
+	for (int i = 0; i < STEPS; i++)
+		printf(" %s %.2f", step_name[i], worst[i]);
+	printf("\n");
 	return failed ? 1 : 0;
 }
 
@@ -323,6 +330,7 @@ static int good(void)
 static int soak(long sessions)
 {
 	size_t failed = 0, exact = 0;
+	double steps[STEPS];
 	struct hp_figure fig;
 	pid_t child = fork();
 
@@ -331,7 +339,7 @@ static int soak(long sessions)
 		_exit(0);
 	}
 	for (long i = 0; i < sessions; i++) {
-		int err = session(child, &fig);
+		int err = session(child, &fig, steps);
 
 		failed += err != 0;
 		exact += !err && fig.measured && fig.exact;

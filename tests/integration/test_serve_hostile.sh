@@ -70,6 +70,7 @@ t_serve_linger() {
 t_serve_hostile() {
 	[ -x "$HOSTILE" ] || { skip "serve hostile: $HOSTILE not built (make all)"; return; }
 	serve_start "serve hostile" || return
+	sleep 0.2       # serve_start's --status connection, closed off the loop
 	fds0=$(helper_fds) rss0=$(helper_rss_kib) bpf0=$(helper_bpf)
 	secs=$(q 10 20)
 	nice -n 19 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
@@ -87,7 +88,7 @@ t_serve_hostile() {
 	done
 	fds1=$(helper_fds) rss1=$(helper_rss_kib) bpf1=$(helper_bpf)
 	serve_stop
-	good=$(cat "$TMP/good.txt")
+	good=$(tr '\n' ';' <"$TMP/good.txt")
 	sessions=$(echo "$good" | sed -n 's/.*sessions \([0-9]*\).*/\1/p')
 	exact=$(echo "$good" | sed -n 's/.* exact \([0-9]*\).*/\1/p')
 	median=$(echo "$good" | sed -n 's/.*median_ms \([0-9]*\).*/\1/p')
