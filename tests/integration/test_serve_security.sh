@@ -45,7 +45,7 @@ TESTS="$TESTS t_writers_refuse_symlinks t_failed_run_keeps_output"
 
 # Every file root writes refuses a symlink planted by another user in a
 # directory all may write (1777): -o (alone and with -r), --timeline,
-# --export-csv, --export-markdown, plot -o, merge --timeline, and
+# every --export-*, plot -o, merge --timeline, and
 # --record DIR through a symlinked DIR. The root-only file behind each
 # link is untouched, and each command fails saying so.
 t_writers_refuse_symlinks() {
@@ -56,7 +56,7 @@ t_writers_refuse_symlinks() {
 	echo secret >"$priv/victim"
 	chmod 600 "$priv/victim"
 	mkdir "$priv/recdir"
-	for w in o o-r timeline.json csv md plot.svg merge.json; do
+	for w in o o-r timeline.json csv md json bmf gab om plot.svg merge.json; do
 		setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$priv/victim" "$pub/l-$w"
 	done
 	setpriv --reuid=65534 --regid=65534 --clear-groups ln -s "$priv/recdir" "$pub/l-rec"
@@ -69,6 +69,10 @@ t_writers_refuse_symlinks() {
 	run "$PEAKBPF" -q --timeline "$pub/l-timeline.json" -- true
 	run "$PEAKBPF" -q -r 2 --export-csv "$pub/l-csv" -- true
 	run "$PEAKBPF" -q -r 2 --export-markdown "$pub/l-md" -- true
+	run "$PEAKBPF" -q -r 2 --export-json "$pub/l-json" -- true
+	run "$PEAKBPF" -q -r 2 --export-bmf "$pub/l-bmf" -- true
+	run "$PEAKBPF" -q -r 2 --export-gab "$pub/l-gab" -- true
+	run "$PEAKBPF" -q -r 2 --export-openmetrics "$pub/l-om" -- true
 	run "$PEAKBPF" plot -o "$pub/l-plot.svg" "$TMP/good.json"
 	run "$PEAKBPF" merge --timeline "$pub/l-merge.json" "$TMP/rec"
 	run "$PEAKBPF" -q --record "$pub/l-rec" -- true
@@ -77,8 +81,8 @@ t_writers_refuse_symlinks() {
 	rm -rf "$pub" "$priv"
 	case "$res" in *" 0"*) zero=yes ;; *) zero=no ;; esac
 	if [ "$victim" = secret ] && [ "$left" = 0 ] && [ "$zero" = no ] &&
-		[ "$(grep -c 'Too many levels of symbolic links\|not a symlink' "$TMP/links.err")" -ge 8 ]; then
-		ok "writers and symlinks: 8 writers refused a planted symlink (exits$res), the root file behind is intact"
+		[ "$(grep -c 'Too many levels of symbolic links\|not a symlink' "$TMP/links.err")" -ge 12 ]; then
+		ok "writers and symlinks: 12 writers refused a planted symlink (exits$res), the root file behind is intact"
 	else
 		fail "writers and symlinks: exits$res, victim '$victim', files in the record dir $left: $(cat "$TMP/links.err")"
 	fi
