@@ -293,6 +293,8 @@ int serve_loop(struct server *sv)
 
 		pfd[0] = (struct pollfd){ .fd = sv->sigfd, .events = POLLIN };
 		/* Accept nothing while backing off, or while the closes wait. */
+		if (closer_tend(sv->closer))
+			held = true;    /* look again soon: a lane may need a thread */
 		if (closer_nearly_full(sv->closer))
 			sv->accept_after_ns = now + SERVE_ACCEPT_BACKOFF_MS * MS;
 		pfd[1] = (struct pollfd){ .fd = sv->accept_after_ns > now ? -1 : sv->lfd, .events = POLLIN };

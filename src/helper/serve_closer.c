@@ -18,11 +18,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "clock.h"
 #include "serve_int.h"
 
-#define CLOSER_STACK (256 * 1024)  /* drain's fds, CLOSER_DRAIN_DEPTH deep */
+#define CLOSER_STACK (64 * 1024)   /* close_now's frame: about 3 KiB */
 #define CLOSER_DRAIN_MAX 1024      /* messages taken from one socket at most */
-#define CLOSER_DRAIN_DEPTH 4       /* Unix sockets inside Unix sockets */
 
 bool fd_is_pidfd(int fd)
 {
@@ -37,8 +37,6 @@ bool fd_is_pidfd(int fd)
 	/* "pidfd:[...]" where pidfds have a filesystem of their own (pidfs). */
 	return !strcmp(link, "anon_inode:[pidfd]") || !strncmp(link, "pidfd:", 6);
 }
-
-static void close_now(int fd, int depth);
 
 /* One queued message of a shut Unix socket, its fds into fds[]: false
  * when none is left. SO_PASSCRED gives every message a control part (its
@@ -60,38 +58,66 @@ static bool take_one(int fd, int *fds, size_t *n)
 	return got > 0 || (got == 0 && mh.msg_controllen > 0);
 }
 
-/* A Unix socket's close releases the fds still queued on it, each of
- * which may be a lingering socket (or a Unix socket with more queued):
- * shut it, so that nothing more is queued, and take them out first. */
-static void drain(int fd, int depth)
-{
-	int fds[HP_MAX_FDS], one = 1;
-	bool more = true;
-	size_t n;
+/* fds still to close: those taken out of Unix sockets on the way. */
+struct pile {
+	int *v;
+	size_t n, cap;
+};
 
-	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
-	shutdown(fd, SHUT_RDWR);
-	for (int i = 0; i < CLOSER_DRAIN_MAX && more; i++) {
-		more = take_one(fd, fds, &n);
-		for (size_t k = 0; k < n; k++)
-			close_now(fds[k], depth + 1);
+static void pile_add(struct pile *p, int fd)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 256;
+		int *v = realloc(p->v, cap * sizeof(*v));
+
+		if (!v) {
+			close(fd);      /* out of memory: as it comes */
+			return;
+		}
+		p->v = v;
+		p->cap = cap;
 	}
+	p->v[p->n++] = fd;
 }
 
-/* A socket's own close need not wait at all: unsent data is dropped (RST)
- * instead of lingering. The sender's socket, its choice to send it. Not
- * a socket: ENOTSOCK, nothing changes. */
-static void close_now(int fd, int depth)
+/*
+ * Close fd, never waiting on what a client made of it. A socket is set
+ * not to linger: unsent data is dropped (RST); the sender's socket, its
+ * choice to send it (not a socket: ENOTSOCK, nothing changes). A Unix
+ * socket's close releases the fds still queued on it, each of which may
+ * be a lingering socket, or a Unix socket with more queued, as deep as
+ * its sender nests them: so it is shut (nothing more can be queued) and
+ * emptied first, and what comes out is closed the same way, from a pile,
+ * not by recursion. Every fd in flight is taken out once, so the pile
+ * ends (the kernel bounds what a user has in flight).
+ */
+static void close_now(int first)
 {
 	struct linger now = { .l_onoff = 1, .l_linger = 0 };
-	socklen_t len = sizeof(int);
-	int domain = 0;
+	struct pile p = { 0 };
+	int fds[HP_MAX_FDS], fd, one = 1;
 
-	if (!setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now)) &&
-	    !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) && domain == AF_UNIX &&
-	    depth < CLOSER_DRAIN_DEPTH)
-		drain(fd, depth);
-	close(fd);
+	pile_add(&p, first);
+	while (p.n) {
+		socklen_t len = sizeof(int);
+		int domain = 0;
+		bool more = true;
+		size_t n;
+
+		fd = p.v[--p.n];
+		if (!setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now)) &&
+		    !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) && domain == AF_UNIX) {
+			setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+			shutdown(fd, SHUT_RDWR);
+			for (int i = 0; i < CLOSER_DRAIN_MAX && more; i++) {
+				more = take_one(fd, fds, &n);
+				for (size_t k = 0; k < n; k++)
+					pile_add(&p, fds[k]);
+			}
+		}
+		close(fd);
+	}
+	free(p.v);
 }
 
 static void *lane_main(void *arg)
@@ -102,16 +128,17 @@ static void *lane_main(void *arg)
 	while (l->n) {
 		int fd = l->q[l->head].fd;
 
-		l->closing_uid = l->q[l->head].uid;
-		l->closing = true;
 		l->head = (l->head + 1) % CLOSER_LANE_MAX;
 		l->n--;
+		l->closing++;
+		l->moved_ns = monotonic_ns();
 		pthread_mutex_unlock(l->mu);
-		close_now(fd, 0);
+		close_now(fd);
 		pthread_mutex_lock(l->mu);
-		l->closing = false;
+		l->closing--;
+		l->moved_ns = monotonic_ns();
 	}
-	l->running = false;     /* the next push starts another */
+	l->threads--;           /* the next push starts another */
 	pthread_mutex_unlock(l->mu);
 	return NULL;
 }
@@ -152,22 +179,44 @@ void closer_push(struct closer *cl, const int *fds, size_t n, uid_t uid)
 		l->q[tail].uid = uid;
 		l->n++;
 	}
-	if (queued && !l->running) {
+	if (queued && !l->threads) {
 		spawn(lane_main, l, &ok);
-		l->running = ok;
+		l->threads += ok;
 	}
 	pthread_mutex_unlock(&cl->mu);
 	/* Not reached: the loop accepts nothing while a lane is nearly full
 	 * (closer_nearly_full) and reads no uid over its limit. */
 	for (; queued < n; queued++)
-		close_now(fds[queued], 0);
+		close_now(fds[queued]);
 	/* No thread for the lane: its queue closes here, as a last resort. */
 	if (!ok) {
 		pthread_mutex_lock(&cl->mu);
-		l->running = true;
+		l->threads++;
 		pthread_mutex_unlock(&cl->mu);
 		lane_main(l);
 	}
+}
+
+bool closer_tend(struct closer *cl)
+{
+	uint64_t now = monotonic_ns();
+	bool waiting = false;
+
+	pthread_mutex_lock(&cl->mu);
+	for (size_t i = 0; i < CLOSER_LANES; i++) {
+		struct closer_lane *l = &cl->lane[i];
+		bool ok;
+
+		waiting |= l->n > 0;
+		if (!l->n || l->threads >= CLOSER_LANE_THREADS || l->closing < l->threads ||
+		    now - l->moved_ns < CLOSER_STUCK_MS * 1000000ULL)
+			continue;
+		spawn(lane_main, l, &ok);
+		l->threads += ok;
+		l->moved_ns = now;
+	}
+	pthread_mutex_unlock(&cl->mu);
+	return waiting;
 }
 
 bool closer_nearly_full(struct closer *cl)
@@ -189,7 +238,6 @@ size_t closer_pending(struct closer *cl, uid_t uid)
 	pthread_mutex_lock(&cl->mu);
 	for (size_t i = 0; i < l->n; i++)
 		n += l->q[(l->head + i) % CLOSER_LANE_MAX].uid == uid;
-	n += l->closing && l->closing_uid == uid;
 	pthread_mutex_unlock(&cl->mu);
 	return n;
 }

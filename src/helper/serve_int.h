@@ -53,13 +53,17 @@ struct client {
 /* Descriptors to close off the loop (serve_closer.c), in lanes by uid. */
 #define CLOSER_LANES 16
 #define CLOSER_LANE_MAX 4096
+/* A lane whose closes have not moved for this long gets another thread
+ * (up to CLOSER_LANE_THREADS): a close that waits holds up one only. */
+#define CLOSER_STUCK_MS 500
+#define CLOSER_LANE_THREADS 4
 struct closer_lane {
 	pthread_mutex_t *mu;            /* the closer's */
-	bool running;                   /* its thread is at work */
+	unsigned threads;               /* at work on it now */
+	unsigned closing;               /* closes under way now */
+	uint64_t moved_ns;              /* when a close last began or ended */
 	struct { int fd; uid_t uid; } q[CLOSER_LANE_MAX];
 	size_t head, n;
-	uid_t closing_uid;              /* the fd being closed now */
-	bool closing;
 };
 
 struct closer {
@@ -106,6 +110,9 @@ void closer_push(struct closer *cl, const int *fds, size_t n, uid_t uid);
 void closer_close_socket(struct closer *cl, int fd, uid_t uid);
 /* Descriptors of uid not yet closed. */
 size_t closer_pending(struct closer *cl, uid_t uid);
+/* A lane whose every thread has been in one close for CLOSER_STUCK_MS
+ * gets another thread. Whether any close waits in a queue. */
+bool closer_tend(struct closer *cl);
 /* Some lane has little room left: accept nothing for now. */
 bool closer_nearly_full(struct closer *cl);
 

@@ -6,7 +6,8 @@
  *   hostile_client attack SOCKET SECONDS   every attack below, at once
  *   hostile_client good SOCKET SECONDS     open-add-start-read-close, timed
  *   hostile_client hold SOCKET SECONDS     16 connections, held open
- *   hostile_client linger SOCKET SECONDS   the lingering sockets alone
+ *   hostile_client linger SOCKET SECONDS   the lingering sockets alone (every
+ *                                          other one inside 8 Unix sockets)
  *   hostile_client soak SOCKET SESSIONS    that many sessions, untimed, no anchor
  *
  * The attacks: fd floods (messages of 253 fds, of every request type, and
@@ -110,6 +111,25 @@ cleanup:
 	return c;
 }
 
+/* fd inside depth Unix sockets, each queued on the next: closing the
+ * outermost releases the rest, down to fd. */
+static int nest(int fd, int depth)
+{
+	for (int i = 0; i < depth && fd >= 0; i++) {
+		struct hp_msg m;
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+			return fd;
+		hp_init(&m, HP_STATUS);
+		send_fds(sv[0], &m, sizeof(m), fd, 1, 0);
+		close(fd);
+		close(sv[0]);
+		fd = sv[1];
+	}
+	return fd;
+}
+
 static void attack_linger(void)
 {
 	int peers[16], n = 0;
@@ -117,6 +137,10 @@ static void attack_linger(void)
 	while (now() < until && n < 16) {
 		int s = dial(), peer, tcp = lingering_socket(&peer);
 		struct hp_msg m;
+
+		/* Every other one inside 8 Unix sockets. */
+		if (n % 2 && tcp >= 0)
+			tcp = nest(tcp, 8);
 
 		if (s >= 0 && tcp >= 0) {
 			struct linger now = { .l_onoff = 1, .l_linger = 0 };
