@@ -122,7 +122,13 @@ static int nest(int fd, int depth)
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 			return fd;
 		hp_init(&m, HP_STATUS);
-		send_fds(sv[0], &m, sizeof(m), fd, 1, 0);
+		/* Not sent (ETOOMANYREFS: this user has too many fds in
+		 * flight): fd stays as deep as it got. */
+		if (send_fds(sv[0], &m, sizeof(m), fd, 1, 0)) {
+			close(sv[0]);
+			close(sv[1]);
+			return fd;
+		}
 		close(fd);
 		close(sv[0]);
 		fd = sv[1];
@@ -132,7 +138,7 @@ static int nest(int fd, int depth)
 
 static void attack_linger(void)
 {
-	int peers[16], n = 0;
+	int peers[16], kept[16], n = 0, k = 0;
 
 	while (now() < until && n < 16) {
 		int s = dial(), peer, tcp = lingering_socket(&peer);
@@ -141,21 +147,20 @@ static void attack_linger(void)
 		/* Every other one inside 8 Unix sockets. */
 		if (n % 2 && tcp >= 0)
 			tcp = nest(tcp, 8);
-
-		if (s >= 0 && tcp >= 0) {
-			struct linger now = { .l_onoff = 1, .l_linger = 0 };
-
-			hp_init(&m, HP_STATUS);
-			/* A request first, which the helper answers before it
-			 * reads the next: this copy is closed by then, and the
-			 * helper's close is the last. Not sent (the helper
-			 * refused the connection): this close would be the
-			 * last, and linger here instead. */
+		hp_init(&m, HP_STATUS);
+		/* A request first, which the helper answers before it reads
+		 * the next: this copy is closed by then, and the helper's
+		 * close is the last. Not sent (no connection, or the helper
+		 * refused it): this close would be the last and linger here,
+		 * so it waits for the peers'. */
+		if (s >= 0 && tcp >= 0)
 			send_fds(s, &m, sizeof(m), -1, 0, 0);
-			if (send_fds(s, &m, sizeof(m), tcp, 1, 0))
-				setsockopt(tcp, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
-			peers[n++] = peer;
+		if (tcp >= 0 && (s < 0 || send_fds(s, &m, sizeof(m), tcp, 1, 0))) {
+			kept[k++] = tcp;
+			tcp = -1;
 		}
+		if (peer >= 0)
+			peers[n++] = peer;
 		if (tcp >= 0)
 			close(tcp);
 		if (s >= 0)
@@ -164,8 +169,11 @@ static void attack_linger(void)
 	}
 	while (now() < until)
 		usleep(50000);
+	/* The peers' close resets the connections: nothing lingers after. */
 	while (n)
 		close(peers[--n]);
+	while (k)
+		close(kept[--k]);
 }
 
 /* Requests sent and their replies never read; reconnect when dropped. */

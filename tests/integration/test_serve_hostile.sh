@@ -43,10 +43,10 @@ t_serve_linger() {
 	worst=0 lingering=0
 	for i in 1 2 3 4 5 6; do
 		sleep 0.5
-		t0=$(now_ms)
+		asked=$(now_ms)
 		"$PEAKBPF" serve --status --socket "$SOCK" >/dev/null 2>&1
-		t=$(($(now_ms) - t0))
-		[ "$t" -gt "$worst" ] && worst=$t
+		took=$(($(now_ms) - asked))
+		[ "$took" -gt "$worst" ] && worst=$took
 		# Any of the helper's threads waiting in a lingering close?
 		if cat /proc/"$SERVE_PID"/task/*/stack 2>/dev/null | grep -q sk_stream_wait_close; then
 			lingering=$((lingering + 1))
@@ -126,15 +126,15 @@ t_serve_accept_emfile() {
 		holders="$holders $!"
 	done
 	sleep 2
-	t0=$(helper_cpu_ticks)
+	ticks0=$(helper_cpu_ticks)
 	sleep 2
-	t1=$(helper_cpu_ticks)
+	ticks1=$(helper_cpu_ticks)
 	# shellcheck disable=SC2086 # holders is words
 	kill $holders 2>/dev/null
 	# shellcheck disable=SC2086
 	wait $holders 2>/dev/null
 	serve_stop
-	ticks=$((t1 - t0))
+	ticks=$((ticks1 - ticks0))
 	hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
 	if grep -q "cannot accept a connection: Too many open files: waiting" "$TMP/emfile.log" &&
 		[ "$ticks" -lt $((hz / 5)) ]; then
