@@ -80,39 +80,52 @@ static void pile_add(struct pile *p, int fd)
 	p->v[p->n++] = fd;
 }
 
+/* Set a socket not to linger: unsent data is dropped (RST) at its close;
+ * the sender's socket, its choice to send it. Whether it is a Unix socket
+ * (not a socket: ENOTSOCK, nothing changes, false). */
+static bool unlinger(int fd)
+{
+	struct linger now = { .l_onoff = 1, .l_linger = 0 };
+	socklen_t len = sizeof(int);
+	int domain = 0;
+
+	return !setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now)) &&
+	       !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) && domain == AF_UNIX;
+}
+
 /*
- * Close fd, never waiting on what a client made of it. A socket is set
- * not to linger: unsent data is dropped (RST); the sender's socket, its
- * choice to send it (not a socket: ENOTSOCK, nothing changes). A Unix
- * socket's close releases the fds still queued on it, each of which may
- * be a lingering socket, or a Unix socket with more queued, as deep as
- * its sender nests them: so it is shut (nothing more can be queued) and
- * emptied first, and what comes out is closed the same way, from a pile,
- * not by recursion. Every fd in flight is taken out once, so the pile
- * ends (the kernel bounds what a user has in flight).
+ * Close fd, never waiting on what a client made of it. A Unix socket's
+ * close releases the fds still queued on it, each of which may be a
+ * lingering socket, or a Unix socket with more queued, as deep as its
+ * sender nests them: so it is shut (nothing more can be queued) and
+ * emptied first. What comes out is closed at once, set not to linger,
+ * but for Unix sockets, which go on a pile to be emptied in turn (not
+ * recursion): every fd in flight is taken out once, so the pile ends.
  */
 static void close_now(int first)
 {
-	struct linger now = { .l_onoff = 1, .l_linger = 0 };
 	struct pile p = { 0 };
-	int fds[HP_MAX_FDS], fd, one = 1;
+	int fds[HP_MAX_FDS], one = 1;
 
+	if (!unlinger(first)) {
+		close(first);
+		return;
+	}
 	pile_add(&p, first);
 	while (p.n) {
-		socklen_t len = sizeof(int);
-		int domain = 0;
+		int fd = p.v[--p.n];
 		bool more = true;
 		size_t n;
 
-		fd = p.v[--p.n];
-		if (!setsockopt(fd, SOL_SOCKET, SO_LINGER, &now, sizeof(now)) &&
-		    !getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) && domain == AF_UNIX) {
-			setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
-			shutdown(fd, SHUT_RDWR);
-			for (int i = 0; i < CLOSER_DRAIN_MAX && more; i++) {
-				more = take_one(fd, fds, &n);
-				for (size_t k = 0; k < n; k++)
+		setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one));
+		shutdown(fd, SHUT_RDWR);
+		for (int i = 0; i < CLOSER_DRAIN_MAX && more; i++) {
+			more = take_one(fd, fds, &n);
+			for (size_t k = 0; k < n; k++) {
+				if (unlinger(fds[k]))
 					pile_add(&p, fds[k]);
+				else
+					close(fds[k]);
 			}
 		}
 		close(fd);
