@@ -324,5 +324,6 @@ install: $(OUTPUT)/peakbpf lib
 # make bench / bench-short / bench-cpus (tools/bench) and make vmtest (tools/vm).
 include tools/bench/bench.mk
 include tools/vm/vm.mk
+include src/slurm/slurm.mk
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)
