@@ -230,6 +230,7 @@ static void merge_add(struct pb_step_merge *m, const struct pb_step_line *l)
 	if (!l->peak_known)
 		m->complete = false;
 	else {
+		m->any_known = true;
 		m->upper += l->peak;
 		m->sum_of_peaks += l->peak;
 		if (l->peak > m->lower)
@@ -318,7 +319,7 @@ static void json_step(struct json_writer *w, uint32_t job, const struct pb_step_
 	json_kv_string(w, "step", m->step);
 	json_key(w, "peak_of_sum");
 	json_begin_object(w);
-	json_opt_uint(w, "lower_bytes", m->complete, m->lower);
+	json_opt_uint(w, "lower_bytes", m->any_known, m->lower);
 	json_opt_uint(w, "upper_bytes", m->complete, m->upper);
 	json_kv_bool(w, "exact", m->complete && m->exact && m->nodes == 1);
 	json_end_object(w);
@@ -400,8 +401,10 @@ void pb_admin_comment(char *buf, size_t len, const struct pb_step_merge *m, size
 	append(buf, len, &at, "peakbpf:");
 	for (size_t i = 0; i < n; i++) {
 		append(buf, len, &at, "%s step %s ", i ? ";" : "", m[i].step);
-		if (!m[i].complete)
+		if (!m[i].any_known)
 			append(buf, len, &at, "not measured");
+		else if (!m[i].complete)
+			append(buf, len, &at, "at least %s", format_bytes(m[i].lower, a, sizeof(a)));
 		else if (m[i].nodes == 1 || m[i].lower == m[i].upper)
 			append(buf, len, &at, "%s", format_bytes(m[i].upper, a, sizeof(a)));
 		else

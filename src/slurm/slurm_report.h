@@ -60,7 +60,8 @@ struct pb_step_line {
 struct pb_step_merge {
 	char step[24];
 	unsigned nodes;
-	bool complete;                  /* every node's peak known */
+	bool complete;                  /* every node's peak known: upper known */
+	bool any_known;                 /* some node's peak known: lower known */
 	uint64_t lower, upper;
 	bool exact;                     /* every node exact */
 	uint64_t sum_of_peaks, largest;
