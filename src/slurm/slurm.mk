@@ -6,8 +6,11 @@
 # spank_* and slurm_* it calls are slurmstepd's, srun's or sbatch's own).
 SLURM_INCLUDE ?= /usr/include
 SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
-SLURM_PLUGIN_SRCS := src/slurm/spank_peakbpf.c src/slurm/slurm_report.c
-SLURM_PLUGIN_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(SLURM_PLUGIN_SRCS))
+SLURM_PLUGIN_SRCS := src/slurm/spank_peakbpf.c src/slurm/slurm_report.c src/slurm/spank_record.c
+# A multi-node step's records and their merge: the CLI's own --record and
+# `peakbpf merge` code (public API users, like the plugin).
+SLURM_PLUGIN_CLI_SRCS := src/record.c src/merge.c src/merge_load.c
+SLURM_PLUGIN_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(SLURM_PLUGIN_SRCS) $(SLURM_PLUGIN_CLI_SRCS))
 HAVE_SPANK := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)
 
 ifneq ($(HAVE_SPANK),)

@@ -13,6 +13,7 @@
 #include "units.h"
 
 #define MIB (1024ULL * 1024)
+#define PB_LINE_FIELDS 11
 
 /* Slurm's step ids for the steps that are not numbered (slurm.h). */
 #define PB_STEP_EXTERN 0xfffffffcU
@@ -145,15 +146,17 @@ static bool field_ok(const char *s)
 
 int pb_line_format(const struct pb_step_line *l, char *buf, size_t len)
 {
-	char peak[24], largest[24];
+	char peak[24], largest[24], ml[24], mu[24];
 	int n;
 
 	if (!field_ok(l->step) || !field_ok(l->node) || !field_ok(l->source))
 		return -EINVAL;
 	opt_u64(peak, sizeof(peak), l->peak_known, l->peak);
 	opt_u64(largest, sizeof(largest), l->largest_known, l->largest);
-	n = snprintf(buf, len, "%s\t%s\t%s\t%d\t%s\t%s\t%u\t%d\t%" PRIu64 "\n", l->step, l->node, peak,
-		     l->exact ? 1 : 0, l->source, largest, l->tasks, l->killed_signal, l->limit);
+	opt_u64(ml, sizeof(ml), l->mlower_known, l->mlower);
+	opt_u64(mu, sizeof(mu), l->mupper_known, l->mupper);
+	n = snprintf(buf, len, "%s\t%s\t%s\t%d\t%s\t%s\t%u\t%d\t%" PRIu64 "\t%s\t%s\n", l->step, l->node,
+		     peak, l->exact ? 1 : 0, l->source, largest, l->tasks, l->killed_signal, l->limit, ml, mu);
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	return n;
@@ -191,7 +194,7 @@ static int copy_field(char *dst, size_t len, const char *s)
 
 int pb_line_parse(const char *line, struct pb_step_line *l)
 {
-	char tmp[512], *f[9], *save = NULL, *p;
+	char tmp[512], *f[PB_LINE_FIELDS], *save = NULL, *p;
 	uint64_t v;
 	size_t n = 0;
 	bool dummy;
@@ -201,11 +204,11 @@ int pb_line_parse(const char *line, struct pb_step_line *l)
 	memcpy(tmp, line, strlen(line) + 1);
 	tmp[strcspn(tmp, "\n")] = '\0';
 	for (p = strtok_r(tmp, "\t", &save); p; p = strtok_r(NULL, "\t", &save)) {
-		if (n == 9)
+		if (n == PB_LINE_FIELDS)
 			return -EINVAL;
 		f[n++] = p;
 	}
-	if (n != 9)
+	if (n != PB_LINE_FIELDS)
 		return -EINVAL;
 	memset(l, 0, sizeof(*l));
 	if (copy_field(l->step, sizeof(l->step), f[0]) || copy_field(l->node, sizeof(l->node), f[1]) ||
@@ -221,6 +224,9 @@ int pb_line_parse(const char *line, struct pb_step_line *l)
 	if (parse_u64(f[7], false, &dummy, &v) || v > 64)
 		return -EINVAL;
 	l->killed_signal = (int)v;
+	if (parse_u64(f[9], true, &l->mlower_known, &l->mlower) ||
+	    parse_u64(f[10], true, &l->mupper_known, &l->mupper))
+		return -EINVAL;
 	return parse_u64(f[8], false, &dummy, &l->limit);
 }
 
@@ -235,6 +241,8 @@ static void merge_add(struct pb_step_merge *m, const struct pb_step_line *l)
 		m->sum_of_peaks += l->peak;
 		if (l->peak > m->lower)
 			m->lower = l->peak;
+		if (l->peak > m->node_max)
+			m->node_max = l->peak;
 	}
 	if (!l->exact)
 		m->exact = false;
@@ -246,6 +254,21 @@ static void merge_add(struct pb_step_merge *m, const struct pb_step_line *l)
 		m->killed_signal = l->killed_signal;
 	if (l->limit > m->limit)
 		m->limit = l->limit;
+	if (l->mlower_known && l->mlower > m->rec_lower)
+		m->rec_lower = l->mlower;
+	if (l->mupper_known && (!m->rec_upper_known || l->mupper < m->rec_upper)) {
+		m->rec_upper = l->mupper;
+		m->rec_upper_known = true;
+	}
+}
+
+/* The records' bounds, where they are tighter. */
+static void merge_narrow(struct pb_step_merge *m)
+{
+	if (m->any_known && m->rec_lower > m->lower)
+		m->lower = m->rec_lower;
+	if (m->complete && m->rec_upper_known && m->rec_upper < m->upper && m->rec_upper >= m->lower)
+		m->upper = m->rec_upper;
 }
 
 size_t pb_merge_steps(const struct pb_step_line *lines, size_t n, struct pb_step_merge *out, size_t max)
@@ -268,6 +291,8 @@ size_t pb_merge_steps(const struct pb_step_line *lines, size_t n, struct pb_step
 		}
 		merge_add(&out[j], &lines[i]);
 	}
+	for (size_t j = 0; j < k; j++)
+		merge_narrow(&out[j]);
 	return k;
 }
 
@@ -277,8 +302,8 @@ uint64_t pb_suggest_mem_mib(const struct pb_step_merge *m, size_t n, unsigned he
 
 	/* Slurm's --mem is per node: the largest one node held in any step. */
 	for (size_t i = 0; i < n; i++)
-		if (m[i].nodes && m[i].lower > top)
-			top = m[i].lower;
+		if (m[i].node_max > top)
+			top = m[i].node_max;
 	if (!top)
 		return 0;
 	top += top / 100 * headroom_pct + (top % 100) * headroom_pct / 100;
@@ -321,7 +346,9 @@ static void json_step(struct json_writer *w, uint32_t job, const struct pb_step_
 	json_begin_object(w);
 	json_opt_uint(w, "lower_bytes", m->any_known, m->lower);
 	json_opt_uint(w, "upper_bytes", m->complete, m->upper);
-	json_kv_bool(w, "exact", m->complete && m->exact && m->nodes == 1);
+	json_kv_bool(w, "exact", m->complete && m->exact && m->lower == m->upper);
+	json_kv_string(w, "from", m->rec_upper_known || m->rec_lower ? "the nodes' records, merged as peakbpf merge does"
+					: "the nodes' peaks: [largest, sum]");
 	json_end_object(w);
 	json_opt_uint(w, "sum_of_peaks_bytes", m->complete, m->sum_of_peaks);
 	json_opt_uint(w, "largest_process_bytes", m->largest_known, m->largest);

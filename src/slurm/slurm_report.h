@@ -52,11 +52,17 @@ struct pb_step_line {
 	unsigned tasks;
 	int killed_signal;              /* a task killed by this signal, 0: none */
 	uint64_t limit;                 /* the step's memory limit on the node, 0: none */
+	/* A multi-node step: `peakbpf merge` of the nodes' records as this
+	 * node ended. Lower holds at any time; upper once every node's
+	 * record was complete. */
+	bool mlower_known, mupper_known;
+	uint64_t mlower, mupper;
 };
 
-/* A step across its nodes: the interval `peakbpf merge` gives for one window
- * per node (each node's peak reached at some instant in the step; no other
- * value known to be held then): [largest node peak, sum of node peaks]. */
+/* A step across its nodes: [largest node peak, sum of node peaks] (what
+ * `peakbpf merge` gives for one window per node), narrowed to the merge
+ * of the nodes' records where the lines carry it (each bound is one the
+ * truth cannot cross, so the tighter of each pair is kept). */
 struct pb_step_merge {
 	char step[24];
 	unsigned nodes;
@@ -65,9 +71,12 @@ struct pb_step_merge {
 	uint64_t lower, upper;
 	bool exact;                     /* every node exact */
 	uint64_t sum_of_peaks, largest;
+	uint64_t node_max;              /* the largest one node held: --mem is per node */
 	bool largest_known;
 	int killed_signal;
 	uint64_t limit;
+	uint64_t rec_lower, rec_upper;  /* from the records (merge_narrow) */
+	bool rec_upper_known;
 };
 
 void pb_config_default(struct pb_config *c);

@@ -33,6 +33,7 @@
 #include <slurm/spank.h>
 
 #include "slurm_report.h"
+#include "spank_record.h"
 
 SPANK_PLUGIN(peakbpf, 1);
 
@@ -49,6 +50,9 @@ static struct {
 	unsigned forked, exited, tasks;
 	int killed_signal;
 	uint64_t start_cost_ns;
+	uint32_t nnodes;                /* > 1: a record per node, merged (spank_record.h) */
+	pid_t *pids;
+	struct pb_record rec;
 } st;
 
 static int opt_peakbpf(int val, const char *optarg, int remote)
@@ -107,12 +111,23 @@ static int open_session(spank_t sp)
 	const char *note;
 	int err;
 
-	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &st.tasks) != ESPANK_SUCCESS || !st.tasks) {
+	if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &st.tasks) != ESPANK_SUCCESS || !st.tasks ||
+	    !(st.pids = calloc(st.tasks, sizeof(*st.pids)))) {
 		st.failed = true;
 		slurm_error("peakbpf: the step's task count is unknown; this step runs unmeasured");
 		return -EINVAL;
 	}
-	err = peakbpf_open(&o, &st.s, why, sizeof(why));
+	if (spank_get_item(sp, S_JOB_NNODES, &st.nnodes) == ESPANK_SUCCESS && st.nnodes > 1)
+		o.changes_ring_bytes = RANK_RECORD_RING_BYTES;
+	/* A record closes 100 windows a second: the bpf source alone where it
+	 * can be used, as the CLI's --record does (a cgroup read beside it
+	 * doubles each close's cost and delays the cuts). */
+	if (o.changes_ring_bytes) {
+		o.source = PEAKBPF_SOURCE_BPF;
+		if (peakbpf_open(&o, &st.s, why, sizeof(why)))
+			o.source = PEAKBPF_SOURCE_AUTO;
+	}
+	err = st.s ? 0 : peakbpf_open(&o, &st.s, why, sizeof(why));
 	if (err) {
 		slurm_error("peakbpf: %s", why);
 		give_up("no source could be opened", err);
@@ -121,6 +136,44 @@ static int open_session(spank_t sp)
 	for (size_t i = 0; (note = peakbpf_note(st.s, i)); i++)
 		slurm_info("peakbpf: %s", note);
 	return 0;
+}
+
+/* DIR/JOB/STEP.records: this step's records, one a node. */
+static void records_dir(spank_t sp, char *buf, size_t len)
+{
+	uint32_t job = 0, stepid = 0;
+	char step[24];
+
+	spank_get_item(sp, S_JOB_ID, &job);
+	spank_get_item(sp, S_JOB_STEPID, &stepid);
+	pb_step_name(stepid, step, sizeof(step));
+	snprintf(buf, len, "%s/%" PRIu32 "/%s.records", cfg.dir, job, step);
+}
+
+static int make_job_dir(uint32_t job)
+{
+	char jobdir[600];
+
+	snprintf(jobdir, sizeof(jobdir), "%s/%" PRIu32, cfg.dir, job);
+	if ((mkdir(cfg.dir, 0755) && errno != EEXIST) || (mkdir(jobdir, 0755) && errno != EEXIST))
+		return -errno;
+	return 0;
+}
+
+/* A step on several nodes: its record here, for the merge across them. */
+static void start_record(spank_t sp)
+{
+	char dir[700];
+	uint32_t job = 0;
+	int err;
+
+	spank_get_item(sp, S_JOB_ID, &job);
+	records_dir(sp, dir, sizeof(dir));
+	err = make_job_dir(job);
+	if (!err)
+		err = pb_record_start(&st.rec, st.s, dir, st.pids, st.tasks);
+	if (err)
+		slurm_error("peakbpf: no record in %s (%s): this node's figures only", dir, strerror(-err));
 }
 
 int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
@@ -141,15 +194,18 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 		give_up("a task's PID is unknown", -EINVAL);
 		return 0;
 	}
-	err = peakbpf_add_pid(st.s, pid);
+	err = st.forked < st.tasks ? peakbpf_add_pid(st.s, pid) : -E2BIG;
 	if (err) {
 		give_up("adding a task", err);
 		return 0;
 	}
+	st.pids[st.forked] = pid;
 	if (++st.forked == st.tasks) {
 		err = peakbpf_start(st.s);
 		if (err)
 			give_up("starting the measurement", err);
+		else if (st.nnodes > 1)
+			start_record(sp);
 		st.start_cost_ns = mono_ns() - st.start_cost_ns;
 	}
 	return 0;
@@ -261,7 +317,26 @@ cleanup:
 }
 
 /* The step's files, under the job directory's lock (steps end at once). */
-static int record_step(spank_t sp, const struct peakbpf_figure *f, const struct pb_step_line *l,
+/* The nodes' records as they are now (under the job's lock). */
+static void merge_records(spank_t sp, struct pb_step_line *l)
+{
+	struct pb_merged m;
+	char dir[700], why[256] = "";
+	int err;
+
+	records_dir(sp, dir, sizeof(dir));
+	err = pb_record_merge(dir, &m, why, sizeof(why));
+	if (err) {
+		slurm_error("peakbpf: merging %s: %s", dir, why[0] ? why : strerror(-err));
+		return;
+	}
+	l->mlower_known = m.records > 0;
+	l->mlower = m.lower;
+	l->mupper_known = m.complete == st.nnodes;      /* every node's whole record */
+	l->mupper = m.upper;
+}
+
+static int record_step(spank_t sp, const struct peakbpf_figure *f, struct pb_step_line *l,
 		       char *comment, size_t comment_len)
 {
 	char jobdir[600], line[512];
@@ -271,8 +346,9 @@ static int record_step(spank_t sp, const struct peakbpf_figure *f, const struct 
 
 	spank_get_item(sp, S_JOB_ID, &job);
 	snprintf(jobdir, sizeof(jobdir), "%s/%" PRIu32, cfg.dir, job);
-	if ((mkdir(cfg.dir, 0755) && errno != EEXIST) || (mkdir(jobdir, 0755) && errno != EEXIST))
-		return -errno;
+	err = make_job_dir(job);
+	if (err)
+		return err;
 	dir_fd = open(jobdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
 		return -errno;
@@ -284,6 +360,8 @@ static int record_step(spank_t sp, const struct peakbpf_figure *f, const struct 
 		err = -errno;
 		goto cleanup;
 	}
+	if (st.nnodes > 1)
+		merge_records(sp, l);
 	err = pb_line_format(l, line, sizeof(line));
 	if (err < 0 || write(lock, line, (size_t)err) != err) {
 		err = err < 0 ? err : -EIO;
@@ -350,15 +428,21 @@ static void finish_step(spank_t sp)
 	char comment[1024] = "", line[512];
 	int err;
 
+	bool recorded = pb_record_stop(&st.rec) == 0;
+
 	err = peakbpf_close_window(st.s, &w);
 	peakbpf_figure_free(w);
 	if (!err)
 		err = peakbpf_run_figure(st.s, &f);
 	if (err) {
+		pb_record_abort(&st.rec);
 		give_up("closing the window", err);
 		return;
 	}
 	fill_line(sp, f, &l);
+	if (recorded && pb_record_finish(&st.rec, l.peak, l.exact, l.source,
+					 st.killed_signal ? 128 + st.killed_signal : 0))
+		slurm_error("peakbpf: writing this node's record failed");
 	err = record_step(sp, f, &l, comment, sizeof(comment));
 	if (err)
 		slurm_error("peakbpf: writing the job's record under %s: %s", cfg.dir, strerror(-err));
@@ -394,7 +478,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void)sp;
 	(void)ac;
 	(void)av;
-	peakbpf_close(st.s);            /* a step whose tasks did not all start */
+	pb_record_abort(&st.rec);       /* a step whose tasks did not all start */
+	peakbpf_close(st.s);
 	st.s = NULL;
+	free(st.pids);
+	st.pids = NULL;
 	return 0;
 }

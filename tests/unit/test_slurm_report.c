@@ -114,6 +114,10 @@ static void test_line_round_trip(void **state)
 	a.tasks = 3;
 	a.killed_signal = 9;
 	a.limit = 100 * MIB;
+	a.mlower_known = true;
+	a.mlower = 5;
+	a.mupper_known = true;
+	a.mupper = 7;
 	n = pb_line_format(&a, buf, sizeof(buf));
 	assert_true(n > 0);
 	assert_int_equal(buf[n - 1], '\n');
@@ -138,21 +142,25 @@ static void test_line_parse_bad(void **state)
 	struct pb_step_line l;
 	static const char *const bad[] = {
 		"",
-		"0\tvm\t100\t1\tbpf\t-\t1\t0\n",                 /* 8 fields */
-		"0\tvm\t100\t1\tbpf\t-\t1\t0\t0\t9\n",           /* 10 */
-		"0\tvm\t1x0\t1\tbpf\t-\t1\t0\t0\n",              /* a bad number */
-		"0\tvm\t-100\t1\tbpf\t-\t1\t0\t0\n",             /* negative */
-		"0\tvm\t100\t2\tbpf\t-\t1\t0\t0\n",              /* exact 2 */
-		"0\tvm\t100\t1\tbpf\t-\t1\t65\t0\n",             /* no signal 65 */
-		"0\tvm\t100\t1\tbpf\t-\t99999999999\t0\t0\n",    /* tasks overflow */
-		"0\tvm\t100\t1\tbpf\t-\t1\t0\t99999999999999999999999\n",
-		"0\tvm\t100\t1\tsource-name-too-long\t-\t1\t0\t0\n",
+		"0\tvm\t100\t1\tbpf\t-\t1\t0\t0\n",                 /* 9 fields: before records */
+		"0\tvm\t100\t1\tbpf\t-\t1\t0\t0\t-\t-\t9\n",       /* 12 */
+		"0\tvm\t1x0\t1\tbpf\t-\t1\t0\t0\t-\t-\n",           /* a bad number */
+		"0\tvm\t-100\t1\tbpf\t-\t1\t0\t0\t-\t-\n",          /* negative */
+		"0\tvm\t100\t2\tbpf\t-\t1\t0\t0\t-\t-\n",           /* exact 2 */
+		"0\tvm\t100\t1\tbpf\t-\t1\t65\t0\t-\t-\n",          /* no signal 65 */
+		"0\tvm\t100\t1\tbpf\t-\t99999999999\t0\t0\t-\t-\n", /* tasks overflow */
+		"0\tvm\t100\t1\tbpf\t-\t1\t0\t99999999999999999999999\t-\t-\n",
+		"0\tvm\t100\t1\tsource-name-too-long\t-\t1\t0\t0\t-\t-\n",
+		"0\tvm\t100\t1\tbpf\t-\t1\t0\t0\tx\t-\n",           /* a bad record bound */
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(pb_line_parse(bad[i], &l), -EINVAL);
-	assert_int_equal(pb_line_parse("0\tvm\t100\t1\tbpf\t-\t1\t0\t0", &l), 0);
+	assert_int_equal(pb_line_parse("0\tvm\t100\t1\tbpf\t-\t1\t0\t0\t50\t-", &l), 0);
+	assert_true(l.mlower_known);
+	assert_int_equal(l.mlower, 50);
+	assert_false(l.mupper_known);
 }
 
 /* Across nodes: [largest node peak, sum of peaks]; one node: that peak. */
@@ -198,6 +206,39 @@ static void test_merge(void **state)
 	k = pb_merge_steps(l, 5, m, 4);
 	assert_int_equal(pb_suggest_mem_mib(m, k, 0), 101);
 	assert_int_equal(pb_suggest_mem_mib(m, 0, 10), 0);
+}
+
+/* The nodes' records narrow [largest peak, sum of peaks]; the upper bound
+ * only once every node's peak is known (a record still growing is not one). */
+static void test_merge_records(void **state)
+{
+	struct pb_step_line l[2] = { mk("0", "a", 100 * MIB, true), mk("0", "b", 90 * MIB, true) };
+	struct pb_step_merge m[1];
+
+	(void)state;
+	l[0].mlower_known = true;
+	l[0].mlower = 101 * MIB;
+	pb_merge_steps(l, 2, m, 1);
+	assert_int_equal(m[0].lower, 101 * MIB);
+	assert_int_equal(m[0].upper, 190 * MIB);
+	l[1].mlower_known = l[1].mupper_known = true;
+	l[1].mlower = 102 * MIB;
+	l[1].mupper = 103 * MIB;
+	pb_merge_steps(l, 2, m, 1);
+	assert_int_equal(m[0].lower, 102 * MIB);
+	assert_int_equal(m[0].upper, 103 * MIB);
+	/* --mem is per node: from the largest node's peak, not the sum's. */
+	assert_int_equal(pb_suggest_mem_mib(m, 1, 0), 100);
+	/* A record's upper bound below the lower one is not believed. */
+	l[1].mupper = 99 * MIB;
+	pb_merge_steps(l, 2, m, 1);
+	assert_int_equal(m[0].upper, 190 * MIB);
+	/* Node b not measured: no upper bound at all. */
+	l[1].mupper = 103 * MIB;
+	l[1].peak_known = false;
+	pb_merge_steps(l, 2, m, 1);
+	assert_false(m[0].complete);
+	assert_int_equal(m[0].lower, 102 * MIB);
 }
 
 static void test_texts(void **state)
@@ -263,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_line_round_trip),
 		cmocka_unit_test(test_line_parse_bad),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_merge_records),
 		cmocka_unit_test(test_texts),
 		cmocka_unit_test(test_job_json),
 	};

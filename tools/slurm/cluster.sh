@@ -8,6 +8,11 @@
 #   tools/slurm/cluster.sh slurmd DIR [nobpf]   # restart slurmd (nobpf: without
 #                                               # CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN)
 #
+# With NODES=N (2 to 4) in the environment, N slurmds (node1..N), each in a
+# network namespace of its own on a bridge (10.77.R.0/24), so that a step
+# spans N nodes of one host. Debian's Slurm is not built for several slurmds
+# on one address (--enable-multiple-slurmd): namespaces give each its own.
+#
 # start writes DIR/env (SLURM_CONF=...; source it to use srun, sbatch, sacct)
 # and exits 0 once the node is idle; 77 (and a line saying why) where the
 # cluster cannot start here (a package missing, not root); 1 on a failure.
@@ -71,7 +76,7 @@ write_conf() {
 	# 8 CPUs whatever the host has (config_overrides): a 3-task step fits a
 	# 2-CPU CI machine, and two jobs can run side by side.
 	cpus=8
-	mkdir -p "$D/state" "$D/spool" "$D/log"
+	mkdir -p "$D/state" "$D/log"
 	cat >"$D/slurmdbd.conf" <<EOF
 AuthType=auth/munge
 AuthInfo=socket=$D/munge/sock
@@ -89,9 +94,16 @@ StoragePass=peakbpf-test
 StorageLoc=slurm_acct_db
 EOF
 	chmod 600 "$D/slurmdbd.conf"
+	if [ "$NODES" = 1 ]; then
+		nodes="NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN"
+		names=$HOST ctld_addr=127.0.0.1
+	else
+		nodes="NodeName=node[1-$NODES] NodeAddr=$(seq -s, -f "$NET.%g" 2 $((NODES + 1))) CPUs=$cpus RealMemory=$((mem / NODES)) State=UNKNOWN"
+		names="node[1-$NODES]" ctld_addr=$NET.1
+	fi
 	cat >"$D/slurm.conf" <<EOF
 ClusterName=peakbpf
-SlurmctldHost=$HOST(127.0.0.1)
+SlurmctldHost=$HOST($ctld_addr)
 SlurmctldPort=$CTLD_PORT
 SlurmdPort=$SLURMD_PORT
 SrunPortRange=$((SLURMD_PORT + 1))-$((SLURMD_PORT + 200))
@@ -101,11 +113,11 @@ AuthType=auth/munge
 AuthInfo=socket=$D/munge/sock
 CredType=cred/munge
 StateSaveLocation=$D/state
-SlurmdSpoolDir=$D/spool
+SlurmdSpoolDir=$D/spool/%n
 SlurmctldPidFile=$D/slurmctld.pid
-SlurmdPidFile=$D/slurmd.pid
+SlurmdPidFile=$D/slurmd.%n.pid
 SlurmctldLogFile=$D/log/slurmctld.log
-SlurmdLogFile=$D/log/slurmd.log
+SlurmdLogFile=$D/log/slurmd.%n.log
 SlurmdDebug=info
 SlurmdParameters=config_overrides
 PlugStackConfig=$D/plugstack.conf
@@ -126,8 +138,8 @@ SchedulerType=sched/builtin
 InactiveLimit=0
 KillWait=5
 MinJobAge=300
-NodeName=$HOST NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
-PartitionName=test Nodes=$HOST Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
+$nodes
+PartitionName=test Nodes=$names Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
 EOF
 	printf '%s\n' "$PLUGSTACK" >"$D/plugstack.conf"
 	cat >"$D/env" <<EOF
@@ -142,9 +154,10 @@ start() {
 			skip "$b is missing (tools/install-deps.sh installs munge, mariadb-server, slurmdbd, slurmctld, slurmd, slurm-client)"
 	done
 	mkdir -p "$D"
-	HOST=$(hostname -s)
+	[ "$NODES" = 1 ] || start_net
 	DB_PORT=$(free_port); DBD_PORT=$(free_port); CTLD_PORT=$(free_port)
 	SLURMD_PORT=$(free_port)
+	echo "$NODES" >"$D/nodes"
 	start_munge
 	start_mariadb
 	write_conf
@@ -156,10 +169,56 @@ start() {
 	sacctmgr -i add account peakbpf Cluster=peakbpf >/dev/null
 	sacctmgr -i add user root Account=peakbpf >/dev/null
 	slurmctld -f "$D/slurm.conf" || die "slurmctld did not start: $(tail -3 "$D/log/slurmctld.log")"
-	slurmd -f "$D/slurm.conf" || die "slurmd did not start: $(tail -3 "$D/log/slurmd.log")"
-	wait_for 60 sh -c "sinfo -h -o %t | grep -qx idle" ||
-		die "the node is not idle: $(sinfo -h -o '%t %E' 2>&1); $(tail -3 "$D/log/slurmd.log")"
+	start_slurmds ""
 	echo "$D/env"
+}
+
+# The bridge and a namespace per node (NODES > 1); its number R in DIR/net.
+start_net() {
+	R=$(( $(od -An -N1 -tu1 /dev/urandom) % 250 + 1 ))
+	while ip link show "pbs$R" >/dev/null 2>&1; do R=$(( R % 250 + 1 )); done
+	echo "$R" >"$D/net"
+	NET=10.77.$R
+	ip link add "pbs$R" type bridge && ip addr add "$NET.1/24" dev "pbs$R" &&
+		ip link set "pbs$R" up || skip "cannot make a bridge here (ip link add type bridge)"
+	for i in $(seq 1 "$NODES"); do
+		ip netns add "pbs$R-$i" && ip link add "pbs$R-$i" type veth peer name "pbs$R-${i}p" &&
+			ip link set "pbs$R-${i}p" netns "pbs$R-$i" && ip link set "pbs$R-$i" master "pbs$R" &&
+			ip link set "pbs$R-$i" up || skip "cannot make network namespaces here (ip netns)"
+		ip -n "pbs$R-$i" link set lo up
+		ip -n "pbs$R-$i" addr add "$NET.$((i + 1))/24" dev "pbs$R-${i}p"
+		ip -n "pbs$R-$i" link set "pbs$R-${i}p" up
+	done
+}
+
+stop_net() {
+	[ -s "$D/net" ] || return 0
+	R=$(cat "$D/net")
+	for i in $(seq 1 "$NODES"); do
+		ip netns del "pbs$R-$i" 2>/dev/null
+	done
+	ip link del "pbs$R" 2>/dev/null
+	rm -f "$D/net"
+}
+
+# slurmd, one per node: in its namespace (nsenter: the host's mounts, so
+# /sys/fs/cgroup stays), and with "nobpf" without the capabilities BPF needs.
+start_slurmds() {
+	export SLURM_CONF="$D/slurm.conf"
+	for i in $(seq 1 "$NODES"); do
+		if [ "$NODES" = 1 ]; then name=$HOST; enter=""; else name=node$i; enter="nsenter --net=/run/netns/pbs$(cat "$D/net")-$i"; fi
+		mkdir -p "$D/spool/$name"
+		if [ "$1" = nobpf ]; then
+			command -v capsh >/dev/null 2>&1 || skip "capsh is missing (libcap2-bin)"
+			$enter capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c "slurmd -f '$D/slurm.conf' -N $name" ||
+				die "slurmd did not start without CAP_BPF"
+		else
+			$enter slurmd -f "$D/slurm.conf" -N "$name" ||
+				die "slurmd $name did not start: $(tail -3 "$D/log/slurmd.$name.log")"
+		fi
+	done
+	wait_for 60 sh -c "[ \"\$(sinfo -h -N -o %t | grep -cx idle)\" = $NODES ]" ||
+		die "the nodes are not idle: $(sinfo -h -N -o '%N %t %E' 2>&1); $(tail -3 "$D"/log/slurmd.*.log)"
 }
 
 stop_pidfile() {
@@ -174,29 +233,28 @@ stop_pidfile() {
 # slurmd again, its steps (slurmstepd inherits the bounding set) able to load
 # BPF or not: a node where BPF cannot load.
 restart_slurmd() {
-	export SLURM_CONF="$D/slurm.conf"
-	stop_pidfile "$D/slurmd.pid"
-	if [ "$PLUGSTACK" = nobpf ]; then
-		command -v capsh >/dev/null 2>&1 || skip "capsh is missing (libcap2-bin)"
-		capsh --drop=cap_bpf,cap_perfmon,cap_sys_admin -- -c "slurmd -f '$D/slurm.conf'" ||
-			die "slurmd did not start without CAP_BPF"
-	else
-		slurmd -f "$D/slurm.conf" || die "slurmd did not start"
-	fi
-	wait_for 60 sh -c "sinfo -h -o %t | grep -qx idle" ||
-		die "the node is not idle: $(sinfo -h -o '%t %E' 2>&1); $(tail -3 "$D/log/slurmd.log")"
+	for f in "$D"/slurmd.*.pid; do
+		stop_pidfile "$f"
+	done
+	start_slurmds "$PLUGSTACK"
 }
 
 stop() {
 	[ -d "$D" ] || return 0
-	for f in slurmd slurmctld slurmdbd db/mariadbd munge/munged; do
-		stop_pidfile "$D/$f.pid"
+	for f in "$D"/slurmd.*.pid "$D/slurmctld.pid" "$D/slurmdbd.pid" "$D/db/mariadbd.pid" \
+		"$D/munge/munged.pid"; do
+		stop_pidfile "$f"
 	done
+	stop_net
 }
 
 [ $# -ge 2 ] || die "usage: $0 start|stop|slurmd DIR [PLUGSTACK_LINE|nobpf]"
 cmd=$1
 D=$(realpath -m "$2")
+HOST=$(hostname -s)
+NODES=${NODES:-1}
+[ -s "$D/nodes" ] && NODES=$(cat "$D/nodes")
+case "$NODES" in 1 | 2 | 3 | 4) ;; *) die "NODES=$NODES: use 1 to 4" ;; esac
 PLUGSTACK=${3:-}
 case "$cmd" in
 start) start ;;
