@@ -33,10 +33,14 @@ else
 install-slurm:
 	@echo "  SKIP     peakbpf.so: no $(SLURM_INCLUDE)/slurm/spank.h (Debian: libslurm-dev)"
 endif
-.PHONY: install-slurm slurm-test
+.PHONY: install-slurm slurm-test slurm-bench
 
 # The real Slurm of tests/slurm (tools/slurm/cluster.sh): prints skip and
 # why where it cannot start.
 slurm-test: all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/slurm/run.sh
 -include $(wildcard $(OUTPUT)/slurm/*.d)
+
+# What the plugin costs a step and an idle node: prints a table.
+slurm-bench: all
+	$(Q)OUTPUT=$(OUTPUT) tools/slurm/bench.sh
