@@ -6,23 +6,31 @@
 # spank_* and slurm_* it calls are slurmstepd's, srun's or sbatch's own).
 SLURM_INCLUDE ?= /usr/include
 SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
-SLURM_PLUGIN_SRCS := src/slurm/spank_peakbpf.c src/slurm/slurm_report.c src/slurm/spank_record.c
+SLURM_SRCS := \
+	src/slurm/spank_peakbpf.c \
+	src/slurm/slurm_report.c \
+	src/slurm/spank_record.c
 # A multi-node step's records and their merge: the CLI's own --record and
-# `peakbpf merge` code (public API users, like the plugin).
-SLURM_PLUGIN_CLI_SRCS := src/record.c src/merge.c src/merge_load.c
-SLURM_PLUGIN_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(SLURM_PLUGIN_SRCS) $(SLURM_PLUGIN_CLI_SRCS))
+# `peakbpf merge` code (src/cli/merge: on the public API, like the plugin).
+SLURM_MERGE_SRCS := src/cli/merge/rank_file.c src/cli/merge/merge.c src/cli/merge/merge_load.c
+SLURM_PLUGIN_OBJS := $(call obj,$(SLURM_SRCS) $(SLURM_MERGE_SRCS))
+# The plugin's layer: the public API, the CLI's merge and the base helpers.
+# Its symbols are visible (the version script exports the SPANK ones only).
+INC_slurm := -Isrc/slurm -Iinclude $(INC_merge)
+$(OUTPUT)/src/slurm/%.o: LAYER_INC = $(INC_slurm) -fvisibility=default
+# Tests see every layer (tests/unit/test_slurm_report.c).
+INC_all += -Isrc/slurm
 HAVE_SPANK := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)
 
 ifneq ($(HAVE_SPANK),)
 SLURM_PLUGIN := $(OUTPUT)/slurm/peakbpf.so
 all: $(SLURM_PLUGIN)
+# Its includes held to its row of docs/design.md's layers too.
+ALL_OBJS += $(call obj,$(SLURM_SRCS))
+check-layers: $(call obj,$(SLURM_SRCS))
 $(OUTPUT)/slurm:
 	$(Q)mkdir -p $@
-$(SLURM_PLUGIN_OBJS): | $(OUTPUT)/slurm
-$(OUTPUT)/slurm/%.o: src/slurm/%.c | $(OUTPUT)/slurm
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -Isrc/slurm -fvisibility=default -c $< -o $@
-$(SLURM_PLUGIN): $(SLURM_PLUGIN_OBJS) $(OUTPUT)/libpeakbpf.a src/slurm/peakbpf_spank.map
+$(SLURM_PLUGIN): $(SLURM_PLUGIN_OBJS) $(OUTPUT)/libpeakbpf.a src/slurm/peakbpf_spank.map | $(OUTPUT)/slurm
 	$(call msg,PLUGIN,$@)
 	$(Q)$(CC) $(CFLAGS) -shared -Wl,--version-script=src/slurm/peakbpf_spank.map \
 		$(SLURM_PLUGIN_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
@@ -39,7 +47,7 @@ endif
 # why where it cannot start.
 slurm-test: all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) tests/slurm/run.sh
--include $(wildcard $(OUTPUT)/slurm/*.d)
+-include $(wildcard $(OUTPUT)/src/slurm/*.d)
 
 # What the plugin costs a step and an idle node: prints a table.
 slurm-bench: all

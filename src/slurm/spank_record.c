@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A step that spans nodes: each node's slurmstepd keeps a --record of its
- * tree's sum (record.h: fine windows on the wall clock, each with its peak
+ * tree's sum (rank_file.h: fine windows on the wall clock, each with its peak
  * and lowest sum) from a thread of its own, and the step's peak of the sum
  * across nodes is what `peakbpf merge` computes from those records
  * (merge.h), by the same code.
@@ -41,7 +41,7 @@ static void drain(struct pb_record *r)
 		r->drain_failed = true;
 }
 
-/* Cut the open window and write its line (record.h's order). */
+/* Cut the open window and write its line (rank_file.h's order). */
 static int cut(struct pb_record *r)
 {
 	struct peakbpf_figure *f = NULL;

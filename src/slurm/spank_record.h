@@ -15,7 +15,7 @@
 
 #include <peakbpf/peakbpf.h>
 
-#include "record.h"
+#include "rank_file.h"
 
 struct pb_record {
 	struct rank_record rr;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm/slurm_report.h"
+#include "slurm_report.h"
 
 #define MIB (1024ULL * 1024)
 
@@ -288,7 +288,7 @@ static void test_job_json(void **state)
 	assert_non_null(strstr(text, "{\"job_id\":42,"));
 	/* Node b not measured: at least node a's peak, the upper bound unknown. */
 	assert_non_null(strstr(text, "\"step\":\"0\",\"peak_of_sum\":{\"lower_bytes\":104857600,"
-				     "\"upper_bytes\":null,\"exact\":false}"));
+				     "\"upper_bytes\":null,\"exact\":false,\"from\":\"the nodes' peaks: [largest, sum]\"}"));
 	assert_non_null(strstr(text, "\"node\":\"b\",\"peak_bytes\":null"));
 	assert_non_null(strstr(text, "\"file\":\"42/batch.a.json\""));
 	assert_non_null(strstr(text, "\"option\":\"--mem=110M\""));
