@@ -256,6 +256,35 @@ two_nodes() {
 t_two_nodes_apart() { two_nodes "2 nodes apart" rank-apart $((64 * MIB)); }
 t_two_nodes_together() { two_nodes "2 nodes together" rank-together $((128 * MIB)); }
 
+# sbatch --peakbpf: the batch step and the srun inside it (which gets the
+# option from the environment) each print their line in the job's output.
+t_sbatch_print() {
+	job=$(timeout 120 sbatch --parsable --peakbpf -J print -o "$TMP/print.out" -W \
+		--wrap "srun $WORKLOAD -s 16MiB -t 100ms spike")
+	check_step "sbatch --peakbpf" "$job" 0 $((16 * MIB)) 1 || return
+	grep -q "^peakbpf: step 0 on .*(exact, bpf)" "$TMP/print.out" &&
+		grep -q "^peakbpf: step batch on " "$TMP/print.out" ||
+		{ fail "sbatch --peakbpf: the lines are not in the job's output: $(cat "$TMP/print.out")"; return; }
+	pass "sbatch --peakbpf: the batch step's line and its srun's, in the job's output"
+}
+
+# A directory the plugin cannot write: the job still runs and exits 0, the
+# line still says the peak, and slurmd's log says why there is no file.
+t_unwritable_dir() {
+	cp "$TMP/cluster/plugstack.conf" "$TMP/plugstack.saved"
+	echo "optional $(realpath "$PLUGIN") default=on dir=/proc/peakbpf-cannot-be-made" \
+		>"$TMP/cluster/plugstack.conf"
+	timeout 60 srun --peakbpf -J baddir -n 1 "$WORKLOAD" -s 16MiB -t 100ms spike >"$TMP/baddir.out" 2>&1
+	rc=$?
+	cp "$TMP/plugstack.saved" "$TMP/cluster/plugstack.conf"
+	[ $rc = 0 ] || { fail "unwritable dir: the job failed ($rc): $(cat "$TMP/baddir.out")"; return; }
+	grep -q "^peakbpf: step 0 on .*peak" "$TMP/baddir.out" ||
+		{ fail "unwritable dir: no line: $(cat "$TMP/baddir.out")"; return; }
+	grep -q "peakbpf: writing the job's record under /proc/peakbpf-cannot-be-made" "$TMP"/cluster/log/slurmd.*.log ||
+		{ fail "unwritable dir: slurmd's log does not say why"; return; }
+	pass "a directory it cannot write: the job ran (exit 0), printed its peak, and the log says why no file"
+}
+
 # --peakbpf=off: nothing measured, nothing written.
 t_off() {
 	timeout 60 srun --peakbpf=off -J off -n 1 "$WORKLOAD" -s 8MiB -t 100ms spike >"$TMP/off.out" 2>&1
@@ -269,8 +298,8 @@ t_off() {
 	pass "--peakbpf=off measures nothing; --peakbpf=bogus is refused at submission"
 }
 
-ALL="t_srun_apart t_srun_together t_sbatch_two_steps t_killed_by_limit t_two_nodes_apart t_two_nodes_together
-	t_off t_no_bpf"
+ALL="t_srun_apart t_srun_together t_sbatch_two_steps t_sbatch_print t_killed_by_limit t_two_nodes_apart
+	t_two_nodes_together t_off t_unwritable_dir t_no_bpf"
 for t in ${ONLY:-$ALL}; do
 	$t
 done
