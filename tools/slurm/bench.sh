@@ -28,7 +28,7 @@ NODES=$(cat "$TMP/c/nodes")
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "-" }'; }
 now_ms() { date +%s%N | cut -c1-13; }
 
-for i in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
 	for mode in off on; do
 		t0=$(now_ms)
 		srun -N 1 -n 1 --peakbpf=$mode true 2>/dev/null
@@ -38,11 +38,16 @@ done
 cost=$(cat "$TMP"/rec/*/*.json 2>/dev/null | grep -o '"start_cost_ns":[0-9]*' |
 	cut -d: -f2 | awk '{ print int($1 / 1000000) }' | median)
 
-# slurmstepd's CPU (utime + stime, clock ticks) when its task ends: the
-# task's parent is the step's slurmstepd.
+# slurmstepd's CPU (utime + stime, clock ticks) or own peak memory (VmHWM,
+# KiB) when its task ends: the task's parent is the step's slurmstepd.
+# shellcheck disable=SC2016
 step_cpu() {	# NODES_OF_STEP MODE
 	srun -N "$1" -n "$1" --peakbpf="$2" sh -c \
 		'sleep 5; awk "{ print \$14 + \$15 }" /proc/$PPID/stat' 2>/dev/null | median
+}
+# shellcheck disable=SC2016
+step_hwm() {	# MODE
+	srun -N 1 -n 1 --peakbpf="$1" sh -c 'awk "/^VmHWM/ { print \$2 }" /proc/$PPID/status' 2>/dev/null
 }
 hz=$(getconf CLK_TCK)
 cpu1_off=$(step_cpu 1 off); cpu1_on=$(step_cpu 1 on)
@@ -61,4 +66,5 @@ echo "| srun -n 1 true, wall (median of $ROUNDS, ms) | $(median <"$TMP/wall.off"
 echo "| the plugin's start-up in slurmstepd (open, add, start; median, ms) | - | $cost |"
 echo "| slurmstepd CPU, a 5 s step on 1 node (1/$hz s) | $cpu1_off | $cpu1_on |"
 echo "| slurmstepd CPU, a 5 s step on 2 nodes, per node (1/$hz s) | $cpu2_off | $cpu2_on |"
+echo "| slurmstepd's own peak memory, a 1-task step (VmHWM, KiB) | $(step_hwm off) | $(step_hwm on) |"
 echo "| slurmd CPU over 10 s, no job (1/$hz s) | - | $(idle) |"
