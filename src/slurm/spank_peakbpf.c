@@ -126,6 +126,14 @@ static int open_session(spank_t sp)
 		o.source = PEAKBPF_SOURCE_BPF;
 		if (peakbpf_open(&o, &st.s, why, sizeof(why)))
 			o.source = PEAKBPF_SOURCE_AUTO;
+	} else if (cfg.helper[0] && access(cfg.helper, F_OK) == 0) {
+		/* A step on one node through the node's peakbpf serve: its one
+		 * load serves every step (no load, no maps in slurmstepd). */
+		o.use_helper = true;
+		if (peakbpf_open(&o, &st.s, why, sizeof(why))) {
+			slurm_info("peakbpf: %s: %s; loading BPF here", cfg.helper, why);
+			o.use_helper = false;
+		}
 	}
 	err = st.s ? 0 : peakbpf_open(&o, &st.s, why, sizeof(why));
 	if (err) {
@@ -176,28 +184,22 @@ static void start_record(spank_t sp)
 		slurm_error("peakbpf: no record in %s (%s): this node's figures only", dir, strerror(-err));
 }
 
-int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+/* Open at the first task, add each, start at the last. */
+static void add_task(spank_t sp)
 {
 	pid_t pid;
 	int err;
 
-	(void)ac;
-	(void)av;
-	if (!spank_remote(sp) || st.failed || pb_effective_mode(user_mode, cfg.site_mode) == PB_MODE_OFF)
-		return 0;
-	if (!st.s && !st.forked) {
-		st.start_cost_ns = mono_ns();
-		if (open_session(sp))
-			return 0;
-	}
+	if (!st.s && !st.forked && open_session(sp))
+		return;
 	if (spank_get_item(sp, S_TASK_PID, &pid) != ESPANK_SUCCESS) {
 		give_up("a task's PID is unknown", -EINVAL);
-		return 0;
+		return;
 	}
 	err = st.forked < st.tasks ? peakbpf_add_pid(st.s, pid) : -E2BIG;
 	if (err) {
 		give_up("adding a task", err);
-		return 0;
+		return;
 	}
 	st.pids[st.forked] = pid;
 	if (++st.forked == st.tasks) {
@@ -206,8 +208,20 @@ int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
 			give_up("starting the measurement", err);
 		else if (st.nnodes > 1)
 			start_record(sp);
-		st.start_cost_ns = mono_ns() - st.start_cost_ns;
 	}
+}
+
+int slurm_spank_task_post_fork(spank_t sp, int ac, char **av)
+{
+	uint64_t t0;
+
+	(void)ac;
+	(void)av;
+	if (!spank_remote(sp) || st.failed || pb_effective_mode(user_mode, cfg.site_mode) == PB_MODE_OFF)
+		return 0;
+	t0 = mono_ns();
+	add_task(sp);
+	st.start_cost_ns += mono_ns() - t0;     /* the time the tasks wait for the plugin */
 	return 0;
 }
 

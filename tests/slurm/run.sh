@@ -285,6 +285,35 @@ t_unwritable_dir() {
 	pass "a directory it cannot write: the job ran (exit 0), printed its peak, and the log says why no file"
 }
 
+# helper=SOCKET with peakbpf serve running: a one-node step goes through it
+# (its one load serves every step), exact all the same, and starts faster.
+t_helper() {
+	PEAKBPF=$OUTPUT/peakbpf
+	[ -x "$PEAKBPF" ] || { echo "  SKIP     helper: no $PEAKBPF"; return; }
+	"$PEAKBPF" serve --socket "$TMP/helper.sock" 2>"$TMP/helper.log" &
+	helper=$!
+	n=0
+	while [ ! -S "$TMP/helper.sock" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+	cp "$TMP/cluster/plugstack.conf" "$TMP/plugstack.saved"
+	echo "optional $(realpath "$PLUGIN") default=on dir=$RECORDS helper=$TMP/helper.sock" \
+		>"$TMP/cluster/plugstack.conf"
+	# the first step the helper serves loads its programs; the next do not
+	timeout 60 srun -J helper0 -n 1 true >/dev/null 2>&1
+	timeout 120 srun --peakbpf -J helper -n 3 --export=ALL,WORKLOAD_SYNC_DIR="$(sync_dir)" \
+		"$WORKLOAD" -s 64MiB -t 500ms rank-together >"$TMP/helper.out" 2>&1
+	cp "$TMP/plugstack.saved" "$TMP/cluster/plugstack.conf"
+	kill "$helper"
+	wait "$helper" 2>/dev/null
+	job=$(job_named helper)
+	check_step "3 tasks together, helper" "$job" 0 $((3 * 64 * MIB)) 3 || return
+	file=$RECORDS/$job/0.$(step_num "$job" 0 nodes.0.node).json
+	grep -q '"scope":"[^"]*via helper ' "$file" ||
+		{ fail "helper: the step was not measured through the helper: $(head -c 600 "$file")"; return; }
+	cost=$(grep -o '"start_cost_ns":[0-9]*' "$file" | cut -d: -f2)
+	first=$(grep -o '"start_cost_ns":[0-9]*' "$RECORDS/$(job_named helper0)"/0.*.json | cut -d: -f2)
+	pass "helper: exact through peakbpf serve; start-up $((first / 1000000)) ms for its first step, $((cost / 1000000)) ms for the next"
+}
+
 # --peakbpf=off: nothing measured, nothing written.
 t_off() {
 	timeout 60 srun --peakbpf=off -J off -n 1 "$WORKLOAD" -s 8MiB -t 100ms spike >"$TMP/off.out" 2>&1
@@ -299,7 +328,7 @@ t_off() {
 }
 
 ALL="t_srun_apart t_srun_together t_sbatch_two_steps t_sbatch_print t_killed_by_limit t_two_nodes_apart
-	t_two_nodes_together t_off t_unwritable_dir t_no_bpf"
+	t_two_nodes_together t_helper t_off t_unwritable_dir t_no_bpf"
 for t in ${ONLY:-$ALL}; do
 	$t
 done
