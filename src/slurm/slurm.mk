@@ -18,9 +18,15 @@ SLURM_PLUGIN_OBJS := $(call obj,$(SLURM_SRCS) $(SLURM_MERGE_SRCS))
 # Its symbols are visible (the version script exports the SPANK ones only).
 INC_slurm := -Isrc/slurm -Iinclude $(INC_merge)
 $(OUTPUT)/src/slurm/%.o: LAYER_INC = $(INC_slurm) -fvisibility=default
-# Tests see every layer (tests/unit/test_slurm_report.c).
+# Tests see every layer. The plugin's unit test (its pure part) joins make
+# unit and unit-asan here: their recipes run every prerequisite ($^).
 INC_all += -Isrc/slurm
+test_slurm_report_SRCS := src/slurm/slurm_report.c src/base/json.c src/base/units.c
+unit: $(OUTPUT)/tests/test_slurm_report
+unit-asan: $(OUTPUT)/tests/test_slurm_report-asan
 HAVE_SPANK := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)
+# make uninstall removes it (its recipe reads INSTALLED when it runs).
+INSTALLED += $(SLURM_PLUGINDIR)/peakbpf.so
 
 ifneq ($(HAVE_SPANK),)
 SLURM_PLUGIN := $(OUTPUT)/slurm/peakbpf.so
