@@ -3,7 +3,8 @@
 # each test submits a job of known memory shape (tools/workload.c) and checks
 # the plugin's figures against the truth: each step's peak within 2 % + 1 MiB
 # per task of it, exact where the kernel is 6.2+. Prints skip and why where
-# Slurm cannot start. ONLY="t_a t_b" runs some. Run by make slurm-test.
+# Slurm cannot start. ONLY="t_a t_b" runs some; KEEP=1 keeps the cluster's
+# directory (logs, job files) for a look. Run by make slurm-test.
 set -u
 
 OUTPUT=${OUTPUT:-.output}
@@ -26,7 +27,7 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
 
 TMP=$(mktemp -d /tmp/peakbpf-slurm.XXXXXX)
 chmod 755 "$TMP"
-cleanup() { "$CLUSTER" stop "$TMP/cluster"; rm -rf "$TMP"; }
+cleanup() { "$CLUSTER" stop "$TMP/cluster"; [ -n "${KEEP:-}" ] && echo "  kept $TMP" || rm -rf "$TMP"; }
 trap cleanup EXIT INT TERM
 RECORDS=$TMP/records
 # Two nodes (each slurmd in a network namespace of its own), else one.
@@ -268,6 +269,17 @@ t_sbatch_print() {
 	pass "sbatch --peakbpf: the batch step's line and its srun's, in the job's output"
 }
 
+# salloc --peakbpf: the srun inside the allocation measures and prints.
+t_salloc() {
+	timeout 120 salloc --peakbpf -J salloc -n 1 srun "$WORKLOAD" -s 16MiB -t 100ms spike \
+		>"$TMP/salloc.out" 2>&1
+	job=$(job_named salloc)
+	check_step "salloc --peakbpf" "$job" 0 $((16 * MIB)) 1 || return
+	grep -q "^peakbpf: step 0 on .*(exact, bpf)" "$TMP/salloc.out" ||
+		{ fail "salloc --peakbpf: no line: $(cat "$TMP/salloc.out")"; return; }
+	pass "salloc --peakbpf: its srun's step measured, the line printed"
+}
+
 # A directory the plugin cannot write: the job still runs and exits 0, the
 # line still says the peak, and slurmd's log says why there is no file.
 t_unwritable_dir() {
@@ -327,7 +339,7 @@ t_off() {
 	pass "--peakbpf=off measures nothing; --peakbpf=bogus is refused at submission"
 }
 
-ALL="t_srun_apart t_srun_together t_sbatch_two_steps t_sbatch_print t_killed_by_limit t_two_nodes_apart
+ALL="t_srun_apart t_srun_together t_sbatch_two_steps t_sbatch_print t_salloc t_killed_by_limit t_two_nodes_apart
 	t_two_nodes_together t_helper t_off t_unwritable_dir t_no_bpf"
 for t in ${ONLY:-$ALL}; do
 	$t
