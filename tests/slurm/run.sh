@@ -1,5 +1,5 @@
 #!/bin/sh
-# The SPANK plugin (src/slurm) on a real single-node Slurm (tools/slurm/cluster.sh):
+# The SPANK plugin (src/slurm) on a real Slurm of two nodes on this host (tools/slurm/cluster.sh):
 # each test submits a job of known memory shape (tools/workload.c) and checks
 # the plugin's figures against the truth: each step's peak within 2 % + 1 MiB
 # per task of it, exact where the kernel is 6.2+. Prints skip and why where
