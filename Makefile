@@ -378,6 +378,7 @@ CHECKS := \
 	integration \
 	lib-test \
 	python-test \
+	slurm-test \
 	bench-short \
 	vmtest
 check: deps
@@ -459,5 +460,6 @@ uninstall:
 include tools/bench/bench.mk
 include tools/vm/vm.mk
 include tools/docs.mk
+include src/slurm/slurm.mk
 
 -include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d)
