@@ -55,7 +55,9 @@ static bool take_one(int fd, int *fds, size_t *n)
 	ssize_t got = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 	*n = got < 0 ? 0 : hp_take_fds(&mh, fds, HP_MAX_FDS);
-	return got > 0 || (got == 0 && mh.msg_controllen > 0);
+	/* ECONNRESET: the peer closed with our replies unread; said once,
+	 * and what is queued still comes after it. */
+	return got > 0 || (got == 0 && mh.msg_controllen > 0) || (got < 0 && errno == ECONNRESET);
 }
 
 /* fds still to close: those taken out of Unix sockets on the way. */
