@@ -48,10 +48,19 @@ void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
 
 /*
  * Fold one window's figure of a source into that source's whole-run
- * figure: the larger peak (with its detail), the first baseline, exact only
- * if every window was, the largest error bound, samples added up.
+ * figure: the larger peak (with its detail), the first baseline, the
+ * largest error bound, samples added up. Exact only if every window was
+ * measured, and exactly: a window without a figure (unless a later figure
+ * covers the run, covers_run) makes the run inexact with no known bound,
+ * and is named in figure_reason's text.
  */
 void figure_merge(struct figure *run, const struct figure *window, bool first);
+/* Why f is not exact, or not measured, with the windows it has no figure
+ * for ("windows 2-5 of 6 not measured (...)..."), in buf when composed;
+ * NULL when exact. */
+const char *figure_reason(const struct figure *f, char *buf, size_t len);
+/* A run measured in some windows but not in others: no budget may pass it. */
+bool figure_has_lost_window(const struct figure *f);
 
 struct holder;
 /* Keep the largest holders in f, largest first. */

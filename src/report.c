@@ -30,6 +30,8 @@ static double since(uint64_t t0_ns, uint64_t t_ns)
 /* The members of one figure, inside an object the caller opened. */
 static void json_figure(struct json_writer *w, const struct figure *f, uint64_t t0_ns, unsigned top)
 {
+	char why[FIGURE_REASON_MAX];
+
 	json_kv_string(w, "source", f->source);
 	json_kv_bool(w, "exact", f->exact);
 	json_key(w, "error_bound_bytes");
@@ -39,8 +41,15 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 		json_uint(w, f->error_bound_bytes);
 	else
 		json_null(w);
-	json_kv_string(w, "inexact_reason", f->exact ? NULL : f->inexact_reason);
+	json_kv_string(w, "inexact_reason", figure_reason(f, why, sizeof(why)));
 	json_kv_string(w, "scope", f->scope);
+	if (f->not_tree) {
+		/* Its scope is not the tree: never the headline. */
+		json_kv_bool(w, "comparable", false);
+		json_kv_string(w, "not_comparable", f->not_tree);
+	}
+	if (f->windows_unmeasured)
+		json_kv_string(w, "windows_not_measured", f->unmeasured_list);
 	if (!f->measured) {
 		/* Not measured is null, never a 0 that looks like a figure. */
 		json_key(w, "peak_bytes");
@@ -312,7 +321,7 @@ void report_human(const struct record *r, FILE *out)
 void report_human_extra(const struct record *r, const char *extra, FILE *out)
 {
 	const struct figure *f = &r->primary;
-	char peak[128], base[32], growth[32], a[32], fl[32], s[32];
+	char peak[128], base[32], growth[32], a[32], fl[32], s[32], why[FIGURE_REASON_MAX];
 	size_t i;
 
 	human_peak(f, peak, sizeof(peak));
@@ -331,8 +340,8 @@ void report_human_extra(const struct record *r, const char *extra, FILE *out)
 			format_bytes(f->shmem_bytes, s, sizeof(s)),
 			(long long)f->procs_at_peak, f->procs_at_peak == 1 ? "" : "es",
 			(long long)f->mms_at_peak, f->mms_at_peak == 1 ? "" : "s");
-	if (f->measured && !f->exact && f->inexact_reason)
-		fprintf(out, "  not exact: %s\n", f->inexact_reason);
+	if (f->measured && !f->exact && figure_reason(f, why, sizeof(why)))
+		fprintf(out, "  not exact: %s\n", figure_reason(f, why, sizeof(why)));
 	if (f->measured && f->has_holders && r->top && f->n_holders)
 		human_holders(f, r->top, out);
 	if (f->scope)
@@ -342,6 +351,8 @@ void report_human_extra(const struct record *r, const char *extra, FILE *out)
 		fprintf(out, "  also: %s", peak);
 		if (r->others[i].scope)
 			fprintf(out, " — %s", r->others[i].scope);
+		if (r->others[i].not_tree)
+			fprintf(out, " [%s]", r->others[i].not_tree);
 		fputc('\n', out);
 	}
 	for (i = 0; i < r->n_skipped; i++)
