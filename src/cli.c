@@ -239,6 +239,11 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		o->user = optarg;
 		return CLI_RUN;
 	case OPT_CGROUP_ROOT:
+		if (!*optarg) {
+			snprintf(err, errlen, "--cgroup-root '': give the directory where cgroup "
+				 "hierarchies are mounted (e.g. /sys/fs/cgroup), or leave the option out");
+			return CLI_ERROR;
+		}
 		o->cgroup_root = optarg;
 		return CLI_RUN;
 	case OPT_HELPER:

@@ -128,3 +128,51 @@ int host_may_measure(pid_t pid, uint64_t capeff)
 		return 0;
 	return host_may_trace_as(pid, me);
 }
+
+#define PF_KTHREAD_FLAG 0x00200000UL    /* include/linux/sched.h PF_KTHREAD */
+
+const char *host_stat_no_mm(const char *stat)
+{
+	const char *p = stat ? strrchr(stat, ')') : NULL;
+	unsigned long long flags;
+	char state, *end;
+
+	/* "PID (COMM) S PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may
+	 * hold ") ", so from the last one. */
+	if (!p || p[1] != ' ' || !p[2])
+		return NULL;
+	state = p[2];
+	if (state == 'Z' || state == 'X')
+		return "a zombie: it has exited and its parent has not reaped it";
+	p += 2;         /* at the state, field 3; on to field 9 */
+	for (int field = 3; field < 9; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	errno = 0;
+	flags = strtoull(p, &end, 10);
+	if (errno || end == p || (*end != ' ' && *end != '\n' && *end))
+		return NULL;
+	return flags & PF_KTHREAD_FLAG ? "a kernel thread" : NULL;
+}
+
+const char *host_pid_no_mm(pid_t pid)
+{
+	char path[48], buf[1024];
+	const char *why = NULL;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	if (n)
+		why = host_stat_no_mm(buf);
+	fclose(f);
+	return why;
+}

@@ -205,6 +205,55 @@ static void test_not_measured_is_never_zero(void **state)
 	free(s);
 }
 
+/* issue 26: a shared cgroup's figure is marked not comparable, in JSON
+ * and in the summary; a run with lost windows names them. */
+static void test_not_comparable_and_lost_windows(void **state)
+{
+	struct fixture x;
+	struct figure others[1] = {
+		{ .source = "cgroup-v1", .measured = true, .peak_bytes = 900 * MiB, .scope = "shared cgroup",
+		  .inexact_reason = "page cache", .not_tree = "not comparable: the cgroup holds others" },
+	};
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	x.rec.others = others;
+	x.rec.n_others = 1;
+	x.rec.primary.exact = true;
+	x.rec.primary.windows_folded = 5;
+	x.rec.primary.windows_unmeasured = 4;
+	x.rec.primary.exact = false;
+	x.rec.primary.inexact_reason = NULL;
+	snprintf(x.rec.primary.unmeasured_list, sizeof(x.rec.primary.unmeasured_list), "2-5");
+	snprintf(x.rec.primary.unmeasured_why, sizeof(x.rec.primary.unmeasured_why), "helper gone");
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"comparable\":false,\"not_comparable\":\"not comparable: the cgroup holds others\""));
+	assert_non_null(strstr(s, "\"inexact_reason\":\"windows 2-5 of 5 not measured (helper gone): "
+				  "the peak is the other windows' only\""));
+	assert_non_null(strstr(s, "\"windows_not_measured\":\"2-5\""));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "  not exact: windows 2-5 of 5 not measured (helper gone)"));
+	assert_non_null(strstr(s, "— shared cgroup [not comparable: the cgroup holds others]"));
+	free(s);
+}
+
+/* issue 26: -p of a kernel thread or a zombie: no address space. */
+static void test_stat_no_mm(void **state)
+{
+	(void)state;
+	assert_string_equal(host_stat_no_mm("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0"),
+			    "a kernel thread");
+	assert_non_null(strstr(host_stat_no_mm("77 (a) b) Z 1 77 77 0 -1 4227136 0 0"), "zombie"));
+	assert_null(host_stat_no_mm("77 (sleep) S 1 77 77 0 -1 4194304 0 0 0 0"));
+	/* A command name holding ") Z " is not a state. */
+	assert_null(host_stat_no_mm("77 (x) Z 1 (y) S 1 77 77 0 -1 4194304 0 0"));
+	assert_null(host_stat_no_mm("garbage"));
+	assert_null(host_stat_no_mm("1 (init) S 0 1 1"));
+	assert_null(host_stat_no_mm(NULL));
+}
+
 /* A command name reaches the terminal with its control bytes escaped. */
 static void test_printable(void **state)
 {
@@ -359,6 +408,8 @@ int main(void)
 		cmocka_unit_test(test_human_exact_and_window),
 		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_privileges),
+		cmocka_unit_test(test_not_comparable_and_lost_windows),
+		cmocka_unit_test(test_stat_no_mm),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
