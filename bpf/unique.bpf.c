@@ -46,8 +46,10 @@ static __always_inline void raise_peak(__s64 now)
 
 		if (now <= seen)
 			return;
-		if (__sync_val_compare_and_swap(&ustate.peak, seen, now) == seen)
+		if (__sync_val_compare_and_swap(&ustate.peak, seen, now) == seen) {
+			ustate.peak_anon = ustate.anon;
 			return;
+		}
 	}
 	__sync_fetch_and_add(&ustate.peak_races, 1);
 }
@@ -55,14 +57,16 @@ static __always_inline void raise_peak(__s64 now)
 SEC("tp_btf/mod_memcg_lruvec_state")
 int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
 {
+	bool anon = item == (int)bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED);
 	__s64 now;
 
 	/* Filter first: this runs on every statistic update of every cgroup. */
-	if (item != (int)bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED) &&
-	    item != (int)bpf_core_enum_value(enum node_stat_item, NR_FILE_MAPPED))
+	if (!anon && item != (int)bpf_core_enum_value(enum node_stat_item, NR_FILE_MAPPED))
 		return 0;
 	if (memcg->css.cgroup->kn->id != tree_cgroup_id)
 		return 0;
+	if (anon)
+		__sync_fetch_and_add(&ustate.anon, (__s64)val);
 	now = __sync_fetch_and_add(&ustate.pages, (__s64)val) + val;
 	raise_peak(now);
 	return 0;

@@ -164,6 +164,27 @@ bool figure_has_lost_window(const struct figure *f)
 	return f->measured && f->windows_unmeasured > 0;
 }
 
+bool figure_unique_gap(const struct figure *summed, const struct figure *u, struct unique_gap *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (!summed->measured || !u->measured || summed->peak_bytes <= u->peak_bytes)
+		return false;
+	g->bytes = summed->peak_bytes - u->peak_bytes;
+	if (summed->has_detail && summed->mms_at_peak <= 1) {
+		g->split_known = true;          /* one address space maps each page once */
+	} else if (summed->has_detail && (u->anon_bytes || u->file_bytes)) {
+		g->split_known = true;
+		if (summed->anon_bytes > u->anon_bytes)
+			g->several_bytes = summed->anon_bytes - u->anon_bytes;
+		if (g->several_bytes > g->bytes)
+			g->several_bytes = g->bytes;
+	}
+	if (g->split_known)
+		g->elsewhere_bytes = g->bytes - g->several_bytes;
+	g->several_dominates = g->several_bytes >= g->elsewhere_bytes;
+	return true;
+}
+
 static int by_pages_desc(const void *a, const void *b)
 {
 	const struct holder *x = a, *y = b;

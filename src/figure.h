@@ -62,6 +62,27 @@ const char *figure_reason(const struct figure *f, char *buf, size_t len);
 /* A run measured in some windows but not in others: no budget may pass it. */
 bool figure_has_lost_window(const struct figure *f);
 
+/*
+ * Why summed RSS's peak exceeds the unique memory's (issue 26): pages
+ * mapped by several of the tree's processes (counted once per address
+ * space), and pages mapped by the tree but charged to another cgroup (file
+ * pages already cached when the tree mapped them: unique memory counts the
+ * tree's own cgroup only). With one address space at the peak nothing is
+ * mapped twice; otherwise anon pages are the tree's own (charged to its
+ * cgroup), so its anon excess is what several processes map, and the rest
+ * is put to other cgroups: about, as the two peaks may fall at different
+ * moments.
+ */
+struct unique_gap {
+	uint64_t bytes;                 /* summed peak - unique peak */
+	bool split_known;
+	uint64_t several_bytes;         /* mapped by several of the tree's processes */
+	uint64_t elsewhere_bytes;       /* charged to another cgroup */
+	bool several_dominates;
+};
+/* false when there is no gap (either figure not measured, or unique >= summed). */
+bool figure_unique_gap(const struct figure *summed, const struct figure *unique, struct unique_gap *g);
+
 struct holder;
 /* Keep the largest holders in f, largest first. */
 void figure_set_holders(struct figure *f, const struct holder *in, size_t n, long page_size);

@@ -92,9 +92,10 @@ void unique_close_window(struct unique *u, struct figure *out)
 {
 	struct unique_state *st = &u->skel->bss->ustate;
 	__u64 races = LOAD(st->peak_races);
-	__s64 now = LOAD(st->pages), peak;
+	__s64 now = LOAD(st->pages), peak, peak_anon;
 
 	peak = __atomic_exchange_n(&st->peak, now, __ATOMIC_SEQ_CST);
+	peak_anon = __atomic_exchange_n(&st->peak_anon, LOAD(st->anon), __ATOMIC_SEQ_CST);
 	raise_to(&st->peak, LOAD(st->pages));
 	memset(out, 0, sizeof(*out));
 	out->source = "bpf-memcg";
@@ -103,6 +104,10 @@ void unique_close_window(struct unique *u, struct figure *out)
 	out->peak_bytes = bytes(u, peak);
 	out->baseline_known = true;
 	out->baseline_bytes = bytes(u, u->baseline);
+	/* What the peak held, anon and file (a snapshot beside the peak): the
+	 * report splits summed RSS's excess by it. */
+	out->anon_bytes = bytes(u, peak_anon < peak ? peak_anon : peak);
+	out->file_bytes = out->peak_bytes - out->anon_bytes;
 	/* Runs the kernel skipped (recursion) are never of the two items:
 	 * bpf/unique.bpf.c says why. */
 	out->exact = races == u->races_before;

@@ -4,7 +4,7 @@
 # has no address space is refused.
 
 TESTS="$TESTS t_honest_nonroot_headline t_honest_attach_headline t_honest_helper_unreachable
- t_honest_lost_window_budget t_honest_no_address_space"
+ t_honest_lost_window_budget t_honest_no_address_space t_honest_unique_cause_cached"
 
 HONEST_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 
@@ -119,5 +119,30 @@ t_honest_no_address_space() {
 		ok "honest: -p 2 (kthreadd) and -p of a zombie: exit 125, no address space"
 	else
 		fail "honest: no address space: kthread exit $rc_k, zombie $zombie exit $rc_z: $(cat "$TMP/honest5.err" "$TMP/honest5z.err")"
+	fi
+}
+
+# One process, no fork, mapping files another cgroup has cached (python3's
+# modules, read here first): summed RSS's excess over unique memory is
+# those pages, never "fork-shared" (the line said so for import numpy).
+t_honest_unique_cause_cached() {
+	py=/usr/bin/python3
+	[ -x "$py" ] || py=$(command -v python3) || { skip "honest: unique cause: no python3"; return; }
+	code='import json, email.mime.text, http.client, decimal, asyncio, xml.dom.minidom'
+	"$py" -c "$code"    # cached, and charged to this cgroup
+	"$PEAKBPF" --json -o "$TMP/honest6.json" -- "$py" -c "$code" 2>"$TMP/honest6.err"
+	u=$(grep -o '"summed_excess":{[^}]*}' "$TMP/honest6.json")
+	if [ -z "$u" ] && grep -q '"unique":{"source":"unavailable"' "$TMP/honest6.json"; then
+		skip "honest: unique cause: unique memory not measured here ($(grep -o '"unique":{[^}]*}' "$TMP/honest6.json" | grep -o '"inexact_reason":"[^"]*"'))"
+		return
+	fi
+	if echo "$u" | grep -q '"mapped_by_several_bytes":0,' &&
+		echo "$u" | grep -q '"dominant":"charged to another cgroup, file pages already cached"' &&
+		! grep -q "fork-shared" "$TMP/honest6.err" &&
+		{ ! grep -q "pages more than" "$TMP/honest6.err" ||
+			grep -q "mostly pages charged to another cgroup" "$TMP/honest6.err"; }; then
+		ok "honest: one python3 process: summed RSS's excess is file pages cached elsewhere: $u"
+	else
+		fail "honest: unique cause: $u: $(cat "$TMP/honest6.err")"
 	fi
 }

@@ -348,6 +348,50 @@ static void test_merge_every_combination(void **state)
 	assert_int_equal(checked, 4 + 16 + 64 + 256);
 }
 
+/* issue 26: summed RSS's excess over unique memory, split by cause. */
+static void test_unique_gap(void **state)
+{
+	struct figure summed = bpf_figure(), u = { .source = "bpf-memcg", .measured = true };
+	struct unique_gap g;
+
+	(void)state;
+	/* One process importing a library: nothing mapped twice; the excess
+	 * is file pages another cgroup had cached. */
+	summed.peak_bytes = 60 * MiB;
+	summed.anon_bytes = 10 * MiB;
+	summed.mms_at_peak = 1;
+	u.peak_bytes = 12 * MiB;
+	u.anon_bytes = 10 * MiB;
+	u.file_bytes = 2 * MiB;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_true(g.split_known);
+	assert_int_equal(g.bytes, 48 * MiB);
+	assert_int_equal(g.several_bytes, 0);
+	assert_int_equal(g.elsewhere_bytes, 48 * MiB);
+	assert_false(g.several_dominates);
+	/* fork-share: 200 MiB parent, 3 idle forks: the anon excess is shared. */
+	summed.peak_bytes = 806 * MiB;
+	summed.anon_bytes = 800 * MiB;
+	summed.mms_at_peak = 4;
+	u.peak_bytes = 202 * MiB;
+	u.anon_bytes = 200 * MiB;
+	u.file_bytes = 2 * MiB;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_int_equal(g.several_bytes, 600 * MiB);
+	assert_int_equal(g.elsewhere_bytes, 4 * MiB);
+	assert_true(g.several_dominates);
+	/* No split of the unique figure: the cause is not told apart. */
+	u.anon_bytes = u.file_bytes = 0;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_false(g.split_known);
+	/* No excess, or a figure not measured: no gap. */
+	u.peak_bytes = 900 * MiB;
+	assert_false(figure_unique_gap(&summed, &u, &g));
+	u.peak_bytes = 1;
+	u.measured = false;
+	assert_false(figure_unique_gap(&summed, &u, &g));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -362,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_merge_lost_windows_named),
 		cmocka_unit_test(test_merge_lost_list_overflow),
 		cmocka_unit_test(test_merge_every_combination),
+		cmocka_unit_test(test_unique_gap),
 	};
 
 	return cmocka_run_group_tests_name("figure", tests, NULL, NULL);
