@@ -11,6 +11,7 @@
 #include "unique.h"              /* bpf/: the shared state */
 #include "unique_api.h"
 #include "peakbpf.h"
+#include "fileutil.h"
 #include "tracker.skel.h"
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
@@ -44,10 +45,69 @@ int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen)
 	return 0;
 }
 
-void unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on)
+/* Whether the kernel's BTF names sym (a function, or a tracepoint's
+ * btf_trace_ type): a scan of its string section's bytes for "\0sym\0",
+ * no parse. -errno when it cannot be read. */
+static int kernel_btf_names(const char *btf, size_t len, const char *sym)
 {
+	char key[64];
+	int n = snprintf(key, sizeof(key), "%c%s%c", '\0', sym, '\0');
+
+	return btf && n > 0 && (size_t)n < sizeof(key) && memmem(btf, len, key, (size_t)n);
+}
+
+/* The hooks for the tree cgroup's mapped pages, best first (bpf/unique.bpf.c). */
+struct hook {
+	const char *btf_name;
+	const char *prog;
+};
+
+static const struct hook HOOKS[] = {
+	{ "btf_trace_mod_memcg_lruvec_state", "unique_stat" },  /* 6.13+ */
+	{ "__lruvec_stat_mod_folio", "unique_folio" },          /* 6.12 */
+	{ "__mod_lruvec_page_state", "unique_page" },           /* 6.1 */
+	{ "__mod_lruvec_state", "unique_lruvec" },              /* 5.10 */
+};
+
+int unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on, bool fetch_atomics)
+{
+	const char *force = secure_getenv("PEAKBPF_UNIQUE_HOOK");
+	const struct hook *pick = NULL;
+	char *btf = NULL;
+	size_t len = 0;
+
 	skel->rodata->tree_cgroup_id = cgroup_id;
-	bpf_program__set_autoload(skel->progs.unique_stat, on && cgroup_id);
+	for (size_t i = 0; i < sizeof(HOOKS) / sizeof(HOOKS[0]); i++)
+		bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj, HOOKS[i].prog), false);
+	if (!on || !cgroup_id)
+		return 0;
+	if (!fetch_atomics)
+		return -ENOSYS;         /* the peak's compare-and-swap: 5.12+ */
+	if (read_text_file("/sys/kernel/btf/vmlinux", &btf, &len))
+		return -EOPNOTSUPP;
+	/* $PEAKBPF_UNIQUE_HOOK=unique_folio, ...: the tests' way to check an
+	 * older kernel's hook where a better one exists (an unknown or absent
+	 * one: none). */
+	for (size_t i = 0; i < sizeof(HOOKS) / sizeof(HOOKS[0]) && !pick; i++)
+		if (kernel_btf_names(btf, len, HOOKS[i].btf_name) &&
+		    (!force || !strcmp(force, HOOKS[i].prog)))
+			pick = &HOOKS[i];
+	free(btf);
+	if (!pick)
+		return -EOPNOTSUPP;
+	bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj, pick->prog), true);
+	return 0;
+}
+
+bool unique_owns_prog(const struct tracker_bpf *skel, const struct bpf_program *prog)
+{
+	const char *name = bpf_program__name(prog);
+
+	(void)skel;
+	for (size_t i = 0; i < sizeof(HOOKS) / sizeof(HOOKS[0]); i++)
+		if (!strcmp(name, HOOKS[i].prog))
+			return true;
+	return false;
 }
 
 int unique_open(struct tracker *t, long page_size, struct unique **out, char *why, size_t whylen)
@@ -56,7 +116,11 @@ int unique_open(struct tracker *t, long page_size, struct unique **out, char *wh
 
 	*out = NULL;
 	if (err == -EOPNOTSUPP)
-		snprintf(why, whylen, "this kernel has no memcg statistic tracepoints (6.13+)");
+		snprintf(why, whylen, "this kernel has neither the memcg statistic tracepoint (6.13+) "
+			 "nor a memcg statistic function to attach to (5.10 to 6.12)");
+	else if (err == -ENOSYS)
+		snprintf(why, whylen, "this kernel's BPF has no atomics with a result (5.12+): "
+			 "the peak cannot be kept exactly");
 	else if (err == -ENODATA)
 		snprintf(why, whylen, "the BPF programs were loaded without it");
 	else if (err)

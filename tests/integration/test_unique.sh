@@ -15,9 +15,17 @@ unique_val() {
 		grep -o "\"$2\":\(\"[^\"]*\"\|true\|false\|null\|-\{0,1\}[0-9.]*\)" | cut -d: -f2-
 }
 
-# Whether this kernel has the tracepoint (its BTF names it).
+# Whether peakbpf can hook the tree cgroup's mapped pages here (its BTF
+# names the hook): the memcg statistic tracepoint (6.13+), or the memcg
+# statistic function rmap calls (5.12 to 6.12; before 5.12 BPF has no
+# atomics with a result, which the peak needs).
 memcg_tp() {
-	grep -q btf_trace_mod_memcg_lruvec_state /sys/kernel/btf/vmlinux 2>/dev/null
+	case $(uname -r) in 4.* | 5.[0-9].* | 5.1[01].*) return 1 ;; esac
+	for f in btf_trace_mod_memcg_lruvec_state __lruvec_stat_mod_folio __mod_lruvec_page_state \
+		__mod_lruvec_state; do
+		grep -q "$f" /sys/kernel/btf/vmlinux 2>/dev/null && return 0
+	done
+	return 1
 }
 
 # unique_run NAME SHAPE SIZE [PEAKBPF-ARGS]: measure; the record in $TMP/NAME.json,
@@ -48,13 +56,13 @@ unique_run() {
 			skip "$name: the tree has no cgroup of its own here"
 			return 1
 		fi
-		fail "$name: tracepoint present, own cgroup, but unique is $u_src exact $u_exact: $(cat "$TMP/$name.json")"
+		fail "$name: a memcg hook here ($(uname -r)), own cgroup, but unique is $u_src exact $u_exact: $(cat "$TMP/$name.json")"
 		return 1
 	fi
 	# No tracepoint (before 6.13): labelled, never a number, never exact.
 	u_why=$(unique_val "$TMP/$name.json" inexact_reason)
 	if [ "$u_src" = '"unavailable"' ] && [ "$u_exact" = false ] && [ "$u_peak" = null ] &&
-		{ echo "$u_why" | grep -q '6.13' || echo "$u_why" | grep -q 'cgroup of its own'; }; then
+		{ echo "$u_why" | grep -q '6.13\|5.12' || echo "$u_why" | grep -q 'cgroup of its own'; }; then
 		ok "$name: no memcg statistic tracepoint here: unique not measured, labelled: $u_why"
 	else
 		fail "$name: no tracepoint, but unique is $u_src exact $u_exact peak $u_peak ($u_why)"
