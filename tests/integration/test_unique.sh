@@ -78,14 +78,17 @@ within_tol() {
 
 # A parent touches S and forks 3 idle children: summed RSS counts S four
 # times; the cgroup, and unique, once.
+# 200 MiB in the VMs too (issue 26): within 2 % of it on every kernel
+# with a hook (6.1 and 6.12 through fentry, 6.13+ the tracepoint).
 t_unique_fork_share() {
-	s=$(q 200 64)
+	s=200
 	unique_run unique-fork-share fork-share "${s}MiB" || return
 	if [ -z "$cg_anon" ]; then
 		fail "unique fork-share: the workload found no memory.stat to compare with"
 		return
 	fi
 	if within_tol "$u_peak" "$cg_anon" && within_tol "$summed" $((4 * s * MIB)) &&
+		[ "$(abs $((u_peak - s * MIB)))" -le $((s * MIB / 50)) ] &&
 		grep -q "summed RSS counts [0-9]* pages more than the tree's unique memory, which peaked at .*: mostly pages mapped by several of the tree's processes" \
 			"$TMP/unique-fork-share.err"; then
 		ok "unique fork-share: unique $(mib "$u_peak"), cgroup mapped $(mib "$cg_anon"), summed $(mib "$summed"); the line says so"
