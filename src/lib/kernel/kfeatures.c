@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+/* Kernel feature probes (kfeatures.h): one place, one name per feature. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kfeatures.h"
+
+/* Each probe is told the features probed before it (KFEATURES' order). */
+static bool assumed(const struct tracker_features *f)
+{
+	(void)f;
+	return true;
+}
+
+static bool after_load(const struct tracker_features *f)
+{
+	(void)f;
+	return false;
+}
+
+/* Load the smallest program with an atomic fetch-add:
+ * r1 = 0; *(u64 *)(r10 - 8) = r1; r1 = 1; r1 = fetch_add(*(u64 *)(r10 - 8), r1). */
+static bool probe_fetch_atomics(const struct tracker_features *f)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10, .src_reg = BPF_REG_1,
+		  .off = -8, .imm = BPF_ADD | BPF_FETCH },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	(void)f;
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static bool probe_percpu_sum(const struct tracker_features *f)
+{
+	return f->has_fetch_atomics &&
+	       libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_map_lookup_percpu_elem, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_probe_read_kernel, NULL) == 1;
+}
+
+/* fault_around_bytes in pages, from debugfs; 0 if it cannot be read. */
+static unsigned probe_fault_pages(void)
+{
+	char buf[32], *end;
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long v;
+	ssize_t n;
+	int fd = open("/sys/kernel/debug/fault_around_bytes", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || page <= 0)
+		return 0;
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	/* The kernel takes at most a page table's worth (PTRS_PER_PTE). */
+	if (errno || end == buf || (*end && *end != '\n') || v > (64ULL << 20))
+		return 0;
+	return v < (unsigned long long)page ? 1 : (unsigned)(v / (unsigned long long)page);
+}
+
+/* True unless tracefs is mounted and lists no such event. */
+static bool probe_memcg_stat_tp(const struct tracker_features *f)
+{
+	struct stat st;
+
+	(void)f;
+	if (stat("/sys/kernel/tracing/events", &st))
+		return true;            /* not mounted, or not ours to read: try */
+	return access("/sys/kernel/tracing/events/memcg/mod_memcg_lruvec_state", F_OK) == 0 ||
+	       errno != ENOENT;
+}
+
+void features_probe(struct tracker_features *f)
+{
+	memset(f, 0, sizeof(*f));
+#define KFEATURE_PROBE(name, probe, bpf) f->has_##name = probe(f);
+	KFEATURES(KFEATURE_PROBE)
+#undef KFEATURE_PROBE
+	f->fault_pages = probe_fault_pages();
+	f->fault_pages_read = f->fault_pages > 0;
+	if (!f->fault_pages)
+		f->fault_pages = (unsigned)(65536 / sysconf(_SC_PAGESIZE));
+	f->possible_cpus = libbpf_num_possible_cpus();
+	if (f->possible_cpus < 1)
+		f->possible_cpus = 1;
+}
+
+int features_lookup(const struct tracker_features *f, const char *name, bool *on)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} table[] = {
+#define KFEATURE_NAME(name, probe, bpf) { #name, offsetof(struct tracker_features, has_##name) },
+		KFEATURES(KFEATURE_NAME)
+#undef KFEATURE_NAME
+	};
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i].name, name) == 0) {
+			*on = *(const bool *)((const char *)f + table[i].offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What this kernel can do, probed in one place. Each feature has one name,
+ * the same here, in the BPF code (bpf/compat.bpf.h) and in program names:
+ * a program named NAME__FEATURE loads only where has_FEATURE is true, and
+ * replaces the program NAME, if there is one (tracker.c, load_variants).
+ * docs/design.md lists the kernels each one came with.
+ */
+#ifndef PEAKBPF_KFEATURES_H
+#define PEAKBPF_KFEATURES_H
+
+#include <stdbool.h>
+
+/*
+ * Every feature is one row: X(NAME, PROBE, BPF), giving the flag has_NAME
+ * below, the name programs are suffixed with (NAME__F), and
+ *  - PROBE: what features_probe sets it to before load, a probe of
+ *    kfeatures.c, or assumed (true until the load says otherwise) or
+ *    after_load (false until the loaded object tells);
+ *  - BPF: RODATA when the BPF object reads it too, as the const volatile
+ *    has_NAME (bpf/compat.bpf.h) that tracker.c sets before load; else NONE.
+ *
+ * fetch_atomics: BPF atomics with a result: fetch-add, xchg, cmpxchg (5.12).
+ * percpu_sum: summing a counter over every CPU in BPF: syscall programs
+ *   (5.14), bpf_loop (5.17), bpf_map_lookup_percpu_elem (5.19); with
+ *   fetch_atomics, as the sums also exchange values.
+ * exit_mmap_tp: the mmap:exit_mmap tracepoint (6.1). Not probed before
+ *   load (that would parse the kernel's BTF once more): assumed, and
+ *   cleared when the load cannot find its attach target.
+ * percpu_rss: rss counters are percpu_counters (6.2): decided by CO-RE
+ *   inside the BPF object, reported by learn_cpu_offsets after load.
+ * memcg_stat_tp: the memcg statistic tracepoints (6.13): where tracefs is
+ *   mounted, its events directory tells (a stat, no BTF parse); elsewhere
+ *   assumed, and cleared when the load cannot find the attach target.
+ */
+#define KFEATURES(X) \
+	X(fetch_atomics, probe_fetch_atomics, RODATA) \
+	X(percpu_sum, probe_percpu_sum, NONE) \
+	X(exit_mmap_tp, assumed, NONE) \
+	X(percpu_rss, after_load, NONE) \
+	X(memcg_stat_tp, probe_memcg_stat_tp, NONE)
+
+struct tracker_features {
+#define KFEATURE_FLAG(name, probe, bpf) bool has_##name;
+	KFEATURES(KFEATURE_FLAG)
+#undef KFEATURE_FLAG
+	int possible_cpus;
+	/* Before 6.2: the most pages one fault maps without an rss_stat
+	 * event, fault_around_bytes in pages (mm/memory.c, do_fault_around),
+	 * read from debugfs; fault_pages_read false: not readable there, the
+	 * kernel's default (64 KiB) assumed. */
+	unsigned fault_pages;
+	bool fault_pages_read;
+};
+
+/* Probe what can be probed before load (each probe loads a tiny program). */
+void features_probe(struct tracker_features *f);
+/* The value of feature NAME ("fetch_atomics", ...); -ENOENT if unknown. */
+int features_lookup(const struct tracker_features *f, const char *name, bool *on);
+
+#endif

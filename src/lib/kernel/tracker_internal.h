@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the tracker's own parts share, and nothing outside src/lib/kernel
+ * uses: tracker.c loads the object and closes windows, holders.c reads who
+ * held the peak from its maps, unique.c reads the unique program's state.
+ */
+#ifndef PEAKBPF_TRACKER_INTERNAL_H
+#define PEAKBPF_TRACKER_INTERNAL_H
+
+#include <stdbool.h>
+#include <string.h>
+#include "tracker_api.h"
+
+/* The BPF side's mapped state is shared with it: every access is atomic. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+
+/* A slot of the departed ring, read like a seqlock: false while the kernel
+ * writes it (seq 0), or when it changed under the copy. */
+static inline bool departed_read(const struct departed_mm *slot, struct departed_mm *out)
+{
+	__u64 seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+
+	if (!seq)
+		return false;
+	memcpy(out, slot, sizeof(*out));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) == seq && out->seq == seq;
+}
+
+/* Raise *peak to v unless it is larger already (the BPF side raises it too). */
+static inline void raise_to(__s64 *peak, __s64 v)
+{
+	__s64 seen = LOAD(*peak);
+
+	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
+/* Who held memory at peak `peak` of window w (holders.c). */
+int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
+			    struct holder *out, size_t max, struct holders_info *info);
+/* The loaded object, the departed ring and its count (holders.c). */
+struct bpf_object *tracker_object(struct tracker *t);
+const struct departed_mm *tracker_departed(struct tracker *t);
+__u64 tracker_departed_seq(struct tracker *t);
+/* The loaded skeleton (unique.c reads its unique program's state). */
+struct tracker_bpf *tracker_skeleton(struct tracker *t);
+/* The unique program: 0 loaded and attached; -ENODATA not asked for;
+ * -EOPNOTSUPP no memcg statistic tracepoint; else its load error. */
+int tracker_unique_err(const struct tracker *t);
+
+#endif

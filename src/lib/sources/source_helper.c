@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bpf source through `peakbpf serve` (serve.c): the same interface as
+ * source_bpf.c (source.h), each call one request on the helper's socket.
+ * Roots go as pidfds, so the helper enters the process this caller named
+ * even if its PID is reused in between.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include "helper_proto.h"
+#include "host.h"
+#include "sources.h"
+
+#define HELPER_MAX_STRINGS 16
+
+struct helper_source {
+	struct source base;
+	int fd;
+	pid_t owner;                    /* the process that opened it */
+	char path[108];
+	char scope[192];
+	char teardown_hook[32];
+	char why[HP_WHY_LEN];
+	/* The inexact reasons seen so far, kept for the session's life:
+	 * figures point to them after the window that brought them. */
+	char reasons[HELPER_MAX_STRINGS][128];
+	size_t n_reasons;
+	struct bpf_counters counters;
+};
+
+static struct helper_source *to_helper(struct source *s)
+{
+	return (struct helper_source *)s;
+}
+
+/* Send m (with fd, or -1) and take the reply into m; its error, with the
+ * helper's reason in h->why. */
+static int call(struct helper_source *h, struct hp_msg *m, int fd)
+{
+	uint16_t type = m->type;
+	int err = hp_send(h->fd, m, fd);
+
+	/* A helper that refused the connection shut it after saying why. */
+	if (!err || err == -EPIPE || err == -ECONNRESET) {
+		int recv_err = hp_recv(h->fd, m, NULL);
+
+		if (!err || !recv_err)
+			err = recv_err;
+	}
+	if (err) {
+		snprintf(h->why, sizeof(h->why), "the helper at %s %s", h->path,
+			 err == -ECONNRESET || err == -EPIPE ? "closed the connection" : strerror(-err));
+		return err;
+	}
+	if (m->type != type && m->err == 0) {
+		snprintf(h->why, sizeof(h->why), "the helper at %s answered another request", h->path);
+		return -EPROTO;
+	}
+	if (m->err) {
+		m->u.why[HP_WHY_LEN - 1] = '\0';
+		snprintf(h->why, sizeof(h->why), "%s", m->u.why);
+		return m->err < 0 ? m->err : -EPROTO;
+	}
+	return 0;
+}
+
+static int helper_add_root(struct source *s, pid_t pid)
+{
+	struct helper_source *h = to_helper(s);
+	struct hp_msg m;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), err;
+
+	if (pidfd < 0) {
+		err = -errno;
+		snprintf(h->why, sizeof(h->why), "process %d: %s", (int)pid, strerror(-err));
+		return err;
+	}
+	hp_init(&m, HP_ADD_ROOT);
+	err = call(h, &m, pidfd);
+	close(pidfd);
+	return err;
+}
+
+static int helper_start(struct source *s)
+{
+	struct hp_msg m;
+
+	hp_init(&m, HP_START);
+	return call(to_helper(s), &m, -1);
+}
+
+static const char *keep_reason(struct helper_source *h, const char *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < h->n_reasons; i++)
+		if (!strcmp(h->reasons[i], r))
+			return h->reasons[i];
+	if (h->n_reasons == HELPER_MAX_STRINGS)
+		return "not exact (reason lost: too many distinct reasons)";
+	snprintf(h->reasons[h->n_reasons], sizeof(h->reasons[0]), "%s", r);
+	return h->reasons[h->n_reasons++];
+}
+
+static int helper_close_window(struct source *s, struct figure *out)
+{
+	struct helper_source *h = to_helper(s);
+	struct hp_msg *m = malloc(sizeof(*m));  /* large: not on the stack */
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	hp_init(m, HP_CLOSE_WINDOW);
+	err = call(h, m, -1);
+	if (err)
+		goto cleanup;
+	m->u.figure.inexact_reason[sizeof(m->u.figure.inexact_reason) - 1] = '\0';
+	m->u.figure.scope[sizeof(m->u.figure.scope) - 1] = '\0';
+	hp_figure_from(out, &m->u.figure);
+	snprintf(h->scope, sizeof(h->scope), "%s, via helper %s", m->u.figure.scope, h->path);
+	out->scope = h->scope;
+	out->inexact_reason = keep_reason(h, out->inexact_reason);
+	h->counters = m->u.figure.counters;
+cleanup:
+	free(m);
+	return err;
+}
+
+static void helper_destroy(struct source *s)
+{
+	struct helper_source *h = to_helper(s);
+	struct hp_msg m;
+
+	/* A forked child closing what it inherited must not remove its
+	 * parent's tree: it only drops its copy of the socket. */
+	if (h->fd >= 0 && h->owner == getpid()) {
+		/* Closing the socket alone removes the tree too; asking
+		 * first makes it gone when this returns. */
+		hp_init(&m, HP_CLOSE);
+		if (hp_send(h->fd, &m, -1) == 0)
+			hp_recv(h->fd, &m, NULL);
+	}
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h);
+}
+
+bool helper_socket_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static const char *helper_refusal(const struct source *s)
+{
+	return ((const struct helper_source *)s)->why;
+}
+
+/* What the helper sent as the last window closed, whenever asked. */
+static void helper_counters(struct source *s, bool at_cut, struct bpf_counters *c)
+{
+	(void)at_cut;
+	*c = to_helper(s)->counters;
+}
+
+static const struct source_ops helper_ops = {
+	.add_root = helper_add_root,
+	.start = helper_start,
+	.close_window = helper_close_window,
+	.destroy = helper_destroy,
+	.counters = helper_counters,
+	.refusal = helper_refusal,
+};
+
+int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode,
+		       struct host_facts *host, struct source **out, char *why, size_t whylen)
+{
+	struct helper_source *h;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct hp_msg m;
+	int err;
+
+	*out = NULL;
+	if (strlen(path) >= sizeof(a.sun_path) || strlen(path) >= sizeof(h->path)) {
+		snprintf(why, whylen, "helper socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->base.ops = &helper_ops;
+	h->base.name = "bpf";
+	h->owner = getpid();
+	memcpy(h->path, path, strlen(path));
+	memcpy(a.sun_path, path, strlen(path));
+	h->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (h->fd < 0 || connect(h->fd, (struct sockaddr *)&a, sizeof(a))) {
+		err = -errno;
+		snprintf(why, whylen, "cannot reach the helper at %s: %s (is peakbpf serve running?)",
+			 path, strerror(-err));
+		goto cleanup;
+	}
+	hp_init(&m, HP_OPEN);
+	m.u.open.max_tracked = max_tracked;
+	m.u.open.command_mode = command_mode;
+	err = call(h, &m, -1);
+	if (err) {
+		snprintf(why, whylen, "helper %s: %s", path, h->why);
+		goto cleanup;
+	}
+	m.u.opened.teardown_hook[sizeof(m.u.opened.teardown_hook) - 1] = '\0';
+	snprintf(h->teardown_hook, sizeof(h->teardown_hook), "%s", m.u.opened.teardown_hook);
+	host->bpf_loaded = true;
+	host->rss_percpu = m.u.opened.rss_percpu;
+	host->exact_path_err = m.u.opened.exact_path_err;
+	host->teardown_hook = h->teardown_hook;
+	host->probe_ms = m.u.opened.probe_ms;
+	host->load_ms = m.u.opened.load_ms;
+	host->learn_ms = m.u.opened.learn_ms;
+	host->attach_ms = m.u.opened.attach_ms;
+	*out = &h->base;
+	return 0;
+cleanup:
+	helper_destroy(&h->base);
+	return err;
+}
