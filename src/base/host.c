@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -158,6 +159,25 @@ const char *host_stat_no_mm(const char *stat)
 	return flags & PF_KTHREAD_FLAG ? "a kernel thread" : NULL;
 }
 
+/* The entries of /proc/PID/task (threads, the zombie leader included). */
+static int live_threads(pid_t pid)
+{
+	char path[48];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
 const char *host_pid_no_mm(pid_t pid)
 {
 	char path[48], buf[1024];
@@ -174,5 +194,9 @@ const char *host_pid_no_mm(pid_t pid)
 	if (n)
 		why = host_stat_no_mm(buf);
 	fclose(f);
+	/* A leader that called pthread_exit is a zombie while its other
+	 * threads run on, with the process's mm. */
+	if (why && strstr(why, "zombie") && live_threads(pid) > 1)
+		why = NULL;
 	return why;
 }

@@ -45,7 +45,8 @@ int host_may_trace_as(pid_t pid, uid_t uid);
  * measure ("a kernel thread", "a zombie: it has exited, its parent has not
  * reaped it"), or NULL when it has one (or stat cannot be parsed). */
 const char *host_stat_no_mm(const char *stat);
-/* The same for pid, from /proc; NULL when it cannot be read. */
+/* The same for pid, from /proc (a zombie leader whose other threads run
+ * on has their mm: NULL); NULL when it cannot be read. */
 const char *host_pid_no_mm(pid_t pid);
 /* The most processes and address spaces such a caller may track: the
  * kernel memory its maps may take is bounded. */
