@@ -458,6 +458,17 @@ static int wait_descendants(struct run *r)
 	return 0;
 }
 
+/* peakbpf_open failed: 121 for an unsafe cgroup root, 123 when --helper
+ * named a helper that cannot be reached or refused, else 125. */
+static int open_failed_status(const struct options *o, int err)
+{
+	if (err == -PEAKBPF_ERRNO_CGROUP_ROOT_UNSAFE)
+		return EXIT_CGROUP_ROOT_UNSAFE;
+	if (o->use_helper && err != -ENOMEM)
+		return EXIT_NOT_PERMITTED;
+	return EXIT_PEAKBPF_FAILED;
+}
+
 /*
  * What both modes need before anything runs: the -o file (so a bad path
  * fails first), the session's sources, and the signals peakbpf handles.
@@ -535,10 +546,7 @@ static int run_prepare(struct run *r)
 	err = r->session ? 0 : peakbpf_open(&po, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
-		if (err == -PEAKBPF_ERRNO_CGROUP_ROOT_UNSAFE)
-			r->exit_status = EXIT_CGROUP_ROOT_UNSAFE;
-		else if (o->use_helper && err != -ENOMEM)
-			r->exit_status = EXIT_NOT_PERMITTED;    /* --helper: unreachable or refused */
+		r->exit_status = open_failed_status(o, err);
 		return err;
 	}
 	/* Why a better source was not used matters when peakbpf fell back;

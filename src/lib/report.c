@@ -38,6 +38,18 @@ static double since(uint64_t t0_ns, uint64_t t_ns)
 	return t_ns > t0_ns ? (double)(t_ns - t0_ns) / 1e9 : 0;
 }
 
+/* A figure whose scope is not the tree (never the headline), and a run's
+ * windows without a figure. */
+static void json_honesty(struct json_writer *w, const struct figure *f)
+{
+	if (f->not_tree) {
+		json_kv_bool(w, "comparable", false);
+		json_kv_string(w, "not_comparable", f->not_tree);
+	}
+	if (f->windows_unmeasured)
+		json_kv_string(w, "windows_not_measured", f->unmeasured_list);
+}
+
 /* The members of one figure, inside an object the caller opened. */
 static void json_figure(struct json_writer *w, const struct figure *f, uint64_t t0_ns, unsigned top)
 {
@@ -54,13 +66,7 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 		json_null(w);
 	json_kv_string(w, "inexact_reason", figure_reason(f, why, sizeof(why)));
 	json_kv_string(w, "scope", f->scope);
-	if (f->not_tree) {
-		/* Its scope is not the tree: never the headline. */
-		json_kv_bool(w, "comparable", false);
-		json_kv_string(w, "not_comparable", f->not_tree);
-	}
-	if (f->windows_unmeasured)
-		json_kv_string(w, "windows_not_measured", f->unmeasured_list);
+	json_honesty(w, f);
 	if (!f->measured) {
 		/* Not measured is null, never a 0 that looks like a figure. */
 		json_key(w, "peak_bytes");
