@@ -116,6 +116,14 @@ static __always_inline struct mem_cgroup *memcg_of_data(unsigned long data)
 	return (struct mem_cgroup *)(data & ~MEMCG_DATA_FLAGS);
 }
 
+/* The update counts when the page's memcg is the tree's. */
+static __always_inline int count_if_tree(struct mem_cgroup *memcg, int anon, int val)
+{
+	if (is_tree_memcg(memcg))
+		count(anon, val);
+	return 0;
+}
+
 SEC("?fentry/__lruvec_stat_mod_folio")
 int BPF_PROG(unique_folio, struct folio *folio, enum node_stat_item idx, int val)
 {
@@ -123,10 +131,7 @@ int BPF_PROG(unique_folio, struct folio *folio, enum node_stat_item idx, int val
 
 	if (anon < 0)
 		return 0;
-	if (!is_tree_memcg(memcg_of_data(BPF_CORE_READ(folio, memcg_data))))
-		return 0;
-	count(anon, val);
-	return 0;
+	return count_if_tree(memcg_of_data(BPF_CORE_READ(folio, memcg_data)), anon, val);
 }
 
 SEC("?fentry/__mod_lruvec_page_state")
@@ -140,18 +145,15 @@ int BPF_PROG(unique_page, struct page *page, enum node_stat_item idx, int val)
 	head = BPF_CORE_READ(page, compound_head);
 	if (head & 1)
 		page = (struct page *)(head - 1);
-	if (!is_tree_memcg(memcg_of_data(BPF_CORE_READ(page, memcg_data))))
-		return 0;
-	count(anon, val);
-	return 0;
+	return count_if_tree(memcg_of_data(BPF_CORE_READ(page, memcg_data)), anon, val);
 }
 
 SEC("?fentry/__mod_lruvec_state")
 int BPF_PROG(unique_lruvec, struct lruvec *lruvec, enum node_stat_item idx, int val)
 {
 	int anon = mapped_item((int)idx);
-	unsigned long pn;
 	struct mem_cgroup *memcg = NULL;
+	unsigned long pn;
 
 	if (anon < 0)
 		return 0;
@@ -159,8 +161,5 @@ int BPF_PROG(unique_lruvec, struct lruvec *lruvec, enum node_stat_item idx, int 
 	pn = (unsigned long)lruvec - bpf_core_field_offset(struct mem_cgroup_per_node, lruvec);
 	bpf_probe_read_kernel(&memcg, sizeof(memcg),
 			      (void *)(pn + bpf_core_field_offset(struct mem_cgroup_per_node, memcg)));
-	if (!is_tree_memcg(memcg))
-		return 0;
-	count(anon, val);
-	return 0;
+	return count_if_tree(memcg, anon, val);
 }
