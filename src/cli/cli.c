@@ -80,7 +80,7 @@ void cli_usage(FILE *out)
 "  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
 "      --measure WHAT    the headline: rss (default: summed RSS, a page counted\n"
 "                        once per process) or unique (the tree's own cgroup's\n"
-"                        mapped pages, each once; command mode, Linux 6.13+)\n"
+"                        mapped pages, each once; command mode, Linux 5.12+)\n"
 "      --sample-interval DUR  period of the proc sampler (default 100ms; 1ms to 1h)\n"
 "      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
 "                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
