@@ -109,7 +109,13 @@ t_honest_no_address_space() {
 	sh -c 'sleep 0.05 & exec sleep 3' &
 	parent=$!
 	sleep 0.5
-	zombie=$(ps -o pid= --ppid "$parent" 2>/dev/null | head -n 1 | tr -d ' ')
+	# Its child, exited and not reaped (from /proc: busybox ps has no --ppid).
+	zombie=""
+	for st in /proc/[0-9]*/stat; do
+		# shellcheck disable=SC2046 # "PID (sleep) Z PPID ...": words
+		set -- $(cat "$st" 2>/dev/null)
+		[ "${4:-}" = "$parent" ] && [ "${3:-}" = Z ] && zombie=$1
+	done
 	"$PEAKBPF" -q -p "${zombie:-0}" -d 200ms >/dev/null 2>"$TMP/honest5z.err"
 	rc_z=$?
 	kill "$parent" 2>/dev/null
