@@ -216,7 +216,8 @@ static void open_unique(struct session *s, const char *no_bpf, const char *bpf_w
  * auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
  * cgroup and rusage figures cost nothing more, so they are read beside a
  * better source and recorded as other_sources. A cgroup the tree does not
- * own is only a last resort.
+ * own is never the headline (choose_primary): it is shown beside, marked
+ * not comparable.
  */
 static int open_auto(struct session *s, const struct session_opts *o,
 		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
@@ -279,7 +280,8 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	}
 	if (shared_cgroup) {
 		if (o->command_mode)
-			note(s, "cgroup: could not make a cgroup of its own; the shared one's figure is a last resort");
+			note(s, "cgroup: could not make a cgroup of its own; the shared one's figure is "
+				"shown beside, not comparable");
 		add_source(s, shared_cgroup);
 	}
 	if (o->command_mode) {

@@ -205,7 +205,6 @@ static void test_merge_covers_run(void **state)
 	assert_true(run.measured);
 	assert_int_equal(run.peak_bytes, 5 * MiB);
 	assert_int_equal(run.windows_unmeasured, 0);
-	assert_false(figure_has_lost_window(&run));
 	assert_string_equal(figure_reason(&run, why, sizeof(why)), "largest single process");
 }
 
@@ -227,7 +226,6 @@ static void test_merge_lost_windows_named(void **state)
 	assert_true(run.measured);
 	assert_false(run.exact);
 	assert_false(run.bound_known);
-	assert_true(figure_has_lost_window(&run));
 	assert_int_equal(run.windows_unmeasured, 4);
 	assert_string_equal(run.unmeasured_list, "2-5");
 	assert_string_equal(figure_reason(&run, why, sizeof(why)),
@@ -315,7 +313,6 @@ static void check_sequence(const enum wstate *seq, unsigned n)
 		assert_int_equal(run.error_bound_bytes, bound);
 	assert_int_equal(run.peak_bytes, peak);
 	assert_int_equal(run.windows_unmeasured, lost);
-	assert_int_equal(figure_has_lost_window(&run), lost > 0);
 	assert_int_equal(run.baseline_known, seq[0] != W_LOST);
 	if (all_exact)
 		assert_null(figure_reason(&run, why, sizeof(why)));

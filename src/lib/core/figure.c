@@ -158,11 +158,6 @@ const char *figure_reason(const struct figure *f, char *buf, size_t len)
 	return buf;
 }
 
-bool figure_has_lost_window(const struct figure *f)
-{
-	return f->measured && f->windows_unmeasured > 0;
-}
-
 bool figure_unique_gap(const struct figure *summed, const struct figure *u, struct unique_gap *g)
 {
 	memset(g, 0, sizeof(*g));

@@ -59,8 +59,6 @@ void figure_merge(struct figure *run, const struct figure *window, bool first);
  * for ("windows 2-5 of 6 not measured (...)..."), in buf when composed;
  * NULL when exact. */
 const char *figure_reason(const struct figure *f, char *buf, size_t len);
-/* A run measured in some windows but not in others: no budget may pass it. */
-bool figure_has_lost_window(const struct figure *f);
 
 /*
  * Why summed RSS's peak exceeds the unique memory's (issue 26): pages
