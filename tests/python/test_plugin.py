@@ -135,8 +135,17 @@ def test_strict_fails_a_sampled_figure(pytester):
     # of 4.0 KiB, with a warning only. Strict mode fails it, and the short
     # summary line says why (Debian's pytest 7.2 showed no reason there).
     pytester.makepyfile(INEXACT)
-    out = _nocaps_pytest(pytester, "--peak-memory-strict")
+    records = pytester.path / "records.jsonl"
+    out = _nocaps_pytest(pytester, "--peak-memory-strict", "--peak-memory-json", str(records))
     assert "2 failed" in out
+    # A cgroup beside the figure is the shared one (the library attaches):
+    # marked not comparable in every record, never the figure itself.
+    for line in records.read_text().splitlines():
+        m = json.loads(line)["measurement"]
+        assert not m["source"].startswith("cgroup")
+        for o in m["other_sources"]:
+            if o["source"].startswith("cgroup"):
+                assert o["comparable"] is False and o["not_comparable"]
     assert "FAILED test_strict_fails_a_sampled_figure.py::test_under - Failed: strict: " in out
     assert "only an exact bpf figure passes" in out
 
