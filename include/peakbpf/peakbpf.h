@@ -137,7 +137,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 			     char *why, size_t why_len);
 /* Measure process pid (in the caller's PID namespace), its threads and every
  * descendant, those alive now and those forked later. -ESRCH: no such
- * process. Call before peakbpf_start. */
+ * process; -EINVAL: a kernel thread or a zombie (no address space). Call
+ * before peakbpf_start. */
 PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *s, pid_t pid);
 /* The same for the calling process itself and its descendants. */
 PEAKBPF_API int peakbpf_add_self(struct peakbpf_session *s);

@@ -166,6 +166,8 @@ PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
 		return -EBUSY;
 	if (kill(pid, 0) && errno == ESRCH)
 		return -ESRCH;
+	if (host_pid_no_mm(pid))
+		return -EINVAL;         /* a kernel thread or a zombie: no memory */
 	if (p->n_roots < LIB_ROOTS_NAMED)
 		p->roots[p->n_roots++] = pid;
 	return session_add_root(p->s, pid);
