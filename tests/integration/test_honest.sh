@@ -106,7 +106,7 @@ t_honest_lost_window_budget() {
 t_honest_no_address_space() {
 	"$PEAKBPF" -q -p 2 -d 200ms >/dev/null 2>"$TMP/honest5.err"
 	rc_k=$?
-	sh -c 'sleep 0.05 & exec sleep 3' &
+	sh -c 'sleep 0.05 & exec sleep 60' &   # killed below; outlives peakbpf's load
 	parent=$!
 	sleep 0.5
 	# Its child, exited and not reaped (from /proc: busybox ps has no --ppid).
