@@ -641,7 +641,8 @@ static void serve_usage(FILE *out)
 "\n"
 "  --socket PATH   listen on PATH (default " HELPER_SOCKET_DEFAULT ", mode 0666)\n"
 "  --status        ask the helper at PATH for its trees and their map entries\n"
-"  -v, --verbose   log each tree opened and removed on stderr\n", out);
+"  -v, --verbose   log each tree opened and removed on stderr\n"
+"  -h, --help      this help\n", out);
 }
 
 static int serve_status(const char *path)
