@@ -74,6 +74,13 @@ int host_may_measure(pid_t pid, uint64_t capeff);
 int host_pidfd_pid(int pidfd, pid_t *pid);
 /* Has the pidfd's process exited? Needs no permission over it. */
 bool host_pidfd_exited(int pidfd);
+/* Why the process whose /proc/PID/stat is stat has no address space to
+ * measure ("a kernel thread", "a zombie: it has exited, its parent has not
+ * reaped it"), or NULL when it has one (or stat cannot be parsed). */
+const char *host_stat_no_mm(const char *stat);
+/* The same for pid, from /proc (a zombie leader whose other threads run
+ * on has their mm: NULL); NULL when it cannot be read. */
+const char *host_pid_no_mm(pid_t pid);
 /* The most processes and address spaces such a caller may track: the
  * kernel memory its maps may take is bounded. */
 #define UNPRIVILEGED_MAX_TRACKED 65536

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <peakbpf/peakbpf.h>
 #include "attach.h"
+#include "host.h"
 
 static int pidfd_open(pid_t pid)
 {
@@ -38,6 +39,11 @@ static int attach_one(struct peakbpf_session *s, pid_t pid, int *pidfd)
 		err = -errno;
 		fprintf(stderr, "peakbpf: -p %d: cannot watch it for exit: %s\n", pid, strerror(-err));
 		return err;
+	}
+	if (host_pid_no_mm(pid)) {
+		fprintf(stderr, "peakbpf: -p %d is %s: it has no address space, no memory to "
+			"measure (give the PID of a user process)\n", pid, host_pid_no_mm(pid));
+		return -EINVAL;
 	}
 	/* Through the helper, the helper decides (serve_tree.c), with the
 	 * same rule (host_may_trace), and says why. */

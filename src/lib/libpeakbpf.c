@@ -61,6 +61,7 @@ struct peakbpf_figure {
 	bool has_unique;
 	struct figure unique;
 	char unique_reason[256];           /* as long as the session's */
+	char reason[FIGURE_REASON_MAX];    /* with the windows not measured (figure_reason) */
 };
 
 PEAKBPF_API const char *peakbpf_version(void)
@@ -185,7 +186,8 @@ PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0)
 		return -errno;
-	err = may_add(p, pid);
+	/* A kernel thread or a zombie: no memory to measure. */
+	err = host_pid_no_mm(pid) ? -EINVAL : may_add(p, pid);
 	if (!err)
 		err = session_add_root(p->s, pid);
 	if (!err && host_pidfd_exited(pidfd))
@@ -254,12 +256,14 @@ static struct peakbpf_figure *figure_from(const struct report *rec, const struct
 		}
 	}
 	f->fig = rec->primary;
+	figure_reason(&f->fig, f->reason, sizeof(f->reason));
 	f->kind = rec->kind;
 	f->window = rec->window;
 	f->windows = rec->windows;
 	f->t0_ns = p->t0_ns;
 	for (size_t i = 0; i < n; i++) {
 		f->others[i].fig = rec->others[i];
+		figure_reason(&f->others[i].fig, f->others[i].reason, sizeof(f->others[i].reason));
 		f->others[i].kind = rec->kind;
 		f->others[i].window = rec->window;
 		f->others[i].t0_ns = p->t0_ns;
@@ -415,6 +419,14 @@ PEAKBPF_API int peakbpf_may_measure(pid_t pid)
 	if (pid <= 0)
 		return -EINVAL;
 	return host_may_measure(pid, host_effective_caps());
+}
+
+PEAKBPF_API int peakbpf_command_started(struct peakbpf_session *p, pid_t pid)
+{
+	if (!p || pid <= 0)
+		return -EINVAL;
+	session_command_started(p->s, pid);
+	return 0;
 }
 
 PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *p, pid_t pid, const struct rusage *ru)
@@ -576,7 +588,19 @@ PEAKBPF_API const char *peakbpf_figure_reason(const struct peakbpf_figure *f)
 		return "no figure";
 	if (!f->fig.measured)
 		return f->fig.inexact_reason ? f->fig.inexact_reason : "not measured";
-	return f->fig.exact ? NULL : f->fig.inexact_reason;
+	if (f->fig.exact)
+		return NULL;
+	return f->fig.windows_unmeasured ? f->reason : f->fig.inexact_reason;
+}
+
+PEAKBPF_API unsigned peakbpf_figure_windows_unmeasured(const struct peakbpf_figure *f)
+{
+	return f && f->fig.measured ? f->fig.windows_unmeasured : 0;
+}
+
+PEAKBPF_API const char *peakbpf_figure_not_comparable(const struct peakbpf_figure *f)
+{
+	return f ? f->fig.not_tree : NULL;
 }
 
 PEAKBPF_API const char *peakbpf_figure_source(const struct peakbpf_figure *f)

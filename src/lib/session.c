@@ -216,7 +216,8 @@ static void open_unique(struct session *s, const char *no_bpf, const char *bpf_w
  * auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
  * cgroup and rusage figures cost nothing more, so they are read beside a
  * better source and recorded as other_sources. A cgroup the tree does not
- * own is only a last resort.
+ * own is never the headline (choose_primary): it is shown beside, marked
+ * not comparable.
  */
 static int open_auto(struct session *s, const struct session_opts *o,
 		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
@@ -238,7 +239,16 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
 		cgroup_id = 0;
 	if (want_helper(o, no_bpf)) {
-		if (open_helper(s, o, bpf_why, sizeof(bpf_why))) {
+		int herr = open_helper(s, o, bpf_why, sizeof(bpf_why));
+
+		if (herr && o->use_helper) {
+			/* Asked for by name: no silent fallback. */
+			snprintf(why, whylen, "%s", bpf_why);
+			if (!err)
+				src->ops->destroy(src);
+			return herr;
+		}
+		if (herr) {
 			if (no_bpf)
 				note(s, "bpf: %s", no_bpf);
 			note(s, "bpf: %s", bpf_why);
@@ -270,7 +280,8 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	}
 	if (shared_cgroup) {
 		if (o->command_mode)
-			note(s, "cgroup: could not make a cgroup of its own; the shared one's figure is a last resort");
+			note(s, "cgroup: could not make a cgroup of its own; the shared one's figure is "
+				"shown beside, not comparable");
 		add_source(s, shared_cgroup);
 	}
 	if (o->command_mode) {
@@ -389,21 +400,27 @@ static void fill_context(struct session *s, struct report *rec)
 /*
  * The primary figure is the best source's that was measured (sources are
  * best first), else the best source's; the others go beside it in order.
- * Without any source, rec->primary is left empty.
+ * A figure that is not the tree's (a shared cgroup's) is never primary:
+ * without another, the primary says the tree was not measured. Without
+ * any source, rec->primary is left empty.
  */
 static void choose_primary(struct session *s, const struct figure *figs, struct report *rec)
 {
-	size_t i, primary = 0;
+	size_t i, primary = s->n_sources;
 
-	for (i = 0; i < s->n_sources; i++) {
-		if (figs[i].measured) {
+	/* The first of the tree's measured, else the first of the tree's. */
+	for (i = s->n_sources; i-- > 0;)
+		if (!figs[i].not_tree && (figs[i].measured || primary == s->n_sources ||
+					  !figs[primary].measured))
 			primary = i;
-			break;
-		}
-	}
 	memset(&rec->primary, 0, sizeof(rec->primary));
-	if (s->n_sources)
+	if (primary < s->n_sources) {
 		rec->primary = figs[primary];
+	} else if (s->n_sources) {
+		rec->primary.source = "unavailable";
+		rec->primary.inexact_reason = "no source could measure the tree itself; "
+					      "the figures beside it are not the tree's";
+	}
 	rec->n_others = 0;
 	for (i = 0; i < s->n_sources; i++)
 		if (i != primary)
@@ -479,6 +496,13 @@ void session_fill_run(struct session *s, struct report *rec)
 	choose_primary(s, s->run_figures, rec);
 	place_unique(s, &s->unique_run, rec);
 	rec->windows = s->windows;
+}
+
+void session_command_started(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->ops->command_started)
+			s->sources[i]->ops->command_started(s->sources[i], pid);
 }
 
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru)

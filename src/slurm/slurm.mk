@@ -42,7 +42,7 @@ $(SLURM_PLUGIN): $(SLURM_PLUGIN_OBJS) $(OUTPUT)/libpeakbpf.a src/slurm/peakbpf_s
 		$(SLURM_PLUGIN_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
 install: install-slurm
 install-slurm: $(SLURM_PLUGIN)
-	$(Q)install -D -m 0755 $(SLURM_PLUGIN) $(DESTDIR)$(SLURM_PLUGINDIR)/peakbpf.so
+	$(Q)$(call inst,$(SLURM_PLUGIN),$(SLURM_PLUGINDIR)/peakbpf.so,0755)
 else
 install-slurm:
 	@echo "  SKIP     peakbpf.so: no $(SLURM_INCLUDE)/slurm/spank.h (Debian: libslurm-dev)"

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include "cli.h"
 #include "runs.h"
+#include "runs_cli.h"
 
 #define ARGV(...) ((char *[]){ "peakbpf", __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ "peakbpf", __VA_ARGS__ }) / sizeof(char *)))
