@@ -18,6 +18,16 @@ helper_bpf() {
 	done
 	echo "$n"
 }
+# wait_fds N: until the helper has N fds open again (5 s at most): what
+# clients sent is closed off its loop.
+wait_fds() {
+	i=0
+	while [ "$(helper_fds)" != "$1" ] && [ "$i" -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # helper_cpu_ticks: the helper's user + system time, in clock ticks.
 helper_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat"; }
 
@@ -53,11 +63,7 @@ t_serve_linger() {
 		fi
 	done
 	wait "$attacker"
-	i=0
-	while [ "$(helper_fds)" != "$fds0" ] && [ "$i" -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_fds "$fds0"
 	fds1=$(helper_fds)
 	serve_stop
 	if [ "$worst" -lt 1000 ] && [ "$fds1" = "$fds0" ] && [ "$lingering" = 0 ]; then
@@ -86,11 +92,7 @@ t_serve_hostile() {
 		"$HOSTILE" good "$SOCK" $((secs - 2)) >"$TMP/good.txt" 2>&1
 	rc=$?
 	wait "$attacker"
-	i=0
-	while [ "$(helper_fds)" != "$fds0" ] && [ "$i" -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_fds "$fds0"
 	fds1=$(helper_fds) rss1=$(helper_rss_kib) bpf1=$(helper_bpf)
 	serve_stop
 	good=$(tr '\n' ';' <"$TMP/good.txt")
