@@ -34,9 +34,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* The tree's memory cgroup (its directory's inode number), set before load. */
-const volatile __u64 tree_cgroup_id = 0;
-
 struct unique_state ustate;
 
 static __always_inline void raise_peak(__s64 now)
@@ -61,7 +58,7 @@ int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
 	if (item != (int)bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED) &&
 	    item != (int)bpf_core_enum_value(enum node_stat_item, NR_FILE_MAPPED))
 		return 0;
-	if (memcg->css.cgroup->kn->id != tree_cgroup_id)
+	if (memcg->css.cgroup->kn->id != ustate.cgroup_id)
 		return 0;
 	now = __sync_fetch_and_add(&ustate.pages, (__s64)val) + val;
 	raise_peak(now);

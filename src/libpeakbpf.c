@@ -144,6 +144,10 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 			"set .timeline or .changes_ring_bytes, not both");
 		return -EINVAL;
 	}
+	if (o.use_helper && o.no_helper) {
+		set_why(why, why_len, "opts: .use_helper and .no_helper: set one, not both");
+		return -EINVAL;
+	}
 	if (o.measure != PEAKBPF_MEASURE_RSS && o.measure != PEAKBPF_MEASURE_UNIQUE) {
 		set_why(why, why_len, "unknown measure: use PEAKBPF_MEASURE_RSS or _UNIQUE");
 		return -EINVAL;
@@ -156,6 +160,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	so.with_proc = o.with_proc;
 	so.helper_path = o.helper_path;
 	so.use_helper = o.use_helper;
+	so.no_helper = o.no_helper;
+	so.keep_loaded = o.keep_loaded;
 	so.measure_unique = o.measure == PEAKBPF_MEASURE_UNIQUE;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -391,6 +397,16 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
 		sum_record_free(&p->rec);
 	session_close(p->s);
 	free(p);
+}
+
+PEAKBPF_API void peakbpf_unload(void)
+{
+	bpf_source_unload();
+}
+
+PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *p)
+{
+	return p ? session_host(p->s)->bpf_load : NULL;
 }
 
 /* ---- a command's run, the tree's processes, the helper ---- */

@@ -24,8 +24,7 @@ struct tracker_opts {
 	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
 	__u32 record_ring_bytes;        /* record every change of the sum in a ring
 					   of this size (a power of 2 of pages); 0: off */
-	__u64 unique_cgroup_id; /* the tree's own memory cgroup, for the unique
-				   program (unique_api.h); 0: not loaded */
+	bool with_unique;       /* load the unique program (unique_api.h) */
 };
 
 /* One recorded change of the sum (struct sum_event, tracker.h). */
@@ -122,7 +121,8 @@ void tracker_startup(const struct tracker *t, struct tracker_startup *out);
  * but any free index will do when base itself measures nothing): the same
  * programs and maps, its own tree state, capped at max_entries mms and
  * processes (0: none but the maps'). tracker_close on it clears the tree
- * and leaves the load. No --timeline ring: the load's alone has one.
+ * and leaves the load. The load's --timeline ring, if it has one, is
+ * drained for one tree at a time (tracker_drain_sums).
  */
 int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out);
 unsigned tracker_tree(const struct tracker *t);
@@ -147,7 +147,10 @@ struct bpf_source_opts {
 	__u32 max_tracked;
 	__u32 record_ring_bytes;
 	bool command_mode;      /* roots are commands stopped before exec */
-	__u64 unique_cgroup_id; /* tracker_opts */
+	bool with_unique;       /* tracker_opts */
+	/* Keep the process's load after this source closes, for the next
+	 * (bpf_source_open takes a tree of it while the options fit). */
+	bool keep_loaded;
 };
 
 /* Opens, loads and attaches; fills host's BPF facts. host must outlive it. */
@@ -157,6 +160,9 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
  * caps the tree's mms and processes); destroying it clears the tree. */
 int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
 			 struct host_facts *host, struct source **out);
+/* Unload the process's load now if no source uses it, else with its last
+ * source; and keep it no more. */
+void bpf_source_unload(void);
 void bpf_source_counters(struct source *s, struct bpf_counters *c);
 /* The counters as they were when the last window closed (no system call). */
 void bpf_source_window_counters(struct source *s, struct bpf_counters *c);

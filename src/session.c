@@ -33,6 +33,7 @@ struct session {
 	/* The tree's unique memory, beside the sources (unique_api.h). */
 	struct unique *unique;          /* NULL: not measured, unique_why says why */
 	char unique_why[256];
+	uint64_t unique_cgroup_id;      /* the tree's own cgroup's; 0: none */
 	bool measure_unique;
 	struct figure unique_fig, unique_run;
 };
@@ -70,13 +71,13 @@ static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
 	return NULL;
 }
 
-/* unique_cgroup_id: the tree's own cgroup, for the unique program; 0: none. */
-static int open_bpf(struct session *s, const struct session_opts *o, uint64_t unique_cgroup_id,
-		    char *why, size_t len)
+/* s->unique_cgroup_id: the tree's own cgroup, for the unique program; 0: none. */
+static int open_bpf(struct session *s, const struct session_opts *o, char *why, size_t len)
 {
 	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode,
 				      .record_ring_bytes = o->record_ring_bytes,
-				      .unique_cgroup_id = unique_cgroup_id };
+				      .with_unique = s->unique_cgroup_id != 0,
+				      .keep_loaded = o->keep_loaded };
 	struct source *src;
 	int err = bpf_source_open(&bo, &s->host, &src);
 
@@ -114,11 +115,28 @@ static const char *helper_path(const struct session_opts *o)
 	return p && *p ? p : HELPER_SOCKET_DEFAULT;
 }
 
-/* The helper stands in for bpf when asked to, or when bpf cannot be used
- * here and its socket exists. */
+/* What the helper does not serve (it sends figures, not the record of the
+ * sum, and measures no unique memory): NULL when it serves everything asked. */
+static const char *helper_lacks(const struct session_opts *o)
+{
+	if (o->record_ring_bytes)
+		return "the record of the sum (--timeline, --compare-sampler, --record)";
+	if (o->measure_unique)
+		return "unique memory (--measure unique)";
+	return NULL;
+}
+
+/* The helper stands in for bpf: when asked to; when its socket exists and
+ * bpf cannot be used here; and, unless no_helper, by default whenever the
+ * socket exists and the helper serves what is asked (open_helper falls
+ * back to a load here when it does not answer). */
 static bool want_helper(const struct session_opts *o, const char *no_bpf)
 {
-	return o->use_helper || (no_bpf && helper_socket_exists(helper_path(o)));
+	if (o->use_helper)
+		return true;
+	if (o->no_helper || !helper_socket_exists(helper_path(o)))
+		return false;
+	return no_bpf || !helper_lacks(o);
 }
 
 static int open_helper(struct session *s, const struct session_opts *o, char *why, size_t len)
@@ -130,8 +148,30 @@ static int open_helper(struct session *s, const struct session_opts *o, char *wh
 	if (err)
 		return err;
 	s->helper = src;
+	s->host.bpf_load = "helper";
+	snprintf(s->host.helper_path, sizeof(s->host.helper_path), "%s", helper_path(o));
 	add_source(s, src);
 	return 0;
+}
+
+/* The bpf source where bpf can be used here: through the helper when one
+ * answers (want_helper), else loaded here, with a note when a helper was
+ * there and not used. */
+static int open_bpf_or_helper(struct session *s, const struct session_opts *o, char *why,
+			      size_t len)
+{
+	bool by_default = !o->use_helper && !o->no_helper;
+	int err;
+
+	if (want_helper(o, NULL)) {
+		err = open_helper(s, o, why, len);
+		if (!err || !by_default)
+			return err;
+		note(s, "helper: %s; loaded here instead", why);
+	} else if (by_default && helper_lacks(o) && helper_socket_exists(helper_path(o))) {
+		note(s, "helper: not used: it does not serve %s; loaded here instead", helper_lacks(o));
+	}
+	return open_bpf(s, o, why, len);
 }
 
 typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
@@ -148,14 +188,14 @@ static int open_named(struct session *s, const struct session_opts *o,
 
 	switch (o->source) {
 	case SOURCE_BPF:
-		if (want_helper(o, no_bpf))
+		if (no_bpf && want_helper(o, no_bpf))
 			err = open_helper(s, o, why, whylen);
 		else if (no_bpf) {
 			snprintf(why, whylen, "%s", no_bpf);
 			return -EPERM;
 		}
 		else
-			err = open_bpf(s, o, 0, why, whylen);
+			err = open_bpf_or_helper(s, o, why, whylen);
 		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		return err;
@@ -185,12 +225,14 @@ static void open_unique(struct session *s, const char *no_bpf, const char *bpf_w
 	char why[160];
 
 	if (s->helper)
-		snprintf(s->unique_why, sizeof(s->unique_why), "through the helper: not measured (it serves summed RSS)");
+		snprintf(s->unique_why, sizeof(s->unique_why), "through the helper: not measured (it serves "
+			 "summed RSS; --measure unique or --no-helper measures it here)");
 	else if (no_bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
 	else if (!s->bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", bpf_why);
-	else if (unique_open(bpf_source_tracker(s->bpf), s->host.page_size, &s->unique, why, sizeof(why)))
+	else if (unique_open(bpf_source_tracker(s->bpf), s->unique_cgroup_id, s->host.page_size, &s->unique,
+			     why, sizeof(why)))
 		snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
 }
 
@@ -219,15 +261,15 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	if (!err && cgroup_source_is_exclusive(src) && !no_bpf &&
 	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
 		cgroup_id = 0;
-	if (want_helper(o, no_bpf)) {
+	s->unique_cgroup_id = cgroup_id;
+	if (no_bpf && want_helper(o, no_bpf)) {
 		if (open_helper(s, o, bpf_why, sizeof(bpf_why))) {
-			if (no_bpf)
-				note(s, "bpf: %s", no_bpf);
+			note(s, "bpf: %s", no_bpf);
 			note(s, "bpf: %s", bpf_why);
 		}
 	} else if (no_bpf)
 		note(s, "bpf: %s", no_bpf);
-	else if (open_bpf(s, o, cgroup_id, bpf_why, sizeof(bpf_why)))
+	else if (open_bpf_or_helper(s, o, bpf_why, sizeof(bpf_why)))
 		note(s, "bpf: %s", bpf_why);
 	if (!err) {
 		if (cgroup_source_is_exclusive(src)) {

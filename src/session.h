@@ -31,11 +31,17 @@ struct session_opts {
 	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (--compare-sampler) */
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
 	/* peakbpf serve: the bpf source through the helper at helper_path
-	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used when bpf cannot
-	 * be loaded here and the socket exists, or always with use_helper. */
+	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used whenever its
+	 * socket answers and the session asks nothing it does not serve (a
+	 * record of the sum, --measure unique), root included; always with
+	 * use_helper; never with no_helper (loaded here instead). */
 	const char *helper_path;
 	bool use_helper;
+	bool no_helper;
 	bool measure_unique;            /* --measure unique: the unique figure is the primary */
+	/* Keep this process's BPF load when the session closes, for the next
+	 * session (bpf_source_open: one load per process). */
+	bool keep_loaded;
 };
 
 /* Opaque: read it through the functions below. */

@@ -28,6 +28,7 @@ struct tracker {
 	struct ring_buffer *sums;       /* --compare-sampler's record */
 	tracker_sum_fn sum_fn;
 	void *sum_ctx;
+	unsigned drain_tree;            /* the tree whose changes a drain hands on */
 };
 
 /* Atomic operations on the tree state the kernel updates concurrently. */
@@ -152,7 +153,7 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
-	unique_prepare(s, opts ? opts->unique_cgroup_id : 0, t->unique_err == 0);
+	unique_prepare(s, t->unique_err == 0);
 	if (!t->features.has_fetch_atomics)
 		return poison_fetch_atomics(s->obj);
 	return 0;
@@ -232,21 +233,25 @@ static int on_sum_event(void *ctx, void *data, size_t size)
 	struct tracker *t = ctx;
 	const struct sum_event *e = data;
 
-	if (size < sizeof(*e) || !t->sum_fn || e->tree != t->tree)
+	if (size < sizeof(*e) || !t->sum_fn || e->tree != t->drain_tree)
 		return 0;
 	return t->sum_fn(t->sum_ctx, e);
 }
 
+/* A tree of a shared load drains the load's ring: one tree at a time (the
+ * process's load serves one run after another; peakbpf serve has none). */
 int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
 {
+	struct tracker *owner = t->base ? t->base : t;
 	int n;
 
-	if (!t->sums)
+	if (!owner->sums)
 		return -EOPNOTSUPP;
-	t->sum_fn = fn;
-	t->sum_ctx = ctx;
-	n = ring_buffer__consume(t->sums);
-	t->sum_fn = NULL;
+	owner->sum_fn = fn;
+	owner->sum_ctx = ctx;
+	owner->drain_tree = t->tree;
+	n = ring_buffer__consume(owner->sums);
+	owner->sum_fn = NULL;
 	return n < 0 ? n : 0;
 }
 
@@ -293,7 +298,7 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 		return -ENOMEM;
 	ns = monotonic_ns();
 	features_probe(&t->features);
-	t->unique_err = !opts || !opts->unique_cgroup_id ? -ENODATA :
+	t->unique_err = !opts || !opts->with_unique ? -ENODATA :
 			!t->features.has_memcg_stat_tp ? -EOPNOTSUPP : 0;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;

@@ -44,14 +44,16 @@ int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen)
 	return 0;
 }
 
-void unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on)
+void unique_prepare(struct tracker_bpf *skel, bool on)
 {
-	skel->rodata->tree_cgroup_id = cgroup_id;
-	bpf_program__set_autoload(skel->progs.unique_stat, on && cgroup_id);
+	bpf_program__set_autoload(skel->progs.unique_stat, on);
 }
 
-int unique_open(struct tracker *t, long page_size, struct unique **out, char *why, size_t whylen)
+int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+		char *why, size_t whylen)
 {
+	struct unique_state *st;
+
 	int err = tracker_unique_err(t);
 
 	*out = NULL;
@@ -70,6 +72,15 @@ int unique_open(struct tracker *t, long page_size, struct unique **out, char *wh
 	}
 	(*out)->skel = tracker_skeleton(t);
 	(*out)->page_size = page_size;
+	/* One load serves run after run: this run's cgroup, from 0 pages
+	 * (it holds nothing yet); the id last, so no update of the new
+	 * cgroup meets the old state. */
+	st = &(*out)->skel->bss->ustate;
+	__atomic_store_n(&st->cgroup_id, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->pages, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->peak, 0, __ATOMIC_SEQ_CST);
+	(*out)->races_before = LOAD(st->peak_races);
+	__atomic_store_n(&st->cgroup_id, cgroup_id, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -116,5 +127,7 @@ void unique_destroy(struct unique *u)
 {
 	if (!u)
 		return;
+	/* The load may serve another run: it watches no cgroup meanwhile. */
+	__atomic_store_n(&u->skel->bss->ustate.cgroup_id, 0, __ATOMIC_SEQ_CST);
 	free(u);
 }

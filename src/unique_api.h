@@ -31,16 +31,19 @@ extern const char UNIQUE_SCOPE[];
  * elsewhere): 0, or -errno and a one-line reason.
  */
 int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen);
-/* Before the tracker's load (tracker.c): watch cgroup_id, or, with on
- * false or no id, leave the program out. */
-void unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on);
+/* Before the tracker's load (tracker.c): load the program, or, with on
+ * false, leave it out. */
+void unique_prepare(struct tracker_bpf *skel, bool on);
 /*
- * After the tracker loaded and attached with a cgroup id: the figure from
- * its unique program. The cgroup must hold nothing yet: the figure starts
- * from 0 pages. 0, or -errno and a one-line reason: -EOPNOTSUPP when the
- * kernel has no memcg statistic tracepoint (before 6.13).
+ * After the tracker loaded with the program: the figure of memory cgroup
+ * cgroup_id from it (one load serves run after run: each unique_open
+ * points it at its run's cgroup, unique_destroy at none). The cgroup must
+ * hold nothing yet: the figure starts from 0 pages. 0, or -errno and a
+ * one-line reason: -EOPNOTSUPP when the kernel has no memcg statistic
+ * tracepoint (before 6.13).
  */
-int unique_open(struct tracker *t, long page_size, struct unique **out, char *why, size_t whylen);
+int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+		char *why, size_t whylen);
 /* Close the window that ends now and open the next: out is its figure. */
 void unique_close_window(struct unique *u, struct figure *out);
 void unique_destroy(struct unique *u);
