@@ -63,6 +63,7 @@ struct server {
 	struct tracker *shared;         /* the load every tree shares, or NULL */
 	bool slot_used[MAX_TREES];
 	bool verbose;
+	bool unload_idle;               /* --unload-idle: the load goes with the last tree */
 };
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -159,7 +160,7 @@ static void remove_tree(struct server *sv, struct client *c, const char *why)
 	free(c->host);
 	c->host = NULL;
 	sv->slot_used[c->slot] = false;
-	if (!trees_open(sv)) {
+	if (!trees_open(sv) && sv->unload_idle) {
 		tracker_close(sv->shared);
 		sv->shared = NULL;
 	}
@@ -229,7 +230,7 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 		free(c->host);
 		c->host = NULL;
 		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot open a tree: %s", strerror(-err));
-		if (!trees_open(sv)) {
+		if (!trees_open(sv) && sv->unload_idle) {
 			tracker_close(sv->shared);
 			sv->shared = NULL;
 		}
@@ -627,7 +628,7 @@ static int serve_loop(struct server *sv)
 static void serve_usage(FILE *out)
 {
 	fputs(
-"Usage: peakbpf serve [--socket PATH] [-v]\n"
+"Usage: peakbpf serve [--socket PATH] [--unload-idle] [-v]\n"
 "       peakbpf serve --status [--socket PATH]\n"
 "\n"
 "Run the helper that measures process trees for users who cannot load BPF:\n"
@@ -639,6 +640,10 @@ static void serve_usage(FILE *out)
 "\n"
 "  --socket PATH   listen on PATH (default " HELPER_SOCKET_DEFAULT ", mode 0666)\n"
 "  --status        ask the helper at PATH for its trees and their map entries\n"
+"  --unload-idle   unload the BPF programs while no tree is open (each\n"
+"                  session then loads them again, ~0.1 s); by default they\n"
+"                  stay loaded, and the machine's other faults pay the\n"
+"                  untracked event's cost (README, Performance)\n"
 "  -v, --verbose   log each tree opened and removed on stderr\n", out);
 }
 
@@ -688,12 +693,34 @@ cleanup:
 	return err ? EXIT_PEAKBPF_FAILED : 0;
 }
 
+/* Load once before listening, so that a helper that cannot measure says
+ * so at its start; by default that load stays for every tree (issue 24:
+ * a session through the helper then costs a round trip, not a load). */
+static int load_at_start(struct server *sv, struct bpf_source_opts *bo, struct host_facts *host,
+			 struct source **probe)
+{
+	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
+	int err;
+
+	if (!sv->unload_idle) {
+		err = tracker_open(&topts, &sv->shared);
+		if (!err)
+			sv->loads++;
+		return err;
+	}
+	err = bpf_source_open(bo, host, probe);
+	if (!err)
+		(*probe)->ops->destroy(*probe);
+	return err;
+}
+
 int serve_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 'S' },
 		{ "status", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "unload-idle", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -717,6 +744,9 @@ int serve_main(int argc, char **argv)
 			break;
 		case 'v':
 			sv.verbose = true;
+			break;
+		case 'U':
+			sv.unload_idle = true;
 			break;
 		case 'h':
 			serve_usage(stdout);
@@ -745,16 +775,13 @@ int serve_main(int argc, char **argv)
 	}
 	if (!sv.verbose)
 		libbpf_set_print(NULL);    /* NULL: libbpf prints nothing */
-	/* Load once before listening, so that a helper that cannot measure
-	 * says so at its start, not to its first client. */
 	host_facts_fill(&host, host_effective_caps());
-	err = bpf_source_open(&bo, &host, &probe);
+	err = load_at_start(&sv, &bo, &host, &probe);
 	if (err) {
 		say("cannot load the BPF programs: %s: run it as root, or with CAP_BPF and CAP_PERFMON",
 		     strerror(-err));
 		goto cleanup;
 	}
-	probe->ops->destroy(probe);
 	sv.lfd = activated_fd();
 	if (sv.lfd == -2) {
 		say("the socket systemd passed is not a SOCK_SEQPACKET socket (ListenSequentialPacket=)");
@@ -778,5 +805,6 @@ cleanup:
 		unlink(sv.path);
 	if (sv.sigfd >= 0)
 		close(sv.sigfd);
+	tracker_close(sv.shared);
 	return err ? EXIT_PEAKBPF_FAILED : 0;
 }
