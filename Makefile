@@ -13,11 +13,11 @@ LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 WARN := -Wall -Wextra
 CFLAGS ?= -g -O2
-ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -I$(OUTPUT) -Isrc -Ibpf $(LIBBPF_CFLAGS) \
+ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LIBBPF_CFLAGS) \
 	-DPEAKBPF_VERSION='"$(VERSION)"' -MMD -MP
 # libpeakbpf: every library object is PIC (the shared library links the same
 # ones); only the public API (PEAKBPF_API) is exported from the .so.
-ALL_CFLAGS += -Iinclude -fPIC -fvisibility=hidden
+ALL_CFLAGS += -fPIC -fvisibility=hidden
 LIB_SOVERSION := $(firstword $(subst ., ,$(VERSION)))
 LIB_SONAME := libpeakbpf.so.$(LIB_SOVERSION)
 LIBDIR ?= $(PREFIX)/lib
@@ -45,109 +45,139 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# Folders are layers (docs/design.md, "Layers"): each folder's sources are
+# compiled with the include path of their layer only, so a file that uses a
+# layer it may not fails to compile; make check-layers checks every include
+# (the compiler's dependency lists) against the rules table in design.md.
 # One source a line: branches that add sources then merge cleanly.
-# LIB_COMMON_SRCS: pure helpers (JSON, units, the timeline, the record of
-# the sum) that the library and the CLI each link; LIB_SRCS: the library
-# itself, whose internals only it (and serve.c, the helper behind it) uses.
-LIB_COMMON_SRCS := \
-	src/units.c \
-	src/json.c \
-	src/status.c \
-	src/sampler_model.c \
-	src/timeline.c \
-	src/timeline_export.c \
-	src/timeline_plot.c \
-	src/timeline_load.c \
-	src/sum_record.c \
-	src/fileutil.c
-LIB_SRCS := $(LIB_COMMON_SRCS) \
-	src/report.c \
-	src/figure.c \
-	src/tracker.c \
-	src/kfeatures.c \
-	src/holders.c \
-	src/host.c \
-	src/session.c \
-	src/helper_proto.c \
-	src/source_helper.c \
-	src/source_bpf.c \
-	src/cgroup_parse.c \
-	src/cgroup_fs.c \
-	src/cgroup_own.c \
-	src/source_cgroup.c \
-	src/source_proc.c \
-	src/source_rusage.c \
-	src/unique.c \
-	src/libpeakbpf.c
+BASE_SRCS := \
+	src/base/units.c \
+	src/base/json.c \
+	src/base/status.c \
+	src/base/fileutil.c \
+	src/base/stats.c \
+	src/base/sampler_model.c \
+	src/base/host.c
+TIMELINE_SRCS := \
+	src/timeline/timeline.c \
+	src/timeline/timeline_export.c \
+	src/timeline/timeline_plot.c \
+	src/timeline/timeline_load.c \
+	src/timeline/sum_record.c
+CORE_SRCS := \
+	src/lib/core/figure.c
+KERNEL_SRCS := \
+	src/lib/kernel/tracker.c \
+	src/lib/kernel/kfeatures.c \
+	src/lib/kernel/holders.c \
+	src/lib/kernel/unique.c
+SOURCES_SRCS := \
+	src/lib/sources/helper_proto.c \
+	src/lib/sources/source_helper.c \
+	src/lib/sources/source_bpf.c \
+	src/lib/sources/cgroup_parse.c \
+	src/lib/sources/cgroup_fs.c \
+	src/lib/sources/cgroup_own.c \
+	src/lib/sources/source_cgroup.c \
+	src/lib/sources/source_proc.c \
+	src/lib/sources/source_rusage.c
+LIBTOP_SRCS := \
+	src/lib/report.c \
+	src/lib/session.c \
+	src/lib/libpeakbpf.c
+HELPER_SRCS := \
+	src/helper/serve.c
+CLITOP_SRCS := \
+	src/cli/main.c \
+	src/cli/cli.c \
+	src/cli/spawn.c \
+	src/cli/identity.c \
+	src/cli/command.c \
+	src/cli/output.c \
+	src/cli/attach.c \
+	src/cli/run_report.c \
+	src/cli/plot.c
+HARNESS_SRCS := \
+	src/cli/harness/runs_cli.c \
+	src/cli/harness/bench.c \
+	src/cli/harness/runs.c \
+	src/cli/harness/budget.c \
+	src/cli/harness/sweep.c \
+	src/cli/harness/fit.c \
+	src/cli/harness/export.c \
+	src/cli/harness/export_text.c \
+	src/cli/harness/fit_report.c
+MERGE_SRCS := \
+	src/cli/merge/rank_file.c \
+	src/cli/merge/merge.c \
+	src/cli/merge/merge_load.c \
+	src/cli/merge/merge_cli.c
+
+# Each layer's include path: its own folder and the folders it may use.
+INC_base := -Isrc/base
+INC_timeline := -Isrc/timeline $(INC_base)
+INC_core := -Isrc/lib/core $(INC_base)
+INC_kernel := -Isrc/lib/kernel $(INC_core) -Ibpf -I$(OUTPUT)
+INC_sources := -Isrc/lib/sources $(INC_kernel)
+INC_lib := -Isrc/lib -Iinclude $(INC_sources) $(INC_timeline)
+INC_helper := -Isrc/helper $(INC_lib)
+INC_merge := -Isrc/cli/merge $(INC_timeline)
+# The harness reads the parsed options (src/cli/cli.h, checked by check-layers).
+INC_harness := -Isrc/cli/harness -Isrc/cli -Iinclude $(INC_timeline)
+# The CLI: the public API, the harness, merge; of the helper, serve.h alone.
+INC_cli := -Isrc/cli -Iinclude -Isrc/cli/harness -Isrc/cli/merge -Isrc/helper $(INC_timeline)
+# Tests see every layer.
+INC_all := $(sort $(INC_lib) $(INC_helper) $(INC_cli))
+
+# LIB_COMMON_SRCS: the pure helpers (base, timeline) that the library and
+# the CLI each link; LIB_SRCS: the library itself, whose internals only it
+# (and serve.c, the helper behind it) uses.
+LIB_COMMON_SRCS := $(BASE_SRCS) $(TIMELINE_SRCS)
+LIB_SRCS := $(LIB_COMMON_SRCS) $(CORE_SRCS) $(KERNEL_SRCS) $(SOURCES_SRCS) $(LIBTOP_SRCS)
 # The CLI: built on libpeakbpf's public API only (make check-cli-api), but
 # for serve.c, the helper daemon, which is the bpf source's other side.
-CLI_API_SRCS := \
-	src/main.c \
-	src/cli.c \
-	src/spawn.c \
-	src/identity.c \
-	src/command.c \
-	src/output.c \
-	src/attach.c \
-	src/run_report.c \
-	src/runs_cli.c \
-	src/runs.c \
-	src/budget.c \
-	src/stats.c \
-	src/sweep.c \
-	src/fit.c \
-	src/export.c \
-	src/export_text.c \
-	src/fit_report.c \
-	src/record.c \
-	src/merge.c \
-	src/merge_load.c \
-	src/merge_cli.c \
-	src/plot.c
-CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) src/serve.c
-# Headers of the library's internals: no CLI source may include them.
-LIB_INTERNAL_HDRS := $(addprefix src/,session.h peakbpf.h sources.h source.h report.h figure.h host.h \
-	helper_proto.h kfeatures.h unique_api.h cgroup_fs.h cgroup_fs_ops.h cgroup_parse.h) \
-	$(wildcard bpf/*.h) tracker.skel.h
-LIB_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(LIB_SRCS))
-CLI_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_SRCS))
-CLI_API_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
+CLI_API_SRCS := $(CLITOP_SRCS) $(HARNESS_SRCS) $(MERGE_SRCS)
+CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) $(HELPER_SRCS)
+obj = $(patsubst %.c,$(OUTPUT)/%.o,$(1))
+LIB_OBJS := $(call obj,$(LIB_SRCS))
+CLI_OBJS := $(call obj,$(CLI_SRCS))
+CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
+ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
 	merge helper_proto
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
-test_units_SRCS := src/units.c
-test_json_SRCS := src/json.c
-test_status_SRCS := src/status.c
-test_cli_SRCS := src/cli.c src/units.c src/runs_cli.c src/sweep.c src/fit.c src/runs.c src/stats.c \
-	src/budget.c src/export.c src/export_text.c src/fit_report.c src/json.c src/status.c src/report.c src/figure.c src/host.c \
-	src/timeline.c src/record.c
-test_sampler_model_SRCS := src/sampler_model.c
-test_timeline_SRCS := src/timeline.c
-test_timeline_export_SRCS := src/timeline.c src/timeline_export.c src/timeline_plot.c src/timeline_load.c \
-	src/json.c src/units.c src/fileutil.c
+test_units_SRCS := src/base/units.c
+test_json_SRCS := src/base/json.c
+test_status_SRCS := src/base/status.c
+test_cli_SRCS := src/cli/cli.c src/cli/harness/runs_cli.c src/cli/harness/sweep.c src/cli/harness/fit.c \
+	src/base/stats.c src/base/units.c src/timeline/timeline.c
+test_sampler_model_SRCS := src/base/sampler_model.c
+test_timeline_SRCS := src/timeline/timeline.c
+test_timeline_export_SRCS := src/timeline/timeline.c src/timeline/timeline_export.c src/timeline/timeline_plot.c src/timeline/timeline_load.c \
+	src/base/json.c src/base/units.c src/base/fileutil.c
 test_holders_SRCS :=
-test_sources_SRCS := src/cgroup_parse.c src/cgroup_fs.c src/cgroup_own.c src/source_cgroup.c src/source_proc.c src/source_rusage.c src/fileutil.c \
+test_sources_SRCS := src/lib/sources/cgroup_parse.c src/lib/sources/cgroup_fs.c src/lib/sources/cgroup_own.c src/lib/sources/source_cgroup.c src/lib/sources/source_proc.c src/lib/sources/source_rusage.c src/base/fileutil.c \
 	tests/unit/cgroup_fixture.c
-test_report_SRCS := src/report.c src/run_report.c src/figure.c src/json.c src/units.c src/host.c
-test_figure_SRCS := src/figure.c
-test_spawn_SRCS := src/spawn.c src/status.c src/identity.c
-test_identity_SRCS := src/identity.c
-test_fit_SRCS := src/fit.c src/stats.c
-test_stats_SRCS := src/stats.c
-test_sweep_SRCS := src/sweep.c src/fit.c src/stats.c
-test_budget_SRCS := src/budget.c src/runs.c src/stats.c src/sweep.c src/fit.c src/export.c src/export_text.c src/fit_report.c \
-	src/json.c src/units.c src/status.c src/report.c src/figure.c src/host.c
-test_export_SRCS := $(test_budget_SRCS)
+test_report_SRCS := src/lib/report.c src/cli/run_report.c src/lib/core/figure.c src/base/json.c src/base/units.c src/base/host.c
+test_figure_SRCS := src/lib/core/figure.c
+test_spawn_SRCS := src/cli/spawn.c src/base/status.c src/cli/identity.c
+test_identity_SRCS := src/cli/identity.c
+test_fit_SRCS := src/cli/harness/fit.c src/base/stats.c
+test_stats_SRCS := src/base/stats.c
+test_sweep_SRCS := src/cli/harness/sweep.c src/cli/harness/fit.c src/base/stats.c
+test_budget_SRCS := src/cli/harness/budget.c src/cli/harness/bench.c src/base/stats.c src/base/units.c src/base/status.c
+test_export_SRCS := src/cli/harness/export.c src/cli/harness/export_text.c src/cli/harness/fit_report.c \
+	$(test_budget_SRCS) src/cli/harness/sweep.c src/cli/harness/fit.c src/base/json.c
 test_runs_cli_SRCS := $(test_cli_SRCS)
-test_merge_SRCS := src/merge.c src/merge_load.c src/record.c src/json.c
-test_helper_proto_SRCS := src/helper_proto.c
+test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merge/rank_file.c src/base/json.c
+test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
-	check-cli-api
+	check-cli-api check-layers check-size
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
@@ -182,11 +212,29 @@ $(OUTPUT)/tracker.skel.h: $(OUTPUT)/tracker.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include the skeleton must wait for it.
-$(OUTPUT)/tracker.o $(OUTPUT)/unique.o: $(OUTPUT)/tracker.skel.h
+$(call obj,src/lib/kernel/tracker.c src/lib/kernel/unique.c): $(OUTPUT)/tracker.skel.h
 
-$(OUTPUT)/%.o: src/%.c | $(OUTPUT)
+# A layer's objects get its include path (the more specific pattern wins).
+$(OUTPUT)/src/base/%.o: LAYER_INC = $(INC_base)
+$(OUTPUT)/src/timeline/%.o: LAYER_INC = $(INC_timeline)
+$(OUTPUT)/src/lib/%.o: LAYER_INC = $(INC_lib)
+$(OUTPUT)/src/lib/core/%.o: LAYER_INC = $(INC_core)
+$(OUTPUT)/src/lib/kernel/%.o: LAYER_INC = $(INC_kernel)
+$(OUTPUT)/src/lib/sources/%.o: LAYER_INC = $(INC_sources)
+$(OUTPUT)/src/helper/%.o: LAYER_INC = $(INC_helper)
+$(OUTPUT)/src/cli/%.o: LAYER_INC = $(INC_cli)
+$(OUTPUT)/src/cli/harness/%.o: LAYER_INC = $(INC_harness)
+$(OUTPUT)/src/cli/merge/%.o: LAYER_INC = $(INC_merge)
+
+$(OUTPUT)/src/%.o: src/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LAYER_INC) -c $< -o $@
+
+# Every include of every object against the layer rules of docs/design.md.
+check-layers: $(ALL_OBJS)
+	$(call msg,CHECK,layers: every include against docs/design.md)
+	$(Q)tools/check-layers.py docs/design.md $(ALL_OBJS:.o=.d)
 
 # Linked against the static library: what the CLI objects do not define
 # comes from libpeakbpf.a (its public API; serve.c's, the internals).
@@ -194,13 +242,17 @@ $(OUTPUT)/peakbpf: $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
 
-# The CLI stays on the public API: no CLI source includes a header of the
-# library's internals (their dependency lists, -MM), and every symbol the
-# CLI's objects take from libpeakbpf.a is a peakbpf_* one.
+# No file over 600 lines and no function over 80 in src/ and bpf/.
+check-size:
+	$(call msg,CHECK,sizes of src/ and bpf/)
+	$(Q)tools/check-size.py $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
+
+# The CLI stays on the public API: check-layers keeps its sources off the
+# library's headers, and every symbol the CLI's objects take from
+# libpeakbpf.a must be a peakbpf_* one.
 check-cli-api: $(CLI_API_OBJS) $(OUTPUT)/libpeakbpf.a
 	$(call msg,CHECK,CLI uses only include/peakbpf/peakbpf.h)
-	$(Q)CC="$(CC)" CFLAGS="$(filter-out -MMD -MP,$(ALL_CFLAGS))" tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" \
-		"$(LIB_INTERNAL_HDRS)" "$(CLI_API_SRCS) $(LIB_COMMON_SRCS)" $(CLI_API_OBJS)
+	$(Q)tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" $(CLI_API_OBJS)
 
 lib: $(OUTPUT)/libpeakbpf.a $(OUTPUT)/libpeakbpf.so $(OUTPUT)/libpeakbpf.pc
 
@@ -208,9 +260,9 @@ $(OUTPUT)/libpeakbpf.a: $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(OUTPUT)/libpeakbpf.so.$(VERSION): $(LIB_OBJS) src/libpeakbpf.map
+$(OUTPUT)/libpeakbpf.so.$(VERSION): $(LIB_OBJS) src/lib/libpeakbpf.map
 	$(call msg,LIB,$@)
-	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=src/libpeakbpf.map \
+	$(Q)$(CC) $(CFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=src/lib/libpeakbpf.map \
 		-Wl,--no-undefined $(LIB_OBJS) $(LIBBPF_LIBS) -pthread -o $@
 
 $(OUTPUT)/libpeakbpf.so: $(OUTPUT)/libpeakbpf.so.$(VERSION)
@@ -233,12 +285,12 @@ $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 .SECONDEXPANSION:
 $(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -Iinclude -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
 	$(call msg,ASAN-CC,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-fno-omit-frame-pointer -Iinclude -Isrc -Ibpf -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
+		-fno-omit-frame-pointer $(INC_all) -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
 
 # libFuzzer targets (tests/fuzz): the parsers of sizes, durations, PIDs,
 # the command line, JSON escaping, /proc and cgroupfs text, --record files. make fuzz runs
@@ -247,11 +299,11 @@ $(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/t
 FUZZ_TARGETS := units cli json procfs record
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
-fuzz_units_SRCS := src/units.c
+fuzz_units_SRCS := src/base/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
-fuzz_json_SRCS := src/json.c
-fuzz_record_SRCS := src/merge.c src/merge_load.c
-fuzz_procfs_SRCS := src/source_proc.c src/cgroup_parse.c src/fileutil.c
+fuzz_json_SRCS := src/base/json.c
+fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
+fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
 
 $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
@@ -259,7 +311,7 @@ $(OUTPUT)/fuzz:
 $(OUTPUT)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $$(fuzz_$$*_SRCS) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(CLANG) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -Iinclude -Isrc -Ibpf $< $(fuzz_$*_SRCS) -o $@
+		-fno-sanitize-recover=all $(INC_all) $< $(fuzz_$*_SRCS) -o $@
 
 fuzz: $(FUZZ_BINS)
 	$(Q)for t in $(FUZZ_TARGETS); do \
@@ -285,7 +337,7 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan check-cli-api fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-cli-api fuzz integration lib-test python-test bench-short vmtest
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.
@@ -325,4 +377,4 @@ install: $(OUTPUT)/peakbpf lib
 include tools/bench/bench.mk
 include tools/vm/vm.mk
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/tests/*.d)
+-include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d)

@@ -5,7 +5,7 @@
  *  - struct layout: CO-RE (flavour types, bpf_core_type_exists), chosen
  *    by libbpf at load time;
  *  - what the kernel can load: a feature flag named has_<feature>, the same
- *    name in userspace (src/kfeatures.h) and here, as const volatile rodata
+ *    name in userspace (src/lib/kernel/kfeatures.h) and here, as const volatile rodata
  *    or as a program name suffix "__<feature>" (tracker.c, load_variants).
  * The features and their kernels are listed in docs/design.md.
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer: the command line (src/cli.c). The input's NUL bytes split it
+/* libFuzzer: the command line (src/cli/cli.c). The input's NUL bytes split it
  * into arguments after argv[0]. */
 #include <stdio.h>
 #include "fuzz.h"

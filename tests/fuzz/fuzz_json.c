@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer: JSON string escaping (src/json.c). Whatever the bytes, the
+/* libFuzzer: JSON string escaping (src/base/json.c). Whatever the bytes, the
  * output is one string with no raw control byte and only valid UTF-8. */
 #include <stdio.h>
 #include "fuzz.h"

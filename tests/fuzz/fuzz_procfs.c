@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* libFuzzer: what peakbpf parses from /proc and cgroupfs: statm, PID
  * lists, mountinfo and /proc/PID/cgroup lines, cgroup paths and counters,
- * /proc/PID/stat's start time and peakbpf's cgroup names (src/source_proc.c,
- * src/cgroup_parse.c). */
+ * /proc/PID/stat's start time and peakbpf's cgroup names (src/lib/sources/source_proc.c,
+ * src/lib/sources/cgroup_parse.c). */
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>

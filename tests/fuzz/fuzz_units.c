@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer: the size, duration and PID-list parsers (src/units.c). */
+/* libFuzzer: the size, duration and PID-list parsers (src/base/units.c). */
 #include <sys/types.h>
 #include "fuzz.h"
 #include "units.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* --user's resolution (src/identity.c), against this system's own
+/* --user's resolution (src/cli/identity.c), against this system's own
  * database: root and nobody exist on every Debian system. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for src/json.c: output is captured with open_memstream() and
+/* Unit tests for src/base/json.c: output is captured with open_memstream() and
  * compared byte for byte. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <cmocka.h>
 #include "merge.h"
-#include "record.h"
+#include "rank_file.h"
 
 #define MS 1000000LL
 #define MIB 1048576ULL

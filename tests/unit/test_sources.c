@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for the sources without BPF (src/source_cgroup.c and its
- * cgroup_*.c, src/source_proc.c, src/source_rusage.c): their parsers; the
+ * Unit tests for the sources without BPF (src/lib/sources/source_cgroup.c and its
+ * cgroup_*.c, src/lib/sources/source_proc.c, src/lib/sources/source_rusage.c): their parsers; the
  * cgroup source against fixture trees made in a temporary directory, with
  * the fixture "kernel" of cgroup_fixture.c installed through the test-only
  * seam of cgroup_fs_ops.h (no kernel cgroup is touched; one test reads,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for src/status.c. Wait statuses come from real children. */
+/* Unit tests for src/base/status.c. Wait statuses come from real children. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for src/units.c: parse_size, parse_duration, parse_pid_list,
+/* Unit tests for src/base/units.c: parse_size, parse_duration, parse_pid_list,
  * format_bytes, format_duration. */
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,7 +4,7 @@
 # there holds the v1 memory controller. Sourced by tests/integration/run.sh
 # through EXTRA_TESTS (tests/vm/run.sh); uses its lib.sh helpers.
 #
-# What the kernels give (src/source_cgroup.c): memory.peak since 5.19; a
+# What the kernels give (src/lib/sources/source_cgroup.c): memory.peak since 5.19; a
 # write to an open memory.peak resets the peak seen through that fd since
 # 6.12 ("mm, memcg: cg2 memory{.swap,}.peak write handlers"); before, a
 # window's figure is the peak since the cgroup was created, and says so.

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "rank_file.h"
+#include "runs.h"
+#include "runs_cli.h"
+#include "timeline.h"
+#include "units.h"
+
+enum {
+	OPT_MAX_TRACKED = 256,
+	OPT_COMPARE_SAMPLER,
+	OPT_SAMPLE_INTERVAL,
+	OPT_CGROUP_ROOT,
+	OPT_TIMELINE,
+	OPT_HELPER,
+	OPT_MEASURE,
+	OPT_RECORD,
+	OPT_RECORD_INTERVAL,
+	OPT_NO_HELPER,
+};
+
+static const struct option long_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "max-tracked", required_argument, NULL, OPT_MAX_TRACKED },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "top", required_argument, NULL, 't' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "source", required_argument, NULL, 's' },
+	{ "sample-interval", required_argument, NULL, OPT_SAMPLE_INTERVAL },
+	{ "cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT },
+	{ "compare-sampler", required_argument, NULL, OPT_COMPARE_SAMPLER },
+	{ "user", required_argument, NULL, 'u' },
+	{ "timeline", required_argument, NULL, OPT_TIMELINE },
+	{ "helper", optional_argument, NULL, OPT_HELPER },
+	{ "no-helper", no_argument, NULL, OPT_NO_HELPER },
+	{ "measure", required_argument, NULL, OPT_MEASURE },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "record-interval", required_argument, NULL, OPT_RECORD_INTERVAL },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	RUNS_LONG_OPTIONS
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *out)
+{
+	fputs(
+"Usage: peakbpf [OPTIONS] [--] COMMAND [ARG...]\n"
+"       peakbpf [OPTIONS] -p PID[,PID...]\n"
+"       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
+"                        as OUT (.html or .svg; see peakbpf plot --help)\n"
+"       peakbpf merge DIR|FILE...      a job's peak across ranks and nodes, from\n"
+"                        their --record files (see peakbpf merge --help)\n"
+"       peakbpf serve [--socket PATH]   the helper for users without BPF\n"
+"                        privileges (see peakbpf serve --help)\n"
+
+"\n"
+"Report the exact peak of a process tree's summed resident memory (file +\n"
+"anon + shmem pages of every address space in the tree), measured in the\n"
+"kernel on every change, so no short spike is missed. The tree is COMMAND\n"
+"(or the PIDs) and every process forked from it, including daemonized ones.\n"
+"\n"
+"Options:\n"
+"  -p, --pid PID[,PID]   attach to running processes and their descendants;\n"
+"                        ends when all have exited, at -d, or on SIGINT/SIGTERM\n"
+"  -i, --interval DUR    close a window every DUR (10ms to 168h, e.g. 500ms, 2s,\n"
+"                        1m, 1h); each window reports its own peak; SIGUSR1\n"
+"                        closes one now\n"
+"  -d, --duration DUR    stop after DUR (1ms to 8760h; attach mode)\n"
+"  -u, --user USER[:GROUP]  run COMMAND as USER (a name or uid), in GROUP or\n"
+"                        USER's own, with USER's groups; peakbpf stays root\n"
+"  -t, --top N           list the N processes holding most at the peak (default\n"
+"                        5, at most 32; 0: none)\n"
+"  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
+"      --measure WHAT    the headline: rss (default: summed RSS, a page counted\n"
+"                        once per process) or unique (the tree's own cgroup's\n"
+"                        mapped pages, each once; command mode, Linux 6.13+)\n"
+"      --sample-interval DUR  period of the proc sampler (default 100ms; 1ms to 1h)\n"
+"      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
+"                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
+"      --compare-sampler DUR[,DUR...]  how much a periodic RSS sampler at each\n"
+"                        interval would miss: from an exact record of the tree\n"
+"                        sum, over every phase (worst, median, best, chance of\n"
+"                        being within 5 %), checked against a real /proc\n"
+"                        sampler at the first interval (each 100us to 10m)\n"
+"      --timeline FILE   write the tree sum over time (each bucket's min and\n"
+"                        max, so no spike is lost; at most 4 MiB in memory for\n"
+"                        any run), the window marks and the peak; the extension\n"
+"                        names the format: .json (Chrome/Perfetto trace: open it\n"
+"                        in ui.perfetto.dev), .csv, .svg, or .html (one page:\n"
+"                        hover, drag to zoom); needs the bpf source\n"
+"      --record DIR      one rank of a job (mpirun/srun peakbpf --record DIR --\n"
+"                        APP): write DIR/HOST.PID.jsonl, a line per window\n"
+"                        ending on wall-clock multiples of --record-interval\n"
+"                        (default 10ms; 1ms to 1h), for peakbpf merge\n"
+"      --helper[=PATH]   measure through peakbpf serve at PATH (default\n"
+"                        $PEAKBPF_HELPER or /run/peakbpf.sock); without it,\n"
+"                        a helper is used whenever that socket answers (root\n"
+"                        too), unless --timeline, --compare-sampler, --record\n"
+"                        or --measure unique asks what it does not serve\n"
+"      --no-helper       load the BPF programs in this process even when a\n"
+"                        helper runs\n"
+"  -j, --json            write the JSON record(s) to stdout\n"
+"  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
+"                        line per window as it closes, then one for the run\n"
+"  -q, --quiet           no human summary on stderr\n"
+"  -v, --verbose         show libbpf's debug log (BPF loading) on stderr\n"
+"      --max-tracked N   size of the kernel maps: processes and address spaces\n"
+"                        tracked at once (default 16384); a full map is reported\n"
+"  -h, --help            this help\n"
+"  -V, --version         version\n",
+		out);
+	fputs(runs_cli_usage, out);
+	fputs(
+"\n"
+"The summary goes to stderr, so COMMAND's stdout stays clean.\n"
+"Exit status: COMMAND's own; 128+N if it was killed by signal N; 125 if peakbpf\n"
+"failed; 123 if the process is not yours to measure; 126 if COMMAND could not\n"
+"be executed; 127 if it was not found.\n"
+"122 if it succeeded but exceeded --max; 121 if the cgroup root was refused as\n"
+"unsafe (a symbolic link; as root, not root's alone).\n"
+"SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
+"passed to COMMAND (attached: they end the run), and the result is still\n"
+"reported.\n"
+"\n"
+"The exact source (bpf) needs root, or CAP_BPF and CAP_PERFMON (kernel 5.8+),\n"
+"and a kernel with BTF. Without them peakbpf says why and falls back to a\n"
+"cgroup, /proc or rusage figure, labelled as what it is.\n"
+"\n"
+"Examples:\n"
+"  peakbpf -- make -j8                     peak of a whole build\n"
+"  peakbpf -p 1234 -i 1s -o w.jsonl        a service's peak, second by second\n"
+"  kill -USR1 $(pidof peakbpf)             mark a phase boundary\n"
+"  peakbpf --compare-sampler 100ms,1s -- ./bench   is my 100 ms sampler enough?\n"
+"  peakbpf --timeline t.html -- ./bench     see the peak: open t.html\n"
+"  peakbpf plot t.json -o t.svg            draw a saved timeline\n"
+"  peakbpf -o peak.json -- python3 bench.py\n"
+"  peakbpf --json -- ./job | jq .peak_bytes\n",
+		out);
+}
+
+static int parse_source(const char *s, enum peakbpf_source *out)
+{
+	static const struct {
+		const char *name;
+		enum peakbpf_source v;
+	} names[] = {
+		{ "auto", PEAKBPF_SOURCE_AUTO }, { "bpf", PEAKBPF_SOURCE_BPF }, { "cgroup", PEAKBPF_SOURCE_CGROUP },
+		{ "proc", PEAKBPF_SOURCE_PROC }, { "rusage", PEAKBPF_SOURCE_RUSAGE },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i].name) == 0) {
+			*out = names[i].v;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The range each duration option takes: shorter would be work without
+ * meaning (a window must outlast its own reading), longer overflows
+ * nothing but is a typo. */
+#define MSEC 1000000ULL
+#define HOUR (3600ULL * 1000 * MSEC)
+struct duration_range {
+	uint64_t min, max;
+	const char *text;
+};
+static const struct duration_range interval_range = { 10 * MSEC, 168 * HOUR, "from 10ms to 168h" };
+static const struct duration_range duration_range = { MSEC, 8760 * HOUR, "from 1ms to 8760h" };
+static const struct duration_range record_range = { MSEC, HOUR, "from 1ms to 1h" };
+static const struct duration_range sample_range = { MSEC, HOUR, "from 1ms to 1h" };
+static const struct duration_range sampler_range = { 100000ULL, 10 * 60 * 1000 * MSEC,
+						     "from 100us to 10m" };
+
+static bool bad_duration(const char *opt, const char *arg, const struct duration_range *range,
+			 uint64_t *ns, char *err, size_t errlen)
+{
+	if (parse_duration(arg, ns)) {
+		snprintf(err, errlen, "%s: '%s' is not a duration (e.g. 250ms, 2s, 1m, 1h)", opt, arg);
+		return true;
+	}
+	if (*ns < range->min || *ns > range->max) {
+		snprintf(err, errlen, "%s: '%s' is out of range: %s", opt, arg, range->text);
+		return true;
+	}
+	return false;
+}
+
+/* "100ms,1s": up to CLI_MAX_SAMPLERS positive durations. */
+static int parse_duration_list(const char *s, uint64_t *out, size_t max, size_t *n)
+{
+	char buf[256], *save = NULL, *item;
+
+	*n = 0;
+	if (!*s || strlen(s) >= sizeof(buf) || s[0] == ',' || strstr(s, ",,") ||
+	    s[strlen(s) - 1] == ',')
+		return -EINVAL;
+	strcpy(buf, s);
+	for (item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		if (*n >= max)
+			return -E2BIG;
+		if (parse_duration(item, &out[*n]) || out[*n] < sampler_range.min ||
+		    out[*n] > sampler_range.max)
+			return -EINVAL;
+		(*n)++;
+	}
+	return *n ? 0 : -EINVAL;
+}
+
+static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || *end)
+		return errno == ERANGE ? -ERANGE : -EINVAL;
+	if (n < min || n > max)
+		return -ERANGE;
+	*v = (uint32_t)n;
+	return 0;
+}
+
+/* An option with nothing to check, or getopt's complaint. */
+static enum cli_action parse_flag(int c, char **argv, struct options *o, char *err, size_t errlen)
+{
+	switch (c) {
+	case 'o':
+		o->output = optarg;
+		return CLI_RUN;
+	case 'u':
+		o->user = optarg;
+		return CLI_RUN;
+	case OPT_CGROUP_ROOT:
+		o->cgroup_root = optarg;
+		return CLI_RUN;
+	case OPT_HELPER:
+		o->use_helper = true;
+		o->helper_path = optarg;
+		return CLI_RUN;
+	case OPT_NO_HELPER:
+		o->no_helper = true;
+		return CLI_RUN;
+	case OPT_MEASURE:
+		if (!strcmp(optarg, "rss") || !strcmp(optarg, "unique")) {
+			o->measure_unique = optarg[0] == 'u';
+			return CLI_RUN;
+		}
+		snprintf(err, errlen, "--measure: '%s' is not one of rss, unique", optarg);
+		return CLI_ERROR;
+	case OPT_TIMELINE:
+		o->timeline = optarg;
+		if (timeline_format_of(optarg) != TL_FORMAT_NONE)
+			return CLI_RUN;
+		snprintf(err, errlen, "--timeline: '%s': the extension names the format: .json, .csv, .svg or .html", optarg);
+		return CLI_ERROR;
+	case OPT_RECORD:
+		o->record_dir = optarg;
+		if (*optarg)
+			return CLI_RUN;
+		snprintf(err, errlen, "--record: empty directory name");
+		return CLI_ERROR;
+	case 'j':
+		o->json = true;
+		return CLI_RUN;
+	case 'q':
+		o->quiet = true;
+		return CLI_RUN;
+	case 'v':
+		o->verbose = true;
+		return CLI_RUN;
+	case 'h':
+		return CLI_HELP;
+	case 'V':
+		return CLI_VERSION;
+	case ':':
+		snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		return CLI_ERROR;
+	default:
+		if (optopt && optopt != '?')
+			snprintf(err, errlen, "unknown option '-%c' (see peakbpf --help)", optopt);
+		else
+			snprintf(err, errlen, "unknown option '%s' (see peakbpf --help)", argv[optind - 1]);
+		return CLI_ERROR;
+	}
+}
+
+/* One option from getopt_long: CLI_RUN lets parsing go on. */
+static enum cli_action parse_option(int c, char **argv, struct options *o, char *err, size_t errlen)
+{
+	enum cli_action action;
+	uint32_t top;
+	int err_code;
+
+	switch (c) {
+	case 'p':
+		err_code = parse_pid_list(optarg, o->pids, CLI_MAX_PIDS, &o->n_pids);
+		if (!err_code)
+			return CLI_RUN;
+		snprintf(err, errlen, "-p: '%s': %s", optarg,
+			 err_code == -EEXIST ? "a PID is given twice" :
+			 err_code == -E2BIG ? "too many PIDs (at most 64)" :
+			 "PIDs are positive numbers, separated by commas");
+		return CLI_ERROR;
+	case 'i':
+		return bad_duration("--interval", optarg, &interval_range, &o->interval_ns, err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
+	case 'd':
+		return bad_duration("--duration", optarg, &duration_range, &o->duration_ns, err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
+	case OPT_RECORD_INTERVAL:
+		return bad_duration("--record-interval", optarg, &record_range, &o->record_interval_ns,
+				    err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
+	case OPT_SAMPLE_INTERVAL:
+		return bad_duration("--sample-interval", optarg, &sample_range, &o->sample_interval_ns,
+				    err, errlen) ?
+		       CLI_ERROR : CLI_RUN;
+	case 's':
+		if (!parse_source(optarg, &o->source))
+			return CLI_RUN;
+		snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage", optarg);
+		return CLI_ERROR;
+	case 't':
+		if (parse_u32(optarg, 0, 32, &top)) {
+			snprintf(err, errlen, "--top: '%s' is not a number from 0 to 32", optarg);
+			return CLI_ERROR;
+		}
+		o->top = top;
+		return CLI_RUN;
+	case OPT_COMPARE_SAMPLER:
+		if (!parse_duration_list(optarg, o->samplers_ns, CLI_MAX_SAMPLERS, &o->n_samplers))
+			return CLI_RUN;
+		snprintf(err, errlen, "--compare-sampler: '%s' is not a list of up to 8 "
+			 "durations, each %s (e.g. 100ms,1s)", optarg, sampler_range.text);
+		return CLI_ERROR;
+	case OPT_MAX_TRACKED:
+		if (!parse_u32(optarg, 16, 1U << 22, &o->max_tracked))
+			return CLI_RUN;
+		snprintf(err, errlen, "--max-tracked: '%s' is not a number from 16 to 4194304", optarg);
+		return CLI_ERROR;
+	default:
+		if (runs_cli_option(c, argv, o, err, errlen, &action))
+			return action;
+		return parse_flag(c, argv, o, err, errlen);
+	}
+}
+
+/* Options that do not go together, and the command after them. */
+static enum cli_action check_options(int argc, char **argv, struct options *o, char *err, size_t errlen)
+{
+	bool done;
+
+	if (o->output && !*o->output) {
+		snprintf(err, errlen, "--output: empty file name");
+		return CLI_ERROR;
+	}
+	if (o->n_samplers && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
+		snprintf(err, errlen, "--compare-sampler needs the bpf source (the exact record)");
+		return CLI_ERROR;
+	}
+	if (o->timeline && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
+		snprintf(err, errlen, "--timeline needs the bpf source (the exact record)");
+		return CLI_ERROR;
+	}
+	if (o->record_interval_ns && !o->record_dir) {
+		snprintf(err, errlen, "--record-interval needs --record DIR");
+		return CLI_ERROR;
+	}
+	if (o->record_dir && o->interval_ns) {
+		snprintf(err, errlen, "--record closes a window every --record-interval: -i does not go with it");
+		return CLI_ERROR;
+	}
+	if (o->record_dir && !o->record_interval_ns)
+		o->record_interval_ns = RECORD_INTERVAL_DEFAULT_NS;
+	if (o->use_helper && o->no_helper) {
+		snprintf(err, errlen, "--helper and --no-helper: choose one");
+		return CLI_ERROR;
+	}
+	if (o->use_helper && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
+		snprintf(err, errlen, "--helper gives the bpf source: use it with --source auto or bpf");
+		return CLI_ERROR;
+	}
+	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)
+		return CLI_ERROR;
+	if (o->record_dir && runs_wanted(&o->runs)) {
+		snprintf(err, errlen, "--record is one rank's run: it does not go with -r, -c or a sweep");
+		return CLI_ERROR;
+	}
+	if (done)
+		return CLI_RUN;         /* the commands came with -c */
+	if (o->n_pids) {
+		if (o->user) {
+			snprintf(err, errlen, "--user is for a command peakbpf runs, not for -p");
+			return CLI_ERROR;
+		}
+		if (optind < argc) {
+			snprintf(err, errlen, "-p and a command do not go together: attach (-p) or run a command");
+			return CLI_ERROR;
+		}
+		return CLI_RUN;
+	}
+	if (optind >= argc) {
+		snprintf(err, errlen, "no command given: peakbpf [OPTIONS] -- COMMAND [ARG...], or -p PID");
+		return CLI_ERROR;
+	}
+	if (o->duration_ns) {
+		snprintf(err, errlen, "--duration is for attach mode (-p); a command's run ends when it exits");
+		return CLI_ERROR;
+	}
+	o->command = &argv[optind];
+	return CLI_RUN;
+}
+
+enum cli_action cli_parse(int argc, char **argv, struct options *o,
+			  char *err, size_t errlen)
+{
+	enum cli_action action;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->top = 5;
+	optind = 0;             /* full re-initialisation (glibc) */
+	opterr = 0;
+	/* '+': options stop at the command, so "peakbpf ls -l" works. */
+	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:u:" RUNS_SHORT_OPTIONS, long_options, NULL)) != -1) {
+		action = parse_option(c, argv, o, err, errlen);
+		if (action != CLI_RUN)
+			return action;
+	}
+	return check_options(argc, argv, o, err, errlen);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Command-line options. */
+#ifndef PEAKBPF_CLI_H
+#define PEAKBPF_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "runs_opts.h"
+#include <peakbpf/peakbpf.h>
+
+#define CLI_MAX_PIDS 64
+#define CLI_MAX_SAMPLERS 8
+
+struct options {
+	bool json;              /* JSON record on stdout */
+	const char *output;     /* JSON record to this file */
+	bool quiet;             /* no human summary */
+	bool verbose;           /* libbpf's debug log on stderr */
+	uint32_t max_tracked;   /* map entries; 0: default */
+	char **command;         /* NULL-terminated, points into argv; NULL with -p */
+	pid_t pids[CLI_MAX_PIDS];       /* -p */
+	size_t n_pids;
+	uint64_t interval_ns;   /* -i: window length; 0: one window */
+	uint64_t duration_ns;   /* -d: stop after this long; 0: no limit */
+	enum peakbpf_source source;
+	uint64_t sample_interval_ns;    /* proc sampler period; 0: default */
+	const char *cgroup_root;
+	unsigned top;           /* -t: processes listed at the peak */
+	uint64_t samplers_ns[CLI_MAX_SAMPLERS]; /* --compare-sampler intervals */
+	size_t n_samplers;
+	const char *user;       /* -u: run the command as USER[:GROUP] */
+	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
+	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
+	bool use_helper;        /* --helper[=PATH]: through peakbpf serve */
+	bool no_helper;         /* --no-helper: load here even when a helper runs */
+	const char *helper_path;        /* NULL: $PEAKBPF_HELPER or the default */
+	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
+	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (rank_file.h) */
+	uint64_t record_interval_ns;    /* --record-interval */
+};
+
+enum cli_action {
+	CLI_RUN,
+	CLI_HELP,
+	CLI_VERSION,
+	CLI_ERROR,              /* err holds a one-line message */
+};
+
+enum cli_action cli_parse(int argc, char **argv, struct options *o,
+			  char *err, size_t errlen);
+void cli_usage(FILE *out);
+
+#endif

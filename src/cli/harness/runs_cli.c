@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fit.h"
+#include "runs.h"
+#include "runs_cli.h"
+#include "sweep.h"
+#include "units.h"
+
+const char runs_cli_usage[] =
+"\n"
+"Repeated runs, comparisons, budgets and sweeps (each run measured exactly):\n"
+"  -r, --runs N          measure N runs (1..10000); report min, median, mean,\n"
+"                        max and stddev of peak, growth and wall time\n"
+"  -w, --warmup N        N runs first, left out of the summary (0..10000)\n"
+"      --prepare CMD     run CMD (sh -c) before every run, not measured\n"
+"  -c, --command CMD     a command to compare (sh -c CMD; repeat, up to 16);\n"
+"                        ratios are against the first; not with -- COMMAND\n"
+"      --max SIZE        memory budget (e.g. 512MiB): exit 122 when the command\n"
+"                        succeeded but exceeded it, with actual against allowed\n"
+"      --max-of peak|growth   what --max limits (default peak)\n"
+"      --budget-stat max|median  over runs (default max: the worst run)\n"
+"      --export-csv FILE       results as CSV\n"
+"      --export-markdown FILE  results as a Markdown table\n"
+"      --wait-descendants      keep measuring until every descendant exited\n"
+"  -L, --parameter-list NAME V1,V2,...  run with {NAME} = each value\n"
+"  -P, --parameter-scan NAME MIN MAX [STEP]  {NAME} = MIN, MIN+STEP, ... MAX\n"
+"                        several -L/-P make a grid (up to 4, 1024 points)\n"
+"      --fit TERMS       fit the budget's figure (--max-of, --budget-stat) to\n"
+"                        base + TERMS, e.g. n,m,n*m,n^2: non-negative least\n"
+"                        squares over every subset, fewer terms on a tie;\n"
+"                        residuals and the largest step between neighbours\n"
+"      --headroom F      with --fit: a claim F (e.g. 0.2) above every point\n"
+"  e.g. peakbpf -r 5 -w 1 -- ./job        peakbpf --max 512MiB -r 3 -- ./job\n"
+"       peakbpf -c './a' -c './b'         peakbpf -P n 1 8 --fit n -- ./job {n}\n";
+
+static int parse_count(const char *s, unsigned long min, unsigned long max, unsigned *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || n < min || n > max)
+		return -ERANGE;
+	*v = (unsigned)n;
+	return 0;
+}
+
+static bool is_number(const char *s)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	(void)strtod(s, &end);
+	return !errno && !*end;
+}
+
+/* -L NAME VALUES / -P NAME MIN MAX [STEP]: optarg is NAME, the rest follow. */
+static enum cli_action parse_param(int c, char **argv, struct options *o, char *err, size_t errlen)
+{
+	struct runs_opts *r = &o->runs;
+	struct sweep_param *p;
+	int e;
+
+	if (r->n_params >= RUNS_MAX_PARAMS) {
+		snprintf(err, errlen, "-%c: at most %d parameters (-L, -P)", c, RUNS_MAX_PARAMS);
+		return CLI_ERROR;
+	}
+	p = &r->params[r->n_params];
+	if (c == 'L') {
+		if (!argv[optind]) {
+			snprintf(err, errlen, "-L %s: give the values too: -L NAME V1,V2,...", optarg);
+			return CLI_ERROR;
+		}
+		e = sweep_parse_list(optarg, argv[optind++], p, err, errlen);
+	} else {
+		const char *step = NULL;
+
+		if (!argv[optind] || !argv[optind + 1]) {
+			snprintf(err, errlen, "-P %s: give MIN and MAX too: -P NAME MIN MAX [STEP]", optarg);
+			return CLI_ERROR;
+		}
+		if (is_number(argv[optind + 2]))
+			step = argv[optind + 2];
+		e = sweep_parse_range(optarg, argv[optind], argv[optind + 1], step, p, err, errlen);
+		optind += step ? 3 : 2;
+	}
+	if (e)
+		return CLI_ERROR;
+	for (size_t k = 0; k < r->n_params; k++) {
+		if (!strcmp(r->params[k].name, p->name)) {
+			snprintf(err, errlen, "-%c %s: the parameter is given twice", c, p->name);
+			return CLI_ERROR;
+		}
+	}
+	r->n_params++;
+	return CLI_RUN;
+}
+
+static enum cli_action parse_choice(const char *opt, const char *arg, const char *a, const char *b,
+				    int *v, char *err, size_t errlen)
+{
+	if (!strcmp(arg, a) || !strcmp(arg, b)) {
+		*v = strcmp(arg, a) ? 1 : 0;
+		return CLI_RUN;
+	}
+	snprintf(err, errlen, "%s: '%s' is not %s or %s", opt, arg, a, b);
+	return CLI_ERROR;
+}
+
+static enum cli_action parse_budget(int c, struct runs_opts *r, char *err, size_t errlen)
+{
+	int v;
+
+	switch (c) {
+	case OPT_RUNS_MAX:
+		r->has_max = true;
+		if (!parse_size(optarg, &r->max_bytes))
+			return CLI_RUN;
+		snprintf(err, errlen, "--max: '%s' is not a size (e.g. 512MiB, 1.5GiB)", optarg);
+		return CLI_ERROR;
+	case OPT_RUNS_MAX_OF:
+		if (parse_choice("--max-of", optarg, "peak", "growth", &v, err, errlen) != CLI_RUN)
+			return CLI_ERROR;
+		r->max_of = v ? BUDGET_OF_GROWTH : BUDGET_OF_PEAK;
+		return CLI_RUN;
+	default:        /* OPT_RUNS_BUDGET_STAT */
+		if (parse_choice("--budget-stat", optarg, "max", "median", &v, err, errlen) != CLI_RUN)
+			return CLI_ERROR;
+		r->budget_stat = v ? BUDGET_STAT_MEDIAN : BUDGET_STAT_MAX;
+		return CLI_RUN;
+	}
+}
+
+static enum cli_action parse_headroom(struct runs_opts *r, char *err, size_t errlen)
+{
+	char *end;
+
+	errno = 0;
+	r->headroom = strtod(optarg, &end);
+	r->has_headroom = true;
+	if (!*optarg || errno || *end || !(r->headroom >= 0 && r->headroom <= 10)) {
+		snprintf(err, errlen, "--headroom: '%s' is not a fraction from 0 to 10 (e.g. 0.2)", optarg);
+		return CLI_ERROR;
+	}
+	return CLI_RUN;
+}
+
+bool runs_cli_option(int c, char **argv, struct options *o, char *err, size_t errlen,
+		     enum cli_action *action)
+{
+	struct runs_opts *r = &o->runs;
+
+	*action = CLI_RUN;
+	switch (c) {
+	case 'r':
+	case 'w':
+		if (!parse_count(optarg, c == 'r', RUNS_MAX_RUNS, c == 'r' ? &r->runs : &r->warmup))
+			return true;
+		snprintf(err, errlen, "--%s: '%s' is not a number from %d to %d",
+			 c == 'r' ? "runs" : "warmup", optarg, c == 'r', RUNS_MAX_RUNS);
+		break;
+	case 'c':
+		if (r->n_commands < RUNS_MAX_COMMANDS && *optarg) {
+			r->commands[r->n_commands++] = optarg;
+			return true;
+		}
+		snprintf(err, errlen, "--command: %s", *optarg ? "at most 16 commands" : "empty command");
+		break;
+	case 'L':
+	case 'P':
+		*action = parse_param(c, argv, o, err, errlen);
+		return true;
+	case OPT_RUNS_PREPARE:
+		r->prepare = optarg;
+		return true;
+	case OPT_RUNS_MAX:
+	case OPT_RUNS_MAX_OF:
+	case OPT_RUNS_BUDGET_STAT:
+		*action = parse_budget(c, r, err, errlen);
+		return true;
+	case OPT_RUNS_EXPORT_CSV:
+		r->export_csv = optarg;
+		return true;
+	case OPT_RUNS_EXPORT_MARKDOWN:
+		r->export_markdown = optarg;
+		return true;
+	case OPT_RUNS_WAIT_DESCENDANTS:
+		r->wait_descendants = true;
+		return true;
+	case OPT_RUNS_FIT:
+		r->fit = optarg;
+		return true;
+	case OPT_RUNS_HEADROOM:
+		*action = parse_headroom(r, err, errlen);
+		return true;
+	default:
+		return false;
+	}
+	*action = CLI_ERROR;
+	return true;
+}
+
+/* Every parameter must appear as {NAME} in every command. */
+static enum cli_action check_params_used(int argc, char **argv, const struct options *o,
+					 char *err, size_t errlen)
+{
+	const struct runs_opts *r = &o->runs;
+
+	for (size_t k = 0; k < r->n_params; k++) {
+		const char *name = r->params[k].name;
+		bool used = false;
+
+		for (size_t c = 0; c < r->n_commands; c++)
+			used |= sweep_uses(r->commands[c], name);
+		for (int i = optind; i < argc; i++)
+			used |= sweep_uses(argv[i], name);
+		if (!used) {
+			snprintf(err, errlen, "parameter %s is not in the command: write {%s} where its value goes",
+				 name, name);
+			return CLI_ERROR;
+		}
+	}
+	if (sweep_points(r) > RUNS_MAX_POINTS) {
+		snprintf(err, errlen, "the grid has %zu points, at most %d: fewer values", sweep_points(r),
+			 RUNS_MAX_POINTS);
+		return CLI_ERROR;
+	}
+	return CLI_RUN;
+}
+
+static enum cli_action check_fit(const struct runs_opts *r, char *err, size_t errlen)
+{
+	struct fit_terms t;
+	double *x;
+	bool bad;
+
+	if (r->has_headroom && !r->fit) {
+		snprintf(err, errlen, "--headroom needs --fit: the claim is the fitted formula plus headroom");
+		return CLI_ERROR;
+	}
+	if (!r->fit)
+		return CLI_RUN;
+	if (!r->n_params) {
+		snprintf(err, errlen, "--fit needs a sweep: -L NAME V1,V2,... or -P NAME MIN MAX [STEP]");
+		return CLI_ERROR;
+	}
+	if (sweep_fit_terms(r, &t, err, errlen))
+		return CLI_ERROR;
+	x = sweep_grid(r);
+	bad = !x || fit_check_grid(&t, x, sweep_points(r), err, errlen);
+	if (!x)
+		snprintf(err, errlen, "out of memory");
+	free(x);
+	return bad ? CLI_ERROR : CLI_RUN;
+}
+
+static bool harness_only(const struct runs_opts *r)
+{
+	return runs_wanted(r) || r->fit || r->wait_descendants;
+}
+
+enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *err, size_t errlen,
+			       bool *done)
+{
+	const struct runs_opts *r = &o->runs;
+
+	*done = false;
+	if (o->n_pids && harness_only(r)) {
+		snprintf(err, errlen, "-p attaches to one tree: -r, -w, --prepare, -c, -L, -P, --fit, "
+			 "--export-* and --wait-descendants are for commands");
+		return CLI_ERROR;
+	}
+	if (r->wait_descendants && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
+		snprintf(err, errlen, "--wait-descendants needs the bpf source: it counts the tree's processes "
+			 "in the kernel");
+		return CLI_ERROR;
+	}
+	if (runs_wanted(r) && (o->interval_ns || o->n_samplers)) {
+		snprintf(err, errlen, "-i and --compare-sampler report one run: not with -r, -w, -c, -L, -P "
+			 "or --export-*");
+		return CLI_ERROR;
+	}
+	if (r->n_commands && optind < argc) {
+		snprintf(err, errlen, "-c and a command after the options do not go together: give every "
+			 "command with -c, or one after --");
+		return CLI_ERROR;
+	}
+	if (check_params_used(argc, argv, o, err, errlen) != CLI_RUN ||
+	    check_fit(r, err, errlen) != CLI_RUN)
+		return CLI_ERROR;
+	if (r->n_commands && o->duration_ns) {
+		snprintf(err, errlen, "--duration is for attach mode (-p); a command's run ends when it exits");
+		return CLI_ERROR;
+	}
+	*done = r->n_commands > 0;
+	return CLI_RUN;
+}
+
+bool runs_wanted(const struct runs_opts *r)
+{
+	return r->runs > 1 || r->warmup || r->prepare || r->n_commands || r->n_params ||
+	       r->export_csv || r->export_markdown;
+}

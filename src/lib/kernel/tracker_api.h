@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracker's internal API (libpeakbpf's public one is
+ * include/peakbpf/peakbpf.h): it loads the BPF programs, enters processes
+ * into a tree and reads the tree's state; and the bpf source built on it.
+ */
+#ifndef PEAKBPF_TRACKER_API_H
+#define PEAKBPF_TRACKER_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "tracker.h"
+#include "unique.h"              /* the same BPF object's (tracker.skel.h) */
+#include "source.h"
+
+struct tracker;
+struct tracker_bpf;
+struct bpf_object;
+
+struct tracker_opts {
+	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
+	__u32 record_ring_bytes;        /* record every change of the sum in a ring
+					   of this size (a power of 2 of pages); 0: off */
+	bool with_unique;       /* load the unique program (unique_api.h) */
+};
+
+/* One recorded change of the sum (struct sum_event, tracker.h). */
+typedef int (*tracker_sum_fn)(void *ctx, const struct sum_event *e);
+
+#define MAX_HOLDERS 256         /* holders kept per window, largest first */
+
+struct holders_info {
+	__u32 count;            /* in the array */
+	__u64 total;            /* mms that held memory at the peak */
+	bool truncated;         /* more mms left than the departed ring holds, or a mark race */
+	__s64 sum_pages;        /* what they held together: the peak, within a
+				   page per mm for updates racing the peak */
+	__s64 breakdown_pages[RSS_SLOTS];       /* ...by counter */
+};
+
+/* A copy of the tree's kernel state, plus facts about the programs that
+ * fed it. */
+struct tree_reading {
+	struct tree_state tree;
+	__u64 events;           /* rss_stat events applied, every CPU */
+	__u64 missed_events;    /* program runs the kernel skipped (recursion) */
+	__u64 mm_entries;       /* entries now in the mm map */
+	__u64 task_entries;     /* entries now in the process map */
+	__s64 window_end_sum;   /* tracker_close_window: the sum at the cut */
+	/* tracker_close_window: who held the memory at the closed window's peak */
+	struct holder holders[MAX_HOLDERS];
+	struct holders_info holders_info;
+	int holders_err;
+};
+
+/* Open, load and attach. Returns 0 or a negative errno; on failure *out is
+ * NULL and nothing stays loaded. */
+int tracker_open(const struct tracker_opts *opts, struct tracker **out);
+/*
+ * Enter processes into the tree by their PIDs in peakbpf's PID namespace,
+ * with every existing descendant (by fork lineage) and its mm as it is now.
+ * With enter_mm false the roots' own mms are left out: the command, stopped
+ * before exec, still has a copy of peakbpf's. tgids[i] receives each root's
+ * global tgid, or 0 if no such process was found.
+ */
+int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
+		      bool enter_mm, __u32 *tgids);
+/* Read the window that ends now, with its holders, and open the next: its
+ * peak starts from the sum at this instant. */
+int tracker_close_window(struct tracker *t, struct tree_reading *closed);
+/* The tree's state now, from mapped memory: no system call. */
+void tracker_read_tree(struct tracker *t, struct tree_state *out);
+/* The tree's state with the map sizes and the skipped runs (system calls). */
+int tracker_read(struct tracker *t, struct tree_reading *out);
+/* Sum every mm's counters over every CPU and compare with the tree's
+ * values (a check; O(mms x CPUs)). -EOPNOTSUPP without the exact path. */
+int tracker_verify_sums(struct tracker *t, struct sum_check *out);
+/* Hand every recorded change of the sum, oldest first, to fn. */
+int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx);
+/* Who uses mm key (with tgid, as a struct sum_event names it): its PID in
+ * peakbpf's namespace (0 if not visible) and comm, from the mm's entry or,
+ * once it left, the departed ring. -ENOENT when neither has it. */
+int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN]);
+/* CLOCK_MONOTONIC in ns, the clock of the kernel side's timestamps. */
+__u64 monotonic_ns(void);
+/* Which program removes an mm at teardown: "tp_btf/exit_mmap" or
+ * "fentry/exit_mmap". */
+const char *tracker_teardown_hook(const struct tracker *t);
+/* True when this kernel keeps rss in percpu_counters (6.2+). */
+bool tracker_has_percpu_rss(const struct tracker *t);
+/* Before 6.2: the most pages one fault maps unseen; *read: from debugfs. */
+unsigned tracker_fault_pages(const struct tracker *t, bool *read);
+/* 0 when every counter is kept exact from its per-CPU slots, else why
+ * not: -EOPNOTSUPP (kernel before 6.2 or without the helpers), -E2BIG
+ * (more CPUs than covered), or the error of learning the per-CPU offsets. */
+int tracker_exact_path(const struct tracker *t);
+/* CPUs that can exist (each has a slot in every percpu_counter). */
+int tracker_possible_cpus(const struct tracker *t);
+/* How long each start-up step took, ns. */
+struct tracker_startup {
+	__u64 probe_ns, load_ns, learn_ns, attach_ns;
+};
+void tracker_startup(const struct tracker *t, struct tracker_startup *out);
+/*
+ * Another tree of base's load (tree 1..MAX_TREES-1; 0 is the load's own,
+ * but any free index will do when base itself measures nothing): the same
+ * programs and maps, its own tree state, capped at max_entries mms and
+ * processes (0: none but the maps'). tracker_close on it clears the tree
+ * and leaves the load. The load's --timeline ring, if it has one, is
+ * drained for one tree at a time (tracker_drain_sums).
+ */
+int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out);
+unsigned tracker_tree(const struct tracker *t);
+struct tree_entries {
+	__u64 mms, tasks, threads;
+};
+/* Delete t's tree's entries from every map (and the mm filter) and reset
+ * its state; removed: how many went. */
+int tracker_clear_tree(struct tracker *t, struct tree_entries *removed);
+/* Every tree's entries in the maps now, by tree. */
+int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES]);
+/* Detach and unload everything; NULL is fine. A tracker_open_tree tree:
+ * tracker_clear_tree, then free it, leaving the load. */
+void tracker_close(struct tracker *t);
+
+/* The bpf source (source.h) built on the tracker. */
+struct source;
+struct host_facts;
+struct bpf_counters;
+
+struct bpf_source_opts {
+	__u32 max_tracked;
+	__u32 record_ring_bytes;
+	bool command_mode;      /* roots are commands stopped before exec */
+	bool with_unique;       /* tracker_opts */
+	/* Keep the process's load after this source closes, for the next
+	 * (bpf_source_open takes a tree of it while the options fit). */
+	bool keep_loaded;
+};
+
+/* Opens, loads and attaches; fills host's BPF facts. host must outlive it. */
+int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
+		    struct source **out);
+/* The bpf source on tree of shared's load (tracker_open_tree; max_tracked
+ * caps the tree's mms and processes); destroying it clears the tree. */
+int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+			 struct host_facts *host, struct source **out);
+/* Unload the process's load now if no source uses it, else with its last
+ * source; and keep it no more. */
+void bpf_source_unload(void);
+void bpf_source_counters(struct source *s, struct bpf_counters *c);
+/* The counters as they were when the last window closed (no system call). */
+void bpf_source_window_counters(struct source *s, struct bpf_counters *c);
+/* Processes of the tree alive now (mapped memory, no system call). */
+int64_t bpf_source_procs_live(struct source *s);
+/* tracker_verify_sums into c (sums_checked false where it cannot run). */
+void bpf_source_check_sums(struct source *s, struct bpf_counters *c);
+/* --timeline, --compare-sampler: hand every recorded change to fn; drops so far. */
+int bpf_source_drain_sums(struct source *s, tracker_sum_fn fn, void *ctx, uint64_t *drops);
+/* tracker_mm_identity. */
+int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
+			   char comm[COMM_LEN]);
+/* The open window's baseline, pages. */
+int64_t bpf_source_window_start_pages(struct source *s);
+/* The tracker behind it. */
+struct tracker *bpf_source_tracker(struct source *s);
+
+#endif

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+/* The tree's unique memory (unique_api.h): set up in the tracker's object, windows, the figure. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+#include "unique.h"              /* bpf/: the shared state */
+#include "unique_api.h"
+#include "tracker_internal.h"
+#include "tracker.skel.h"
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+
+const char UNIQUE_SCOPE[] =
+	"unique memory: mapped anon + mapped file pages charged to the tree's own cgroup, each page once "
+	"(shmem included; not pages first charged elsewhere, such as shared libraries already cached)";
+
+static const char WHY_RACES[] = "a peak update lost its compare-and-swap race";
+
+struct unique {
+	struct tracker_bpf *skel;       /* the tracker's: its unique program */
+	long page_size;
+	__s64 baseline;         /* pages when the window opened */
+	__u64 races_before;
+};
+
+int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen)
+{
+	struct stat st;
+
+	/* A cgroup's id (kernfs_node.id) is its directory's inode number, in
+	 * the v2 hierarchy and in v1's memory one (both kernfs). */
+	if (fstat(cgroup_dir_fd, &st)) {
+		int err = -errno;
+
+		snprintf(why, whylen, "cannot stat the tree's cgroup: %s", strerror(-err));
+		return err;
+	}
+	*id = (uint64_t)st.st_ino;
+	return 0;
+}
+
+void unique_prepare(struct tracker_bpf *skel, bool on)
+{
+	bpf_program__set_autoload(skel->progs.unique_stat, on);
+}
+
+int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+		char *why, size_t whylen)
+{
+	struct unique_state *st;
+
+	int err = tracker_unique_err(t);
+
+	*out = NULL;
+	if (err == -EOPNOTSUPP)
+		snprintf(why, whylen, "this kernel has no memcg statistic tracepoints (6.13+)");
+	else if (err == -ENODATA)
+		snprintf(why, whylen, "the BPF programs were loaded without it");
+	else if (err)
+		snprintf(why, whylen, "cannot load its BPF program: %s", strerror(-err));
+	if (err)
+		return err;
+	*out = calloc(1, sizeof(**out));
+	if (!*out) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	(*out)->skel = tracker_skeleton(t);
+	(*out)->page_size = page_size;
+	/* One load serves run after run: this run's cgroup, from 0 pages
+	 * (it holds nothing yet); the id last, so no update of the new
+	 * cgroup meets the old state. */
+	st = &(*out)->skel->bss->ustate;
+	__atomic_store_n(&st->cgroup_id, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->pages, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->peak, 0, __ATOMIC_SEQ_CST);
+	(*out)->races_before = LOAD(st->peak_races);
+	__atomic_store_n(&st->cgroup_id, cgroup_id, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void raise_to(__s64 *peak, __s64 v)
+{
+	__s64 seen = LOAD(*peak);
+
+	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
+
+static uint64_t bytes(const struct unique *u, __s64 pages)
+{
+	return pages > 0 ? (uint64_t)pages * (uint64_t)u->page_size : 0;
+}
+
+/* The cut, as the tracker makes it: the peak exchanged with the sum. */
+void unique_close_window(struct unique *u, struct figure *out)
+{
+	struct unique_state *st = &u->skel->bss->ustate;
+	__u64 races = LOAD(st->peak_races);
+	__s64 now = LOAD(st->pages), peak;
+
+	peak = __atomic_exchange_n(&st->peak, now, __ATOMIC_SEQ_CST);
+	raise_to(&st->peak, LOAD(st->pages));
+	memset(out, 0, sizeof(*out));
+	out->source = "bpf-memcg";
+	out->scope = UNIQUE_SCOPE;
+	out->measured = true;
+	out->peak_bytes = bytes(u, peak);
+	out->baseline_known = true;
+	out->baseline_bytes = bytes(u, u->baseline);
+	/* Runs the kernel skipped (recursion) are never of the two items:
+	 * bpf/unique.bpf.c says why. */
+	out->exact = races == u->races_before;
+	if (!out->exact)
+		out->inexact_reason = WHY_RACES;
+	u->baseline = now;
+	u->races_before = races;
+}
+
+void unique_destroy(struct unique *u)
+{
+	if (!u)
+		return;
+	/* The load may serve another run: it watches no cgroup meanwhile. */
+	__atomic_store_n(&u->skel->bss->ustate.cgroup_id, 0, __ATOMIC_SEQ_CST);
+	free(u);
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: MIT
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "helper_proto.h"
+#include "host.h"
+#include "tracker_api.h"
+#include "session.h"
+#include "sources.h"
+#include "unique_api.h"
+
+#define SESSION_MAX_SOURCES 4
+#define SESSION_MAX_NOTES 8
+
+struct session {
+	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
+	size_t n_sources;
+	struct source *bpf;             /* also in sources[], when open */
+	struct source *helper;          /* the bpf source through peakbpf serve, instead */
+	char notes[SESSION_MAX_NOTES][192];
+	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
+	size_t n_notes;
+	/* In source order, as sources[]. */
+	struct figure figures[SESSION_MAX_SOURCES];     /* the last window */
+	struct figure run_figures[SESSION_MAX_SOURCES]; /* every window so far, folded */
+	unsigned windows;               /* closed so far */
+	struct figure others[SESSION_MAX_SOURCES];      /* a record's others */
+	struct host_facts host;
+	struct bpf_counters counters;
+	/* The tree's unique memory, beside the sources (unique_api.h). */
+	struct unique *unique;          /* NULL: not measured, unique_why says why */
+	char unique_why[256];
+	uint64_t unique_cgroup_id;      /* the tree's own cgroup's; 0: none */
+	bool measure_unique;
+	struct figure unique_fig, unique_run;
+};
+
+static void note(struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->n_notes >= SESSION_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->notes[s->n_notes], sizeof(s->notes[0]), fmt, ap);
+	va_end(ap);
+	s->note_ptrs[s->n_notes] = s->notes[s->n_notes];
+	s->n_notes++;
+}
+
+static void add_source(struct session *s, struct source *src)
+{
+	if (s->n_sources < SESSION_MAX_SOURCES)
+		s->sources[s->n_sources++] = src;
+	else
+		src->ops->destroy(src);
+}
+
+/* Why BPF cannot be used here, checked before trying: the answer names the fix. */
+static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
+{
+	if (!h->btf)
+		return "kernel has no BTF (/sys/kernel/btf/vmlinux): use a kernel built with CONFIG_DEBUG_INFO_BTF=y";
+	if (!bpf_privileges(capeff))
+		return "CAP_BPF and CAP_PERFMON missing: run as root, or grant them "
+		       "(setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add), "
+		       "or have root run the helper, peakbpf serve";
+	return NULL;
+}
+
+/* s->unique_cgroup_id: the tree's own cgroup, for the unique program; 0: none. */
+static int open_bpf(struct session *s, const struct session_opts *o, char *why, size_t len)
+{
+	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode,
+				      .record_ring_bytes = o->record_ring_bytes,
+				      .with_unique = s->unique_cgroup_id != 0,
+				      .keep_loaded = o->keep_loaded };
+	struct source *src;
+	int err = bpf_source_open(&bo, &s->host, &src);
+
+	if (err) {
+		if ((err == -EPERM || err == -EACCES) && s->host.privileges &&
+		    strcmp(s->host.privileges, "none") && strcmp(s->host.privileges, "root"))
+			/* Capabilities are there: before 5.11 maps are charged
+			 * to RLIMIT_MEMLOCK, which only CAP_SYS_RESOURCE raises. */
+			snprintf(why, len, "the kernel refused to load the BPF programs (%s) although "
+				 "peakbpf has %s: on kernels before 5.11 BPF maps count against the "
+				 "locked-memory limit: raise it (ulimit -l unlimited) or run as root",
+				 strerror(-err), s->host.privileges);
+		else if (err == -EPERM || err == -EACCES)
+			snprintf(why, len, "the kernel refused to load the BPF programs (%s): "
+				 "run as root, or grant CAP_BPF and CAP_PERFMON", strerror(-err));
+		else
+			snprintf(why, len, "cannot load the BPF programs: %s (run with -v for the kernel's log)",
+				 strerror(-err));
+		return err;
+	}
+	s->bpf = src;
+	s->host.bpf_loaded = true;
+	add_source(s, src);
+	return 0;
+}
+
+/* The helper's socket: --helper's, $PEAKBPF_HELPER (not for setuid or
+ * setcap callers), or the default. */
+static const char *helper_path(const struct session_opts *o)
+{
+	const char *p = o->helper_path;
+
+	if (!p || !*p)
+		p = secure_getenv(HELPER_ENV);
+	return p && *p ? p : HELPER_SOCKET_DEFAULT;
+}
+
+/* What the helper does not serve (it sends figures, not the record of the
+ * sum, and measures no unique memory): NULL when it serves everything asked. */
+static const char *helper_lacks(const struct session_opts *o)
+{
+	if (o->record_ring_bytes)
+		return "the record of the sum (--timeline, --compare-sampler, --record)";
+	if (o->measure_unique)
+		return "unique memory (--measure unique)";
+	return NULL;
+}
+
+/* The helper stands in for bpf: when asked to; when its socket exists and
+ * bpf cannot be used here; and, unless no_helper, by default whenever the
+ * socket exists and the helper serves what is asked (open_helper falls
+ * back to a load here when it does not answer). */
+static bool want_helper(const struct session_opts *o, const char *no_bpf)
+{
+	if (o->use_helper)
+		return true;
+	if (o->no_helper || !helper_socket_exists(helper_path(o)))
+		return false;
+	return no_bpf || !helper_lacks(o);
+}
+
+static int open_helper(struct session *s, const struct session_opts *o, char *why, size_t len)
+{
+	struct source *src;
+	int err = helper_source_open(helper_path(o), o->max_tracked, o->command_mode, &s->host,
+				     &src, why, len);
+
+	if (err)
+		return err;
+	s->helper = src;
+	s->host.bpf_load = "helper";
+	snprintf(s->host.helper_path, sizeof(s->host.helper_path), "%s", helper_path(o));
+	add_source(s, src);
+	return 0;
+}
+
+/* The bpf source where bpf can be used here: through the helper when one
+ * answers (want_helper), else loaded here, with a note when a helper was
+ * there and not used. */
+static int open_bpf_or_helper(struct session *s, const struct session_opts *o, char *why,
+			      size_t len)
+{
+	bool by_default = !o->use_helper && !o->no_helper;
+	int err;
+
+	if (want_helper(o, NULL)) {
+		err = open_helper(s, o, why, len);
+		if (!err || !by_default)
+			return err;
+		note(s, "helper: %s; loaded here instead", why);
+	} else if (by_default && helper_lacks(o) && helper_socket_exists(helper_path(o))) {
+		note(s, "helper: not used: it does not serve %s; loaded here instead", helper_lacks(o));
+	}
+	return open_bpf(s, o, why, len);
+}
+
+typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
+			      char *why, size_t whylen);
+
+/* A source named by --source: it, or the reason it cannot be used. */
+static int open_named(struct session *s, const struct session_opts *o,
+		      const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
+{
+	source_open_fn open_fn;
+	struct source *src;
+	char reason[192];
+	int err;
+
+	switch (o->source) {
+	case SOURCE_BPF:
+		if (no_bpf && want_helper(o, no_bpf))
+			err = open_helper(s, o, why, whylen);
+		else if (no_bpf) {
+			snprintf(why, whylen, "%s", no_bpf);
+			return -EPERM;
+		}
+		else
+			err = open_bpf_or_helper(s, o, why, whylen);
+		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
+			add_source(s, src);
+		return err;
+	case SOURCE_CGROUP:
+		open_fn = cgroup_source_open;
+		break;
+	case SOURCE_PROC:
+		open_fn = proc_source_open;
+		break;
+	case SOURCE_RUSAGE:
+		open_fn = rusage_source_open;
+		break;
+	default:
+		snprintf(why, whylen, "unknown source %d", (int)o->source);
+		return -EINVAL;
+	}
+	err = open_fn(so, &src, why, whylen);
+	if (!err)
+		add_source(s, src);
+	return err;
+}
+
+/* The unique memory of the tree's own cgroup, from the tracker's object
+ * (loaded with the cgroup's id), or why not. */
+static void open_unique(struct session *s, const char *no_bpf, const char *bpf_why)
+{
+	char why[160];
+
+	if (s->helper)
+		snprintf(s->unique_why, sizeof(s->unique_why), "through the helper: not measured (it serves "
+			 "summed RSS; --measure unique or --no-helper measures it here)");
+	else if (no_bpf)
+		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
+	else if (!s->bpf)
+		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", bpf_why);
+	else if (unique_open(bpf_source_tracker(s->bpf), s->unique_cgroup_id, s->host.page_size, &s->unique,
+			     why, sizeof(why)))
+		snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
+}
+
+/*
+ * auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
+ * cgroup and rusage figures cost nothing more, so they are read beside a
+ * better source and recorded as other_sources. A cgroup the tree does not
+ * own is only a last resort.
+ */
+static int open_auto(struct session *s, const struct session_opts *o,
+		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
+{
+	struct source *src = NULL, *shared_cgroup = NULL;
+	char reason[192], bpf_why[192] = "", no_own_cgroup[192] = "its cgroup is shared";
+	uint64_t cgroup_id = 0;
+	int err;
+
+	/* The cgroup before the tracker: the unique program in its object
+	 * needs the cgroup's id before load. */
+	err = cgroup_source_open(so, &src, reason, sizeof(reason));
+	if (err == -CGROUP_ROOT_UNSAFE) {
+		/* An unsafe root is refused, not fallen back from. */
+		snprintf(why, whylen, "%s", reason);
+		return err;
+	}
+	if (!err && cgroup_source_is_exclusive(src) && !no_bpf &&
+	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
+		cgroup_id = 0;
+	s->unique_cgroup_id = cgroup_id;
+	if (no_bpf && want_helper(o, no_bpf)) {
+		if (open_helper(s, o, bpf_why, sizeof(bpf_why))) {
+			note(s, "bpf: %s", no_bpf);
+			note(s, "bpf: %s", bpf_why);
+		}
+	} else if (no_bpf)
+		note(s, "bpf: %s", no_bpf);
+	else if (open_bpf_or_helper(s, o, bpf_why, sizeof(bpf_why)))
+		note(s, "bpf: %s", bpf_why);
+	if (!err) {
+		if (cgroup_source_is_exclusive(src)) {
+			if (no_bpf || cgroup_id)
+				open_unique(s, no_bpf, bpf_why);
+			add_source(s, src);
+		} else {
+			shared_cgroup = src;
+		}
+	} else {
+		note(s, "cgroup: %s", reason);
+		snprintf(no_own_cgroup, sizeof(no_own_cgroup), "%s", reason);
+	}
+	if (o->command_mode && !s->unique && !cgroup_source_is_exclusive(src))
+		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
+			 no_own_cgroup);
+	if ((!s->bpf && !s->helper) || o->with_proc) {
+		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
+			add_source(s, src);
+		else
+			note(s, "proc: %s", reason);
+	}
+	if (shared_cgroup) {
+		if (o->command_mode)
+			note(s, "cgroup: could not make a cgroup of its own; the shared one's figure is a last resort");
+		add_source(s, shared_cgroup);
+	}
+	if (o->command_mode) {
+		if (rusage_source_open(so, &src, reason, sizeof(reason)) == 0)
+			add_source(s, src);
+		else
+			note(s, "rusage: %s", reason);
+	}
+	return 0;
+}
+
+int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
+{
+	struct source_opts so = {
+		.cgroup_root = o->cgroup_root,
+		.command_mode = o->command_mode,
+		.sample_interval_ns = o->sample_interval_ns,
+	};
+	uint64_t capeff = host_effective_caps();
+	struct session *s;
+	const char *no_bpf;
+	int err = 0;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	host_facts_fill(&s->host, capeff);
+	no_bpf = bpf_unusable(&s->host, capeff);
+	s->measure_unique = o->measure_unique;
+	snprintf(s->unique_why, sizeof(s->unique_why), "%s",
+		 o->command_mode ? "the tree has no cgroup of its own: only --source auto makes one"
+				 : "attach mode: the tree has no cgroup of its own");
+	if (o->source == SOURCE_AUTO)
+		err = open_auto(s, o, &so, no_bpf, why, whylen);
+	else
+		err = open_named(s, o, &so, no_bpf, why, whylen);
+	if (err) {
+		session_close(s);
+		return err;
+	}
+	if (o->measure_unique && !s->unique)
+		note(s, "--measure unique: not measured (%s); the headline is summed RSS", s->unique_why);
+	*out = s;
+	return 0;
+}
+
+/* Drop source i (a secondary that failed), noting why. */
+static void drop_source(struct session *s, size_t i, const char *what, int err)
+{
+	struct source *src = s->sources[i];
+	size_t tail;
+
+	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
+	if (src == s->bpf)
+		s->bpf = NULL;
+	if (src == s->helper)
+		s->helper = NULL;
+	src->ops->destroy(src);
+	tail = s->n_sources - i - 1;
+	memmove(&s->sources[i], &s->sources[i + 1], tail * sizeof(s->sources[0]));
+	memmove(&s->figures[i], &s->figures[i + 1], tail * sizeof(s->figures[0]));
+	memmove(&s->run_figures[i], &s->run_figures[i + 1], tail * sizeof(s->run_figures[0]));
+	s->n_sources--;
+}
+
+int session_add_root(struct session *s, pid_t pid)
+{
+	size_t i = 0;
+
+	while (i < s->n_sources) {
+		int err = s->sources[i]->ops->add_root(s->sources[i], pid);
+
+		if (err && i == 0)
+			return err;
+		if (err)
+			drop_source(s, i, "adding the process", err);
+		else
+			i++;
+	}
+	return 0;
+}
+
+int session_start(struct session *s)
+{
+	size_t i = 0;
+
+	while (i < s->n_sources) {
+		int err = s->sources[i]->ops->start(s->sources[i]);
+
+		if (err && i == 0)
+			return err;
+		if (err)
+			drop_source(s, i, "starting", err);
+		else
+			i++;
+	}
+	return 0;
+}
+
+/* Counters, host facts and notes. */
+static void fill_context(struct session *s, struct record *rec)
+{
+	if (s->bpf) {
+		if (rec->kind && !strcmp(rec->kind, "window"))
+			bpf_source_window_counters(s->bpf, &s->counters);
+		else
+			bpf_source_counters(s->bpf, &s->counters);
+		/* The run's end: check the incremental sums of the mms still
+		 * alive against full per-CPU sums (O(mms x CPUs), once). */
+		if (rec->kind && !strcmp(rec->kind, "run"))
+			bpf_source_check_sums(s->bpf, &s->counters);
+		rec->counters = &s->counters;
+	} else if (s->helper) {
+		helper_source_counters(s->helper, &s->counters);
+		rec->counters = &s->counters;
+	} else {
+		rec->counters = NULL;
+	}
+	rec->host = &s->host;
+	rec->skipped = s->note_ptrs;
+	rec->n_skipped = s->n_notes;
+}
+
+/*
+ * The primary figure is the best source's that was measured (sources are
+ * best first), else the best source's; the others go beside it in order.
+ * Without any source, rec->primary is left empty.
+ */
+static void choose_primary(struct session *s, const struct figure *figs, struct record *rec)
+{
+	size_t i, primary = 0;
+
+	for (i = 0; i < s->n_sources; i++) {
+		if (figs[i].measured) {
+			primary = i;
+			break;
+		}
+	}
+	memset(&rec->primary, 0, sizeof(rec->primary));
+	if (s->n_sources)
+		rec->primary = figs[primary];
+	rec->n_others = 0;
+	for (i = 0; i < s->n_sources; i++)
+		if (i != primary)
+			s->others[rec->n_others++] = figs[i];
+	rec->others = s->others;
+}
+
+/*
+ * The unique figure beside the primary; with --measure unique and a unique
+ * figure measured, it becomes the primary, and the summed one goes first
+ * among the others.
+ */
+static void place_unique(struct session *s, const struct figure *u, struct record *rec)
+{
+	rec->unique = u;
+	if (!s->measure_unique || !u->measured || rec->n_others >= SESSION_MAX_SOURCES)
+		return;
+	memmove(&s->others[1], &s->others[0], rec->n_others * sizeof(s->others[0]));
+	s->others[0] = rec->primary;
+	rec->n_others++;
+	rec->primary = *u;
+}
+
+/* The unique figure of the window that ends now, or why there is none. */
+static void close_unique(struct session *s)
+{
+	struct figure *f = &s->unique_fig;
+
+	if (s->unique) {
+		unique_close_window(s->unique, f);
+	} else {
+		memset(f, 0, sizeof(*f));
+		f->source = "unavailable";
+		f->scope = UNIQUE_SCOPE;
+		f->inexact_reason = s->unique_why;
+	}
+	figure_merge(&s->unique_run, f, s->windows == 0);
+}
+
+int session_close_window(struct session *s, struct record *rec)
+{
+	for (size_t i = 0; i < s->n_sources; i++) {
+		struct figure *f = &s->figures[i];
+		int err = s->sources[i]->ops->close_window(s->sources[i], f);
+
+		if (err) {
+			memset(f, 0, sizeof(*f));
+			f->source = s->sources[i]->name;
+			f->inexact_reason = "reading failed";
+		}
+		figure_merge(&s->run_figures[i], f, s->windows == 0);
+	}
+	close_unique(s);
+	s->windows++;
+	rec->window = s->windows;
+	fill_context(s, rec);
+	choose_primary(s, s->figures, rec);
+	place_unique(s, &s->unique_fig, rec);
+	if (!s->n_sources) {
+		rec->primary.source = "unavailable";
+		rec->primary.inexact_reason = "no source could be used";
+	}
+	return 0;
+}
+
+void session_fill_run(struct session *s, struct record *rec)
+{
+	fill_context(s, rec);
+	choose_primary(s, s->run_figures, rec);
+	place_unique(s, &s->unique_run, rec);
+	rec->windows = s->windows;
+}
+
+void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru)
+{
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->ops->command_exited)
+			s->sources[i]->ops->command_exited(s->sources[i], pid, ru);
+}
+
+int64_t session_procs_live(struct session *s)
+{
+	return s->bpf ? bpf_source_procs_live(s->bpf) : -1;
+}
+
+const char *session_helper_why(const struct session *s)
+{
+	return helper_source_why(s->helper);
+}
+
+bool session_has_bpf(const struct session *s)
+{
+	return s->bpf != NULL;
+}
+
+const char *session_note(const struct session *s, size_t i)
+{
+	return i < s->n_notes ? s->notes[i] : NULL;
+}
+
+const char *session_source_name(const struct session *s)
+{
+	return s->n_sources ? s->sources[0]->name : "unavailable";
+}
+
+const struct host_facts *session_host(const struct session *s)
+{
+	return &s->host;
+}
+
+int session_drain_sums(struct session *s, session_sum_fn fn, void *ctx, uint64_t *drops)
+{
+	return s->bpf ? bpf_source_drain_sums(s->bpf, fn, ctx, drops) : -EOPNOTSUPP;
+}
+
+int session_mm_identity(struct session *s, uint64_t key, uint32_t tgid, uint32_t *vpid, char *comm)
+{
+	return s->bpf ? bpf_source_mm_identity(s->bpf, key, tgid, vpid, comm) : -EOPNOTSUPP;
+}
+
+int64_t session_window_start_pages(struct session *s)
+{
+	return s->bpf ? bpf_source_window_start_pages(s->bpf) : 0;
+}
+
+void session_close(struct session *s)
+{
+	if (!s)
+		return;
+	/* Before the sources: the cgroup it watches goes with them. */
+	unique_destroy(s->unique);
+	for (size_t i = 0; i < s->n_sources; i++)
+		s->sources[i]->ops->destroy(s->sources[i]);
+	free(s);
+}

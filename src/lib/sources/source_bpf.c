@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+/* The bpf source: the kernel-side tracker behind the source interface. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "figure.h"
+#include "sampler_model.h"
+#include "tracker_api.h"
+
+struct bpf_source {
+	struct source base;
+	struct tracker *tracker;
+	bool command_mode;
+	const struct host_facts *host;
+	__s64 window_start_sum;         /* pages: the baseline of the open window */
+	struct tree_reading last;       /* the last reading, for counters */
+	bool cached;                    /* a tree of the process's load (below) */
+};
+
+/*
+ * One load per process (issue 24): the first bpf source loads the BPF
+ * object; later ones, while their options fit it, take a tree of that load
+ * (tracker_open_tree) instead of loading again. Each source is still its
+ * own tree; closing it clears the tree. The load goes with its last tree
+ * unless a source asked to keep it (keep_loaded: the CLI's runs, one after
+ * another), then at bpf_source_unload or the process's exit. A forked
+ * child does not use its parent's load (the kernel objects are shared,
+ * the tree slots are not): it forgets it and loads its own.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct tracker *load;
+	struct tracker_opts opts;       /* what it was loaded with */
+	pid_t pid;                      /* the process that loaded it */
+	unsigned in_use;                /* bit per tree */
+	bool keep;
+} cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct bpf_source *to_bpf(struct source *s)
+{
+	return (struct bpf_source *)s;
+}
+
+static int bpf_add_root(struct source *s, pid_t pid)
+{
+	struct bpf_source *b = to_bpf(s);
+	__u32 tgid = 0;
+	int err;
+
+	/* The command waits before exec: its mm is still peakbpf's copy. */
+	err = tracker_add_roots(b->tracker, &pid, 1, !b->command_mode, &tgid);
+	if (err)
+		return err;
+	return tgid ? 0 : -ESRCH;
+}
+
+static int bpf_start(struct source *s)
+{
+	struct bpf_source *b = to_bpf(s);
+	int err = tracker_close_window(b->tracker, &b->last);
+
+	if (err)
+		return err;
+	b->window_start_sum = b->last.window_end_sum;
+	return 0;
+}
+
+static uint64_t pages_to_bytes(__s64 pages, long page_size)
+{
+	return pages > 0 ? (uint64_t)pages * (uint64_t)page_size : 0;
+}
+
+/* How far the peak may be off, in pages: 0 on the exact path; with 6.2+
+ * counters read without their per-CPU slots, each mm at the peak may lag
+ * by every CPU's slots of its three counters. Before 6.2, the window's
+ * largest sum + per-thread cache bounds above its peak (struct tree_state). */
+static int64_t peak_bound_pages(const struct bpf_source *b, const struct tree_state *t)
+{
+	if (b->host->exact_path_err == 0)
+		return 0;
+	if (!b->host->rss_percpu)
+		return t->upper_pages > t->peak_pages ? t->upper_pages - t->peak_pages : 0;
+	/* Every possible CPU can hold a slot: online CPUs (hotplug, LXCFS)
+	 * could understate the bound. */
+	return t->peak_mms * (int64_t)percpu_rss_lag_pages(tracker_possible_cpus(b->tracker));
+}
+
+/* When, and what, at the peak: the breakdown is what the holders held. */
+static void set_detail(struct figure *f, const struct tree_reading *r, long page)
+{
+	const __s64 *by_slot = r->holders_info.breakdown_pages;
+
+	f->has_detail = true;
+	f->peak_mono_ns = r->tree.peak_ns;
+	f->file_bytes = pages_to_bytes(by_slot[RSS_FILE], page);
+	f->anon_bytes = pages_to_bytes(by_slot[RSS_ANON], page);
+	f->shmem_bytes = pages_to_bytes(by_slot[RSS_SHMEM], page);
+	f->procs_at_peak = r->tree.peak_procs;
+	f->mms_at_peak = r->tree.peak_mms;
+}
+
+static void counters_from(const struct tree_reading *now, struct bpf_counters *c);
+
+static int bpf_close_window(struct source *s, struct figure *f)
+{
+	struct bpf_source *b = to_bpf(s);
+	const struct tree_state *t = &b->last.tree;
+	struct bpf_counters c;
+	long page = b->host->page_size;
+	int err;
+
+	err = tracker_close_window(b->tracker, &b->last);
+	if (err)
+		return err;
+	memset(f, 0, sizeof(*f));
+	f->source = "bpf";
+	f->scope = "summed RSS of the tree, every change seen in the kernel";
+	f->measured = true;
+	f->peak_bytes = pages_to_bytes(t->peak_pages, page);
+	f->baseline_known = true;
+	f->baseline_bytes = pages_to_bytes(b->window_start_sum, page);
+	if (b->last.holders_err == 0) {
+		set_detail(f, &b->last, page);
+		figure_set_holders(f, b->last.holders, b->last.holders_info.count, page);
+		f->holders_total = b->last.holders_info.total;
+		f->holders_truncated = b->last.holders_info.truncated;
+		f->holders_bytes = pages_to_bytes(b->last.holders_info.sum_pages, page);
+	}
+	b->window_start_sum = b->last.window_end_sum;
+	/* The counters of the reading that closed the window: one reading per
+	 * window keeps closing one cheap (libpeakbpf closes two per block). */
+	counters_from(&b->last, &c);
+	figure_judge_bpf(f, &c, b->host, peak_bound_pages(b, t));
+	return 0;
+}
+
+/* Give back a tree of the process's load; the load goes with its last
+ * tree unless it is kept. */
+static void cache_put(struct tracker *t)
+{
+	unsigned tree = tracker_tree(t);
+
+	tracker_close(t);
+	pthread_mutex_lock(&cache.lock);
+	cache.in_use &= ~(1U << tree);
+	if (!cache.in_use && !cache.keep) {
+		tracker_close(cache.load);
+		cache.load = NULL;
+	}
+	pthread_mutex_unlock(&cache.lock);
+}
+
+static void bpf_destroy(struct source *s)
+{
+	struct bpf_source *b = to_bpf(s);
+
+	if (!b)
+		return;
+	if (b->cached)
+		cache_put(b->tracker);
+	else
+		tracker_close(b->tracker);
+	free(b);
+}
+
+static const struct source_ops bpf_ops = {
+	.add_root = bpf_add_root,
+	.start = bpf_start,
+	.close_window = bpf_close_window,
+	.destroy = bpf_destroy,
+};
+
+/* The source around tracker t (which it owns; cached: a tree of the
+ * process's load, which was made for it when loaded). */
+static int wrap(struct tracker *t, bool cached, bool loaded, const struct bpf_source_opts *o,
+		struct host_facts *host, struct source **out)
+{
+	struct tracker_startup st = { 0 };
+	struct bpf_source *b;
+
+	*out = NULL;
+	b = calloc(1, sizeof(*b));
+	if (!b) {
+		if (cached)
+			cache_put(t);
+		else
+			tracker_close(t);
+		return -ENOMEM;
+	}
+	b->tracker = t;
+	b->cached = cached;
+	b->base.ops = &bpf_ops;
+	b->base.name = "bpf";
+	b->command_mode = o->command_mode;
+	b->host = host;
+	host->teardown_hook = tracker_teardown_hook(b->tracker);
+	host->rss_percpu = tracker_has_percpu_rss(b->tracker);
+	tracker_fault_pages(b->tracker, &host->fault_pages_read);
+	host->exact_path_err = tracker_exact_path(b->tracker);
+	/* A load an earlier source of this process made took no time now. */
+	if (loaded)
+		tracker_startup(b->tracker, &st);
+	host->bpf_load = loaded ? "loaded" : "reused";
+	host->probe_ms = st.probe_ns / 1e6;
+	host->load_ms = st.load_ns / 1e6;
+	host->learn_ms = st.learn_ns / 1e6;
+	host->attach_ms = st.attach_ns / 1e6;
+	*out = &b->base;
+	return 0;
+}
+
+/* Can the process's load serve these options? Its maps must hold as many
+ * entries, its record ring be the one asked (a ring nobody drains would
+ * fill), its unique program be there if asked for. */
+static bool cache_fits(const struct tracker_opts *want)
+{
+	__u32 have_max = cache.opts.max_tracked ? cache.opts.max_tracked : DEFAULT_MAX_TRACKED;
+	__u32 want_max = want->max_tracked ? want->max_tracked : DEFAULT_MAX_TRACKED;
+
+	if (want_max > have_max || want->record_ring_bytes != cache.opts.record_ring_bytes)
+		return false;
+	return !want->with_unique || cache.opts.with_unique;
+}
+
+static int free_tree(void)
+{
+	for (unsigned i = 0; i < MAX_TREES; i++)
+		if (!(cache.in_use & (1U << i)))
+			return (int)i;
+	return -1;
+}
+
+/* A tree of the process's load, loading it first when there is none (or
+ * an unused one that does not fit). *loaded: this call loaded it. -EBUSY
+ * when the load is in use and does not fit: load apart. */
+static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct tracker **t,
+		     bool *loaded)
+{
+	int err = 0, tree;
+
+	*loaded = false;
+	pthread_mutex_lock(&cache.lock);
+	if (cache.load && cache.pid != getpid()) {
+		/* A forked child: the parent's load is not this process's. */
+		cache.load = NULL;
+		cache.in_use = 0;
+	}
+	if (cache.load && !cache_fits(want)) {
+		if (cache.in_use) {
+			err = -EBUSY;
+			goto cleanup;
+		}
+		tracker_close(cache.load);
+		cache.load = NULL;
+	}
+	if (!cache.load) {
+		err = tracker_open(want, &cache.load);
+		if (err)
+			goto cleanup;
+		cache.opts = *want;
+		cache.pid = getpid();
+		*loaded = true;
+	}
+	tree = free_tree();
+	err = tree < 0 ? -EBUSY : tracker_open_tree(cache.load, (unsigned)tree, max_tracked, t);
+	if (!err)
+		cache.in_use |= 1U << tree;
+cleanup:
+	pthread_mutex_unlock(&cache.lock);
+	return err;
+}
+
+int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
+{
+	struct tracker_opts topts = { .max_tracked = o->max_tracked,
+				      .record_ring_bytes = o->record_ring_bytes,
+				      .with_unique = o->with_unique };
+	struct tracker *t;
+	bool loaded;
+	int err;
+
+	*out = NULL;
+	if (o->keep_loaded) {
+		pthread_mutex_lock(&cache.lock);
+		cache.keep = true;
+		pthread_mutex_unlock(&cache.lock);
+	}
+	err = cache_get(&topts, o->max_tracked, &t, &loaded);
+	if (!err)
+		return wrap(t, true, loaded, o, host, out);
+	if (err != -EBUSY)
+		return err;
+	err = tracker_open(&topts, &t);
+	return err ? err : wrap(t, false, true, o, host, out);
+}
+
+void bpf_source_unload(void)
+{
+	pthread_mutex_lock(&cache.lock);
+	cache.keep = false;
+	if (cache.load && !cache.in_use && cache.pid == getpid()) {
+		tracker_close(cache.load);
+		cache.load = NULL;
+	}
+	pthread_mutex_unlock(&cache.lock);
+}
+
+int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+			 struct host_facts *host, struct source **out)
+{
+	struct tracker *t;
+	int err;
+
+	*out = NULL;
+	err = tracker_open_tree(shared, tree, o->max_tracked, &t);
+	return err ? err : wrap(t, false, true, o, host, out);
+}
+
+/* The counters from one reading of the tracker. */
+static void counters_from(const struct tree_reading *now, struct bpf_counters *c)
+{
+	const struct tree_state *t = &now->tree;
+
+	memset(c, 0, sizeof(*c));
+	c->events = now->events;
+	c->missed_events = now->missed_events;
+	c->drop_mm_full = t->drop_mm_full;
+	c->drop_task_full = t->drop_task_full;
+	c->peak_races = t->peak_races;
+	c->mms_entered = t->mms_entered;
+	c->procs_entered = t->procs_entered;
+	c->mms_left = now->mm_entries;
+	c->procs_left = now->task_entries;
+	c->count_takes = t->count_takes;
+	c->settles = t->settles;
+	c->read_errors = t->read_errors;
+}
+
+void bpf_source_counters(struct source *s, struct bpf_counters *c)
+{
+	struct tree_reading now;
+
+	memset(c, 0, sizeof(*c));
+	if (tracker_read(to_bpf(s)->tracker, &now))
+		return;
+	counters_from(&now, c);
+}
+
+void bpf_source_window_counters(struct source *s, struct bpf_counters *c)
+{
+	counters_from(&to_bpf(s)->last, c);
+}
+
+int64_t bpf_source_procs_live(struct source *s)
+{
+	struct tree_state now;
+
+	tracker_read_tree(to_bpf(s)->tracker, &now);
+	return now.procs_live;
+}
+
+void bpf_source_check_sums(struct source *s, struct bpf_counters *c)
+{
+	struct sum_check check;
+
+	c->sums_checked = tracker_verify_sums(to_bpf(s)->tracker, &check) == 0;
+	c->sums_mms = check.mms;
+	c->sums_off = check.counters_off;
+	c->sums_max_off_pages = check.max_off_pages;
+}
+
+int bpf_source_drain_sums(struct source *s, tracker_sum_fn fn, void *ctx, uint64_t *drops)
+{
+	struct bpf_source *b = to_bpf(s);
+	struct tree_state now;
+	int err = tracker_drain_sums(b->tracker, fn, ctx);
+
+	tracker_read_tree(b->tracker, &now);
+	*drops = now.record_drops;
+	return err;
+}
+
+int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
+			   char comm[COMM_LEN])
+{
+	return tracker_mm_identity(to_bpf(s)->tracker, key, tgid, vpid, comm);
+}
+
+int64_t bpf_source_window_start_pages(struct source *s)
+{
+	return to_bpf(s)->window_start_sum;
+}
+
+struct tracker *bpf_source_tracker(struct source *s)
+{
+	return to_bpf(s)->tracker;
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/* The exact record of the tree sum during a run (sum_record.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "sum_record.h"
+#include "timeline_export.h"
+
+#define SAMPLER_RESOLUTION_NS 10000ULL  /* 10 us: the sampler model's slots */
+
+/* "COMMAND ARG..." or "-p PID,PID", cut to fit. */
+static void name_run(char *buf, size_t len, char *const *argv, const pid_t *pids, size_t n_pids)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; argv && argv[i] && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
+	for (size_t i = 0; !argv && i < n_pids && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "-p ", (int)pids[i]);
+}
+
+int sum_record_open(struct sum_record *r, const char *path, bool sampling,
+		    char *const *argv, const pid_t *pids, size_t n_pids)
+{
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	trace_init(&r->sampler, SAMPLER_RESOLUTION_NS);
+	r->sampling = sampling;
+	r->path = path;
+	r->keep_timeline = path != NULL;
+	name_run(r->title, sizeof(r->title), argv, pids, n_pids);
+	if (!path)
+		return 0;
+	r->out = fopen(path, "we");
+	if (!r->out) {
+		err = -errno;
+		fprintf(stderr, "peakbpf: --timeline: cannot write %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+void sum_record_keep_timeline(struct sum_record *r)
+{
+	r->keep_timeline = true;
+}
+
+void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages, long page_size)
+{
+	if (r->sampling)
+		trace_add(&r->sampler, t0_ns, start_pages);
+	if (!r->keep_timeline)
+		return;
+	timeline_init(&r->timeline, t0_ns, page_size > 0 ? (uint64_t)page_size : 1, 0);
+	timeline_tracks_init(&r->timeline, 0, 0);       /* no lines if it fails: -ENOMEM */
+	timeline_add(&r->timeline, t0_ns, start_pages);
+}
+
+void sum_record_set_identify(struct sum_record *r, sum_record_identify_fn fn, void *ctx)
+{
+	r->identify = fn;
+	r->identify_ctx = ctx;
+}
+
+/* A line just started: label it while its process is likely still known
+ * (a drain comes within 20 ms of the change). */
+static void label_track(struct sum_record *r, struct tl_track *tr)
+{
+	char comm[16] = "";
+	uint32_t pid = 0;
+
+	if (!r->identify || r->identify(r->identify_ctx, tr->key, tr->tgid, &pid, comm))
+		return;                 /* unknown: labelled by tgid */
+	tr->pid = pid;
+	memcpy(tr->comm, comm, sizeof(tr->comm) < sizeof(comm) ? sizeof(tr->comm) : sizeof(comm));
+	tr->comm[sizeof(tr->comm) - 1] = '\0';
+}
+
+int sum_record_change(struct sum_record *r, uint64_t mono_ns, int64_t sum_pages, uint64_t mm,
+		      int64_t mm_pages, uint32_t tgid)
+{
+	struct tl_track *started;
+	int err = 0;
+
+	if (r->keep_timeline) {
+		if (timeline_add(&r->timeline, mono_ns, sum_pages))
+			err = -ENOMEM;
+		if (timeline_track_add(&r->timeline, mono_ns, mm, tgid, mm_pages, &started))
+			err = -ENOMEM;
+		else if (started)
+			label_track(r, started);
+	}
+	if (r->sampling && trace_add(&r->sampler, mono_ns, sum_pages))
+		err = -ENOMEM;
+	if (r->on_change)
+		r->on_change(r->on_change_ctx, sum_pages);
+	return err;
+}
+
+void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window)
+{
+	char label[TIMELINE_LABEL_LEN];
+
+	snprintf(label, sizeof(label), "window %u", window);
+	sum_record_mark(r, ns, label);
+}
+
+void sum_record_mark(struct sum_record *r, uint64_t ns, const char *label)
+{
+	if (r->keep_timeline)
+		timeline_mark(&r->timeline, ns, TL_MARK_WINDOW, 0, label);
+}
+
+int sum_record_write(struct sum_record *r, const char *path, uint64_t end_ns, uint64_t peak_bytes,
+		     uint64_t peak_ns, char *err, size_t errlen)
+{
+	struct timeline *t = &r->timeline;
+
+	if (!r->keep_timeline) {
+		snprintf(err, errlen, "no timeline was recorded");
+		return -ENODATA;
+	}
+	timeline_end(t, end_ns);
+	/* One peak mark: a later write moves it. */
+	if (t->n_marks && t->marks[t->n_marks - 1].kind == TL_MARK_PEAK)
+		t->n_marks--;
+	if (peak_bytes)
+		timeline_mark(t, peak_ns, TL_MARK_PEAK, (int64_t)(peak_bytes / t->unit_bytes), "peak");
+	return timeline_write(t, r->title, path, err, errlen);
+}
+
+int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes, uint64_t peak_ns)
+{
+	char err[512];
+	int rc;
+
+	if (!r->out)
+		return 0;
+	/* Written through the path, as `peakbpf plot` writes: the stream
+	 * opened at the start only proved it can be. */
+	fclose(r->out);
+	r->out = NULL;
+	rc = sum_record_write(r, r->path, end_ns, peak_bytes, peak_ns, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "peakbpf: --timeline: %s\n", err);
+	return rc;
+}
+
+void sum_record_free(struct sum_record *r)
+{
+	if (r->out) {
+		/* The run failed before its end: no empty file is left. */
+		fclose(r->out);
+		unlink(r->path);
+	}
+	r->out = NULL;
+	trace_free(&r->sampler);
+	timeline_free(&r->timeline);
+}

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""make check-size: no file over 600 lines and no function over 80 in the
+given C sources (src/ and bpf/): past that, a file or a function holds more
+than one concern, and is split by concern (docs/design.md, Layers).
+
+A function is counted from the line that opens its body ("{" in column 0,
+the kernel style this tree uses) to the "}" in column 0 that closes it.
+
+usage: check-size.py FILE...
+"""
+import re
+import sys
+
+MAX_FILE, MAX_FUNC = 600, 80
+
+
+def functions(lines):
+    """(name, first line, length) of each function body in the file."""
+    start = None
+    for i, line in enumerate(lines):
+        if line.startswith("{") and start is None:
+            start = i
+            head = " ".join(lines[max(0, i - 3):i])
+            m = re.findall(r"(\w+)\s*\(", head)
+            name = m[0] if m else "?"
+            # a function's name is the last identifier before its "(" list
+            for cand in m:
+                if cand not in ("if", "while", "for", "switch", "sizeof", "SEC", "BPF_PROG"):
+                    name = cand
+                    break
+        elif line.startswith("}") and start is not None:
+            if not re.match(r"^}\s*\w*\s*;", line) or line.strip() == "}":
+                yield name, start + 1, i - start + 1
+            start = None
+
+
+def main():
+    bad = 0
+    for path in sys.argv[1:]:
+        lines = open(path, encoding="utf-8").read().splitlines()
+        if len(lines) > MAX_FILE:
+            print(f"check-size: {path}: {len(lines)} lines (at most {MAX_FILE}): split it by concern",
+                  file=sys.stderr)
+            bad += 1
+        if not path.endswith(".c"):
+            continue
+        for name, first, n in functions(lines):
+            if n > MAX_FUNC:
+                print(f"check-size: {path}:{first}: {name} is {n} lines (at most {MAX_FUNC})",
+                      file=sys.stderr)
+                bad += 1
+    if bad:
+        sys.exit(1)
+    print(f"  check-size: ok: {len(sys.argv) - 1} files, none over {MAX_FILE} lines, "
+          f"no function over {MAX_FUNC}")
+
+
+main()
