@@ -68,6 +68,8 @@ CORE_SRCS := \
 	src/lib/core/figure.c
 KERNEL_SRCS := \
 	src/lib/kernel/tracker.c \
+	src/lib/kernel/tracker_load.c \
+	src/lib/kernel/tracker_trees.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
 	src/lib/kernel/unique.c
@@ -212,7 +214,7 @@ $(OUTPUT)/tracker.skel.h: $(OUTPUT)/tracker.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include the skeleton must wait for it.
-$(call obj,src/lib/kernel/tracker.c src/lib/kernel/unique.c): $(OUTPUT)/tracker.skel.h
+$(call obj,src/lib/kernel/tracker.c src/lib/kernel/tracker_load.c src/lib/kernel/tracker_trees.c src/lib/kernel/unique.c): $(OUTPUT)/tracker.skel.h
 
 # A layer's objects get its include path (the more specific pattern wins).
 $(OUTPUT)/src/base/%.o: LAYER_INC = $(INC_base)
