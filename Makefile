@@ -86,7 +86,8 @@ SOURCES_SRCS := \
 LIBTOP_SRCS := \
 	src/lib/report.c \
 	src/lib/session.c \
-	src/lib/libpeakbpf.c
+	src/lib/libpeakbpf.c \
+	src/lib/libpeakbpf_figure.c
 HELPER_SRCS := \
 	src/helper/serve.c
 CLITOP_SRCS := \

@@ -21,9 +21,9 @@ struct bpf_source {
 
 /*
  * One load per process (issue 24): the first bpf source loads the BPF
- * object; later ones, while their options fit it, take a tree of that load
- * (tracker_open_tree) instead of loading again. Each source is still its
- * own tree; closing it clears the tree. The load goes with its last tree
+ * object; later ones, while their options fit it and no other source uses
+ * it, take a tree of that load (tracker_open_tree) instead of loading
+ * again. Each source is still its own tree; closing it clears the tree. The load goes with its last tree
  * unless a source asked to keep it (keep_loaded: the CLI's runs, one after
  * another), then at bpf_source_unload or the process's exit. A forked
  * child does not use its parent's load (the kernel objects are shared,
@@ -34,7 +34,7 @@ static struct {
 	struct tracker *load;
 	struct tracker_opts opts;       /* what it was loaded with */
 	pid_t pid;                      /* the process that loaded it */
-	unsigned in_use;                /* bit per tree */
+	bool in_use;                    /* by a source (its tree 0) */
 	bool keep;
 } cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -140,11 +140,9 @@ static int bpf_close_window(struct source *s, struct figure *f)
  * tree unless it is kept. */
 static void cache_put(struct tracker *t)
 {
-	unsigned tree = tracker_tree(t);
-
 	tracker_close(t);
 	pthread_mutex_lock(&cache.lock);
-	cache.in_use &= ~(1U << tree);
+	cache.in_use = false;
 	if (!cache.in_use && !cache.keep) {
 		tracker_close(cache.load);
 		cache.load = NULL;
@@ -224,34 +222,29 @@ static bool cache_fits(const struct tracker_opts *want)
 	return !want->with_unique || cache.opts.with_unique;
 }
 
-static int free_tree(void)
-{
-	for (unsigned i = 0; i < MAX_TREES; i++)
-		if (!(cache.in_use & (1U << i)))
-			return (int)i;
-	return -1;
-}
-
 /* A tree of the process's load, loading it first when there is none (or
- * an unused one that does not fit). *loaded: this call loaded it. -EBUSY
- * when the load is in use and does not fit: load apart. */
+ * one that does not fit). *loaded: this call loaded it. -EBUSY when the
+ * load is in use: load apart. */
 static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct tracker **t,
 		     bool *loaded)
 {
-	int err = 0, tree;
+	int err = 0;
 
 	*loaded = false;
 	pthread_mutex_lock(&cache.lock);
 	if (cache.load && cache.pid != getpid()) {
 		/* A forked child: the parent's load is not this process's. */
 		cache.load = NULL;
-		cache.in_use = 0;
+		cache.in_use = false;
+	}
+	/* Sessions at once load apart: trees of one load share its maps,
+	 * where a process belongs to one tree only, and two sessions of one
+	 * process may well measure the same processes (the same caller). */
+	if (cache.in_use) {
+		err = -EBUSY;
+		goto cleanup;
 	}
 	if (cache.load && !cache_fits(want)) {
-		if (cache.in_use) {
-			err = -EBUSY;
-			goto cleanup;
-		}
 		tracker_close(cache.load);
 		cache.load = NULL;
 	}
@@ -263,10 +256,8 @@ static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct 
 		cache.pid = getpid();
 		*loaded = true;
 	}
-	tree = free_tree();
-	err = tree < 0 ? -EBUSY : tracker_open_tree(cache.load, (unsigned)tree, max_tracked, t);
-	if (!err)
-		cache.in_use |= 1U << tree;
+	err = tracker_open_tree(cache.load, 0, max_tracked, t);
+	cache.in_use = !err;
 cleanup:
 	pthread_mutex_unlock(&cache.lock);
 	return err;
