@@ -89,7 +89,8 @@ LIBTOP_SRCS := \
 	src/lib/libpeakbpf.c \
 	src/lib/libpeakbpf_figure.c
 HELPER_SRCS := \
-	src/helper/serve.c
+	src/helper/serve.c \
+	src/helper/pidns.c
 CLITOP_SRCS := \
 	src/cli/main.c \
 	src/cli/cli.c \
@@ -148,7 +149,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto
+	merge helper_proto pidns
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -177,6 +178,7 @@ test_export_SRCS := src/cli/harness/export.c src/cli/harness/export_text.c src/c
 test_runs_cli_SRCS := $(test_cli_SRCS)
 test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merge/rank_file.c src/base/json.c
 test_helper_proto_SRCS := src/lib/sources/helper_proto.c
+test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \

@@ -228,7 +228,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		COUNT(&t->drop_mm_full, 1);
 		return;
 	}
-	init.vpid = pid_in_ns(task, caller_pidns, caller_pidns_level);
+	init.vpid = tree_vpid(task, tree);
 	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
 	if (exact_path()) {
 		init.counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);

@@ -41,6 +41,10 @@ volatile __u64 addr_scratch;
 /* peakbpf's PID namespace and its level, set by enter_existing. */
 __u64 caller_pidns;
 __u32 caller_pidns_level;
+/* Set by userspace per tree: how many levels below peakbpf's PID namespace
+ * the namespace lies whose numbers the tree's PIDs are given in (peakbpf
+ * serve: its client's); 0: peakbpf's own. */
+__u32 tree_pid_depth[MAX_TREES];
 __u64 iter_entered;             /* processes enter_existing entered, for its passes */
 __u32 dying_n;                  /* tgids in dying, from enter_existing */
 

@@ -46,6 +46,30 @@ static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, uns
 	return (__u64)up.ns == ns ? (__u32)up.nr : 0;
 }
 
+/* A tree process's PID as the tree's namespace numbers it: peakbpf's, or
+ * depth levels below (tree_pid_depth). A process of the tree lives in that
+ * namespace or one nested in it (its roots were visible there, and children
+ * stay at or below their parent's), so the number at that level is its
+ * number there. 0: not visible there. Entry path only: no event runs it. */
+static __always_inline __u32 tree_vpid(struct task_struct *leader, __u32 tree)
+{
+	__u32 depth = tree_pid_depth[tree & (MAX_TREES - 1)];
+	unsigned int level = caller_pidns_level + depth;
+	struct pid *pid;
+	struct upid up = {};
+
+	if (!depth)
+		return pid_in_ns(leader, caller_pidns, caller_pidns_level);
+	pid = BPF_CORE_READ(leader, thread_pid);
+	if (!pid || BPF_CORE_READ(pid, level) < level)
+		return 0;
+	if (bpf_probe_read_kernel(&up, sizeof(up),
+				  (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+				  (__u64)level * sizeof(struct upid)))
+		return 0;
+	return (__u32)up.nr;
+}
+
 /*
  * Before an mm's rss changes, note what it held (struct peak_mark): on its
  * first change in this window, and on its first change after each new

@@ -30,6 +30,7 @@
 #include "helper_proto.h"
 #include "host.h"
 #include "tracker_api.h"
+#include "pidns.h"
 #include "serve.h"
 #include "status.h"
 
@@ -172,6 +173,16 @@ static void remove_tree(struct server *sv, struct client *c, const char *why)
 		    c->slot, why, ns / 1e6);
 }
 
+/* The tree's PIDs as the client numbers them (issue 24): a client in a
+ * container sees its holders by its own PIDs, or as not visible (0). */
+static void set_pid_depth(struct client *c)
+{
+	unsigned depth;
+	int err = pidns_depth_of(c->cred.pid, &depth);
+
+	tracker_set_pid_depth(bpf_source_tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
+}
+
 static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 		   struct hp_msg *r)
 {
@@ -236,6 +247,7 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 		}
 		return err;
 	}
+	set_pid_depth(c);
 	c->slot = slot;
 	sv->slot_used[slot] = true;
 	sv->opened++;

@@ -3,7 +3,8 @@
 # its own; its clients run as nobody with no capabilities at all.
 
 TESTS="$TESTS t_serve_nobody_exact t_serve_refuses_root_pid t_serve_client_killed
- t_serve_two_trees t_serve_limits t_serve_socket_activation t_serve_resident_default"
+ t_serve_two_trees t_serve_limits t_serve_socket_activation t_serve_resident_default
+ t_serve_pidns_holders"
 
 AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 
@@ -320,5 +321,29 @@ t_serve_resident_default() {
 		check_growth "serve: root through the default helper" "$TMP/res2.json" $((48 << 20))
 	else
 		fail "serve: resident: rc $rc1/$rc2, $via1, $via3, $via4, loaded $loaded, loads $loads, maps $maps, holder pid '$wl_pid' (command $cmd_pid): $(cat "$TMP/res.err" "$TMP/res4.json" "$TMP/serve.log")"
+	fi
+}
+
+# A client in a PID namespace of its own (a container): the helper gives
+# the holders by the client's PIDs (issue 24). The record's command PID is
+# the client's own numbering; the holder at the peak is the command. Before:
+# the helper's numbering, another number.
+t_serve_pidns_holders() {
+	need unshare "serve: holders in the client's PID namespace" || return
+	unshare --pid --fork --mount-proc true 2>/dev/null ||
+		{ skip "serve: holders in the client's PID namespace: unshare --pid cannot run here"; return; }
+	serve_start "serve: holders in the client's PID namespace" || return
+	PEAKBPF_HELPER=$SOCK unshare --pid --fork --mount-proc "$PEAKBPF" -q --json -- \
+		"$WORKLOAD" -s 64MiB -t 5ms spike >"$TMP/ns.json" 2>"$TMP/ns.err"
+	rc=$?
+	serve_stop
+	holder=$(grep -o '"processes":\[{"pid":[0-9]*' "$TMP/ns.json" | grep -o '[0-9]*$')
+	cmd=$(grep -o '"command":{"argv":[^]]*\],"pid":[0-9]*' "$TMP/ns.json" | grep -o '[0-9]*$')
+	if [ "$rc" = 0 ] && grep -q '"bpf_load":"helper"' "$TMP/ns.json" && [ -n "$cmd" ] &&
+		[ "$holder" = "$cmd" ] && [ "$cmd" -lt 100 ]; then
+		ok "serve: a client in its own PID namespace sees the holder as its PID $holder"
+		check_growth "serve: the client in its own PID namespace" "$TMP/ns.json" $((64 << 20))
+	else
+		fail "serve: PID namespace: rc $rc, holder '$holder', command '$cmd': $(cat "$TMP/ns.err" "$TMP/ns.json" "$TMP/serve.log")"
 	fi
 }

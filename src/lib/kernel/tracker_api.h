@@ -120,6 +120,12 @@ struct tree_entries {
 /* Delete t's tree's entries from every map (and the mm filter) and reset
  * its state; removed: how many went. */
 int tracker_clear_tree(struct tracker *t, struct tree_entries *removed);
+/* Give t's processes' PIDs (holders, the departed) as the PID namespace
+ * depth levels below peakbpf's numbers them (peakbpf serve: its client's);
+ * before its roots are added. TRACKER_PID_HIDDEN: as none (0: not
+ * visible). A cleared tree is back at 0: peakbpf's own. */
+#define TRACKER_PID_HIDDEN 0xffffU
+void tracker_set_pid_depth(struct tracker *t, unsigned depth);
 /* Every tree's entries in the maps now, by tree. */
 int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES]);
 /* Detach and unload everything; NULL is fine. A tracker_open_tree tree:

@@ -155,6 +155,7 @@ int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
 			r.mms += (__u64)n;
 	}
 	memset(TREE_OF(t), 0, sizeof(struct tree_state));
+	STORE(s->bss->tree_pid_depth[t->tree], 0);
 	if (removed)
 		*removed = r;
 	return err;
@@ -193,4 +194,9 @@ int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREE
 		}
 	}
 	return 0;
+}
+
+void tracker_set_pid_depth(struct tracker *t, unsigned depth)
+{
+	STORE(t->skel->bss->tree_pid_depth[t->tree], depth);
 }
