@@ -182,7 +182,7 @@ test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install lib lib-test python-test \
-	check-cli-api check-layers check-size
+	check-cli-api check-layers check-size check-abi
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload lib
 
@@ -247,6 +247,12 @@ check-layers: $(ALL_OBJS)
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
+
+# libpeakbpf.so exports the header's calls, each named in the map, whose
+# newest node is VERSION's major.minor.
+check-abi: $(OUTPUT)/libpeakbpf.so
+	$(call msg,CHECK,libpeakbpf's ABI against the header and VERSION)
+	$(Q)tools/check-abi.sh include/peakbpf/peakbpf.h src/lib/libpeakbpf.map $(OUTPUT)/libpeakbpf.so $(VERSION)
 
 # No file over 600 lines and no function over 80 in src/ and bpf/.
 check-size:
@@ -342,8 +348,23 @@ integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # fresh Debian machine; the recursive make re-reads pkg-config afterwards.
 # check ends with the benchmark in its short mode (so it cannot rot) and the
 # integration suite inside Debian's 5.10, 6.1 and 6.12 kernels (vmtest).
+# One target a line: branches that add a check then merge cleanly.
+CHECKS := \
+	unit \
+	unit-asan \
+	check-layers \
+	check-size \
+	check-abi \
+	check-cli-api \
+	check-docs \
+	fuzz \
+	integration \
+	lib-test \
+	python-test \
+	bench-short \
+	vmtest
 check: deps
-	$(Q)$(MAKE) --no-print-directory unit unit-asan check-layers check-size check-cli-api fuzz integration lib-test python-test bench-short vmtest
+	$(Q)$(MAKE) --no-print-directory $(CHECKS)
 
 # The public API on workload shapes, built with pkg-config against a DESTDIR
 # install (tests/lib); then the Python package and its pytest plugin.
@@ -382,5 +403,6 @@ install: $(OUTPUT)/peakbpf lib
 # make bench / bench-short / bench-cpus (tools/bench) and make vmtest (tools/vm).
 include tools/bench/bench.mk
 include tools/vm/vm.mk
+include tools/docs.mk
 
 -include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d)

@@ -300,4 +300,15 @@ static inline __s64 cache_bound_pages(__s64 events, __s64 cached, int empty, __s
 	return (cached > 0 ? cached : 0) + left * fault_pages;
 }
 
+/*
+ * The sizes the per-event cost rests on (docs/design.md, "The filter" and
+ * what follows): checked where both the BPF side and userspace compile.
+ */
+_Static_assert(__builtin_offsetof(struct mm_state, tree) == 64,
+	       "what every event touches of an mm is its first 64 bytes, one cache line");
+_Static_assert(sizeof(struct tree_state) % 64 == 0,
+	       "trees start on cache lines of their own: no false sharing between trees");
+_Static_assert(__builtin_offsetof(struct hot_state, cpu_offset) + 120 * sizeof(__u64) <= 4096,
+	       "the trees and the per-CPU offsets of 120 CPUs share the first page of .bss");
+
 #endif

@@ -9,7 +9,7 @@ measure() measures the calling process and every descendant during the
 block (subprocess, multiprocessing with any start method, native threads;
 native code holding the GIL too: the kernel does the work). The BPF
 programs are loaded once per process, at the first block, and every block
-after reuses them: a block is two window cuts (see README.md for the cost).
+after reuses them: a block is two window cuts (see docs/python.md for the cost).
 Blocks nest, and blocks in several threads may overlap: a block's figure
 folds every window cut while it was open, so its peak is the largest over
 its span. measure(pid=N) measures process N and its descendants instead

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 #include <peakbpf/peakbpf.h>
+#include "clock.h"
 #include "cli.h"
 #include "attach.h"
 #include "command.h"
@@ -45,14 +46,6 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ar
 }
 
 /* CLOCK_MONOTONIC, libpeakbpf's clock (peakbpf_figure_times). */
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static double timeval_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
@@ -530,7 +523,7 @@ static int run_prepare(struct run *r)
 	libbpf_set_print(libbpf_log);
 	/* --record closes 100 windows a second: the bpf source alone, if it
 	 * can be used, as a cgroup read beside it doubles each close's cost
-	 * (README, "A multi-node job"). */
+	 * (docs/multi-node.md). */
 	if (o->record_dir && o->source == PEAKBPF_SOURCE_AUTO) {
 		po.source = PEAKBPF_SOURCE_BPF;
 		if (peakbpf_open(&po, &r->session, why, sizeof(why)))

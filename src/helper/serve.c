@@ -27,11 +27,13 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "helper_proto.h"
 #include "host.h"
 #include "tracker_api.h"
 #include "pidns.h"
 #include "serve.h"
+#include "sources.h"
 #include "status.h"
 
 #define SERVE_MAX_CLIENTS 64
@@ -180,7 +182,7 @@ static void set_pid_depth(struct client *c)
 	unsigned depth;
 	int err = pidns_depth_of(c->cred.pid, &depth);
 
-	tracker_set_pid_depth(bpf_source_tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
+	tracker_set_pid_depth(c->src->ops->tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
 }
 
 static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
@@ -361,7 +363,7 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 		return err;
 	}
 	hp_figure_to(&r->u.figure, &f);
-	bpf_source_window_counters(c->src, &r->u.figure.counters);
+	c->src->ops->counters(c->src, true, &r->u.figure.counters);
 	return 0;
 }
 

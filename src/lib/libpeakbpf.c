@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <peakbpf/peakbpf.h>
+#include "clock.h"
+#include "fileutil.h"
 #include "host.h"
 #include "tracker_api.h"
 #include "report.h"
@@ -24,49 +26,23 @@ PEAKBPF_API const char *peakbpf_version(void)
 
 /* The caller's options, libbpf-style: fields past its sz are zero, and
  * fields past ours must be zero. */
-static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
+int lib_copy_sized(const void *in, size_t in_sz, void *out, size_t out_sz)
 {
-	size_t n;
-
-	memset(out, 0, sizeof(*out));
+	memset(out, 0, out_sz);
 	if (!in)
 		return 0;
-	if (in->sz < sizeof(in->sz))
+	if (in_sz < sizeof(size_t))
 		return -EINVAL;
-	n = in->sz < sizeof(*out) ? in->sz : sizeof(*out);
-	for (size_t i = sizeof(*out); i < in->sz; i++)
+	for (size_t i = out_sz; i < in_sz; i++)
 		if (((const char *)in)[i])
 			return -E2BIG;
-	memcpy(out, in, n);
+	memcpy(out, in, in_sz < out_sz ? in_sz : out_sz);
 	return 0;
 }
 
-static int session_choice(enum peakbpf_source src, enum source_choice *out)
+static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
 {
-	switch (src) {
-	case PEAKBPF_SOURCE_AUTO:
-		*out = SOURCE_AUTO;
-		return 0;
-	case PEAKBPF_SOURCE_BPF:
-		*out = SOURCE_BPF;
-		return 0;
-	case PEAKBPF_SOURCE_CGROUP:
-		*out = SOURCE_CGROUP;
-		return 0;
-	case PEAKBPF_SOURCE_PROC:
-		*out = SOURCE_PROC;
-		return 0;
-	case PEAKBPF_SOURCE_RUSAGE:
-		*out = SOURCE_RUSAGE;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-static void set_why(char *why, size_t len, const char *msg)
-{
-	if (why && len)
-		snprintf(why, len, "%s", msg);
+	return lib_copy_sized(in, in ? in->sz : 0, out, sizeof(*out));
 }
 
 PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_session **out,
@@ -88,7 +64,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 			"(PEAKBPF_OPTS) and leave unknown fields zero");
 		return err;
 	}
-	if (session_choice(o.source, &so.source)) {
+	so.source = o.source;
+	if (!session_source_known(o.source)) {
 		set_why(why, why_len, "unknown source: use PEAKBPF_SOURCE_AUTO, _BPF, _CGROUP, _PROC or _RUSAGE");
 		return -EINVAL;
 	}
@@ -202,7 +179,7 @@ PEAKBPF_API int peakbpf_start(struct peakbpf_session *p)
 
 PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_figure **out)
 {
-	struct record rec = { .kind = "window" };
+	struct report rec = { .kind = REPORT_WINDOW };
 	uint64_t now;
 	int err;
 
@@ -230,7 +207,7 @@ PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_f
 
 PEAKBPF_API int peakbpf_run_figure(struct peakbpf_session *p, struct peakbpf_figure **out)
 {
-	struct record rec = { .kind = "run" };
+	struct report rec = { .kind = REPORT_RUN };
 
 	if (!p || !out)
 		return -EINVAL;
@@ -278,7 +255,7 @@ PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *p, const char *lab
 
 PEAKBPF_API int peakbpf_timeline_write(struct peakbpf_session *p, const char *path)
 {
-	struct record rec = { .kind = "run" };
+	struct report rec = { .kind = REPORT_RUN };
 	uint64_t peak_bytes = 0, peak_ns = 0;
 	char err[512];
 	int rc;
@@ -328,7 +305,7 @@ PEAKBPF_API void peakbpf_unload(void)
 
 PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *p)
 {
-	return p ? session_host(p->s)->bpf_load : NULL;
+	return p ? session_bpf_load(p->s) : NULL;
 }
 
 /* ---- a command's run, the tree's processes, the helper ---- */

@@ -9,7 +9,7 @@
 #include "libpeakbpf_internal.h"
 
 /* Copy a record into a figure that owns everything it points to. */
-struct peakbpf_figure *lib_figure_from(const struct record *rec, const struct peakbpf_session *p)
+struct peakbpf_figure *lib_figure_from(const struct report *rec, const struct peakbpf_session *p)
 {
 	struct peakbpf_figure *f = calloc(1, sizeof(*f));
 	size_t n = rec->n_others < OTHERS_MAX ? rec->n_others : OTHERS_MAX;
@@ -181,7 +181,7 @@ static double since_s(uint64_t t0, uint64_t t)
 }
 
 /* The record a figure renders; others must hold OTHERS_MAX. */
-static void record_of(const struct peakbpf_figure *f, struct record *rec, struct figure *others)
+static void record_of(const struct peakbpf_figure *f, struct report *rec, struct figure *others)
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->kind = f->kind;
@@ -203,7 +203,7 @@ static void record_of(const struct peakbpf_figure *f, struct record *rec, struct
 }
 
 /* Render into a memory stream, then into buf, like snprintf. */
-static int render(const struct record *rec, enum peakbpf_format format, const char *extra,
+static int render(const struct report *rec, enum peakbpf_format format, const char *extra,
 		  bool strip_newline, char *buf, size_t len)
 {
 	char *text = NULL;
@@ -239,7 +239,7 @@ static int render(const struct record *rec, enum peakbpf_format format, const ch
 PEAKBPF_API int peakbpf_figure_json(const struct peakbpf_figure *f, char *buf, size_t len)
 {
 	struct figure others[OTHERS_MAX];
-	struct record rec;
+	struct report rec;
 
 	if (!f || (!buf && len))
 		return -EINVAL;
@@ -252,16 +252,14 @@ PEAKBPF_API int peakbpf_figure_format(const struct peakbpf_figure *f, const stru
 {
 	struct peakbpf_format_opts o = { 0 };
 	struct figure others[OTHERS_MAX];
-	struct record rec;
-	size_t n;
+	struct report rec;
+	int err;
 
-	if (!f || !opts || (!buf && len) || opts->sz < sizeof(opts->sz))
+	if (!f || !opts || (!buf && len))
 		return -EINVAL;
-	n = opts->sz < sizeof(o) ? opts->sz : sizeof(o);
-	for (size_t i = sizeof(o); i < opts->sz; i++)
-		if (((const char *)opts)[i])
-			return -E2BIG;
-	memcpy(&o, opts, n);
+	err = lib_copy_sized(opts, opts->sz, &o, sizeof(o));
+	if (err)
+		return err;
 	if (o.format != PEAKBPF_FORMAT_JSON && o.format != PEAKBPF_FORMAT_TEXT &&
 	    o.format != PEAKBPF_FORMAT_TEXT_WINDOW)
 		return -EINVAL;

@@ -36,7 +36,7 @@ struct peakbpf_session {
 
 struct peakbpf_figure {
 	struct figure fig;
-	const char *kind;               /* "window" or "run" */
+	enum report_kind kind;
 	bool other;                     /* another source's, inside a figure */
 	unsigned window;                /* 0: the run's */
 	unsigned windows;
@@ -57,6 +57,10 @@ struct peakbpf_figure {
 
 /* A record copied into a figure that owns everything it points to; NULL:
  * out of memory. */
-struct peakbpf_figure *lib_figure_from(const struct record *rec, const struct peakbpf_session *p);
+struct peakbpf_figure *lib_figure_from(const struct report *rec, const struct peakbpf_session *p);
+/* A caller's options struct of in_sz bytes into ours of out_sz,
+ * libbpf-style: fields past in_sz are zero, and fields past ours must be
+ * zero (-E2BIG); in_sz below a size_t: -EINVAL. */
+int lib_copy_sized(const void *in, size_t in_sz, void *out, size_t out_sz);
 
 #endif

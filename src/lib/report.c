@@ -6,6 +6,17 @@
 #include "unique_api.h"
 #include "units.h"
 
+const char *report_kind_name(enum report_kind k)
+{
+	static const char *const names[] = {
+#define REPORT_KIND_NAME(id, name) [REPORT_##id] = name,
+		REPORT_KINDS(REPORT_KIND_NAME)
+#undef REPORT_KIND_NAME
+	};
+
+	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}
+
 #define SHARED_NOTE "summed RSS: shared and copy-on-write pages count once per address space that maps them"
 
 static const char *exact_path_name(int err)
@@ -178,19 +189,14 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 	json_end_object(w);
 }
 
-void report_json(const struct record *r, FILE *out)
-{
-	report_json_extra(r, NULL, out);
-}
-
-void report_json_extra(const struct record *r, const char *extra, FILE *out)
+void report_json_extra(const struct report *r, const char *extra, FILE *out)
 {
 	struct json_writer w;
 	size_t i;
 
 	json_init(&w, out);
 	json_begin_object(&w);
-	json_kv_string(&w, "record", r->kind);
+	json_kv_string(&w, "record", report_kind_name(r->kind));
 	if (r->window)
 		json_kv_uint(&w, "window", r->window);
 	else
@@ -249,7 +255,7 @@ static void human_peak(const struct figure *f, char *buf, size_t len)
 		snprintf(buf, len, "%s (%s, not exact, error unknown)", peak, f->source);
 }
 
-void report_human_window(const struct record *r, FILE *out)
+void report_human_window(const struct report *r, FILE *out)
 {
 	const struct figure *f = &r->primary;
 	char peak[128], base[32], growth[32];
@@ -289,7 +295,7 @@ static void human_holders(const struct figure *f, unsigned top, FILE *out)
  * 10 %: the pages summed RSS counts in several processes (issue 17). With
  * --measure unique the summed figure is the first of the others.
  */
-static void human_unique(const struct record *r, FILE *out)
+static void human_unique(const struct report *r, FILE *out)
 {
 	const struct figure *summed = &r->primary, *u = r->unique;
 	char peak[128];
@@ -322,12 +328,7 @@ static void human_load(const struct host_facts *h, FILE *out)
 			h->probe_ms + h->load_ms + h->learn_ms + h->attach_ms);
 }
 
-void report_human(const struct record *r, FILE *out)
-{
-	report_human_extra(r, NULL, out);
-}
-
-void report_human_extra(const struct record *r, const char *extra, FILE *out)
+void report_human_extra(const struct report *r, const char *extra, FILE *out)
 {
 	const struct figure *f = &r->primary;
 	char peak[128], base[32], growth[32], a[32], fl[32], s[32];

@@ -18,8 +18,9 @@
 struct session {
 	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
 	size_t n_sources;
-	struct source *bpf;             /* also in sources[], when open */
-	struct source *helper;          /* the bpf source through peakbpf serve, instead */
+	/* The source that tracks the tree in the kernel, also in sources[]:
+	 * bpf here, or through peakbpf serve; NULL: neither is open. */
+	struct source *kernel;
 	char notes[SESSION_MAX_NOTES][192];
 	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
 	size_t n_notes;
@@ -98,7 +99,7 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 				 strerror(-err));
 		return err;
 	}
-	s->bpf = src;
+	s->kernel = src;
 	s->host.bpf_loaded = true;
 	add_source(s, src);
 	return 0;
@@ -128,8 +129,8 @@ static const char *helper_lacks(const struct session_opts *o)
 
 /* The helper stands in for bpf: when asked to; when its socket exists and
  * bpf cannot be used here; and, unless no_helper, by default whenever the
- * socket exists and the helper serves what is asked (open_helper falls
- * back to a load here when it does not answer). */
+ * socket exists and the helper serves what is asked (open_bpf_or_helper
+ * falls back to a load here when it does not answer). */
 static bool want_helper(const struct session_opts *o, const char *no_bpf)
 {
 	if (o->use_helper)
@@ -147,7 +148,7 @@ static int open_helper(struct session *s, const struct session_opts *o, char *wh
 
 	if (err)
 		return err;
-	s->helper = src;
+	s->kernel = src;
 	s->host.bpf_load = "helper";
 	snprintf(s->host.helper_path, sizeof(s->host.helper_path), "%s", helper_path(o));
 	add_source(s, src);
@@ -174,20 +175,42 @@ static int open_bpf_or_helper(struct session *s, const struct session_opts *o, c
 	return open_bpf(s, o, why, len);
 }
 
-typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
-			      char *why, size_t whylen);
+/*
+ * The sources --source (opts.source) can name, one row each, but bpf,
+ * which is here or through the helper (open_named). A new source is its
+ * file (sources.h declares its open), a row here, the public enum's value
+ * (include/peakbpf/peakbpf.h) and its place in open_auto's order.
+ */
+static const struct {
+	enum peakbpf_source id;
+	source_open_fn open;
+} named_sources[] = {
+	{ PEAKBPF_SOURCE_CGROUP, cgroup_source_open },
+	{ PEAKBPF_SOURCE_PROC, proc_source_open },
+	{ PEAKBPF_SOURCE_RUSAGE, rusage_source_open },
+};
+
+#define N_NAMED (sizeof(named_sources) / sizeof(named_sources[0]))
+
+bool session_source_known(enum peakbpf_source source)
+{
+	if (source == PEAKBPF_SOURCE_AUTO || source == PEAKBPF_SOURCE_BPF)
+		return true;
+	for (size_t i = 0; i < N_NAMED; i++)
+		if (named_sources[i].id == source)
+			return true;
+	return false;
+}
 
 /* A source named by --source: it, or the reason it cannot be used. */
 static int open_named(struct session *s, const struct session_opts *o,
 		      const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
-	source_open_fn open_fn;
 	struct source *src;
 	char reason[192];
 	int err;
 
-	switch (o->source) {
-	case SOURCE_BPF:
+	if (o->source == PEAKBPF_SOURCE_BPF) {
 		if (no_bpf && want_helper(o, no_bpf))
 			err = open_helper(s, o, why, whylen);
 		else if (no_bpf) {
@@ -199,23 +222,17 @@ static int open_named(struct session *s, const struct session_opts *o,
 		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		return err;
-	case SOURCE_CGROUP:
-		open_fn = cgroup_source_open;
-		break;
-	case SOURCE_PROC:
-		open_fn = proc_source_open;
-		break;
-	case SOURCE_RUSAGE:
-		open_fn = rusage_source_open;
-		break;
-	default:
-		snprintf(why, whylen, "unknown source %d", (int)o->source);
-		return -EINVAL;
 	}
-	err = open_fn(so, &src, why, whylen);
-	if (!err)
-		add_source(s, src);
-	return err;
+	for (size_t i = 0; i < N_NAMED; i++) {
+		if (named_sources[i].id != o->source)
+			continue;
+		err = named_sources[i].open(so, &src, why, whylen);
+		if (!err)
+			add_source(s, src);
+		return err;
+	}
+	snprintf(why, whylen, "unknown source %d", (int)o->source);
+	return -EINVAL;
 }
 
 /* The unique memory of the tree's own cgroup, from the tracker's object
@@ -224,15 +241,15 @@ static void open_unique(struct session *s, const char *no_bpf, const char *bpf_w
 {
 	char why[160];
 
-	if (s->helper)
+	if (s->kernel && !s->kernel->ops->tracker)
 		snprintf(s->unique_why, sizeof(s->unique_why), "through the helper: not measured (it serves "
 			 "summed RSS; --measure unique or --no-helper measures it here)");
 	else if (no_bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
-	else if (!s->bpf)
+	else if (!s->kernel)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", bpf_why);
-	else if (unique_open(bpf_source_tracker(s->bpf), s->unique_cgroup_id, s->host.page_size, &s->unique,
-			     why, sizeof(why)))
+	else if (unique_open(s->kernel->ops->tracker(s->kernel), s->unique_cgroup_id, s->host.page_size,
+			     &s->unique, why, sizeof(why)))
 		snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
 }
 
@@ -286,7 +303,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	if (o->command_mode && !s->unique && !cgroup_source_is_exclusive(src))
 		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
 			 no_own_cgroup);
-	if ((!s->bpf && !s->helper) || o->with_proc) {
+	if (!s->kernel || o->with_proc) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			add_source(s, src);
 		else
@@ -328,7 +345,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	snprintf(s->unique_why, sizeof(s->unique_why), "%s",
 		 o->command_mode ? "the tree has no cgroup of its own: only --source auto makes one"
 				 : "attach mode: the tree has no cgroup of its own");
-	if (o->source == SOURCE_AUTO)
+	if (o->source == PEAKBPF_SOURCE_AUTO)
 		err = open_auto(s, o, &so, no_bpf, why, whylen);
 	else
 		err = open_named(s, o, &so, no_bpf, why, whylen);
@@ -349,10 +366,8 @@ static void drop_source(struct session *s, size_t i, const char *what, int err)
 	size_t tail;
 
 	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
-	if (src == s->bpf)
-		s->bpf = NULL;
-	if (src == s->helper)
-		s->helper = NULL;
+	if (src == s->kernel)
+		s->kernel = NULL;
 	src->ops->destroy(src);
 	tail = s->n_sources - i - 1;
 	memmove(&s->sources[i], &s->sources[i + 1], tail * sizeof(s->sources[0]));
@@ -396,23 +411,16 @@ int session_start(struct session *s)
 }
 
 /* Counters, host facts and notes. */
-static void fill_context(struct session *s, struct record *rec)
+static void fill_context(struct session *s, struct report *rec)
 {
-	if (s->bpf) {
-		if (rec->kind && !strcmp(rec->kind, "window"))
-			bpf_source_window_counters(s->bpf, &s->counters);
-		else
-			bpf_source_counters(s->bpf, &s->counters);
-		/* The run's end: check the incremental sums of the mms still
-		 * alive against full per-CPU sums (O(mms x CPUs), once). */
-		if (rec->kind && !strcmp(rec->kind, "run"))
-			bpf_source_check_sums(s->bpf, &s->counters);
+	const struct source_ops *ops = s->kernel ? s->kernel->ops : NULL;
+
+	rec->counters = NULL;
+	if (ops && ops->counters) {
+		ops->counters(s->kernel, rec->kind == REPORT_WINDOW, &s->counters);
+		if (rec->kind == REPORT_RUN && ops->check_sums)
+			ops->check_sums(s->kernel, &s->counters);
 		rec->counters = &s->counters;
-	} else if (s->helper) {
-		helper_source_counters(s->helper, &s->counters);
-		rec->counters = &s->counters;
-	} else {
-		rec->counters = NULL;
 	}
 	rec->host = &s->host;
 	rec->skipped = s->note_ptrs;
@@ -424,7 +432,7 @@ static void fill_context(struct session *s, struct record *rec)
  * best first), else the best source's; the others go beside it in order.
  * Without any source, rec->primary is left empty.
  */
-static void choose_primary(struct session *s, const struct figure *figs, struct record *rec)
+static void choose_primary(struct session *s, const struct figure *figs, struct report *rec)
 {
 	size_t i, primary = 0;
 
@@ -449,7 +457,7 @@ static void choose_primary(struct session *s, const struct figure *figs, struct 
  * figure measured, it becomes the primary, and the summed one goes first
  * among the others.
  */
-static void place_unique(struct session *s, const struct figure *u, struct record *rec)
+static void place_unique(struct session *s, const struct figure *u, struct report *rec)
 {
 	rec->unique = u;
 	if (!s->measure_unique || !u->measured || rec->n_others >= SESSION_MAX_SOURCES)
@@ -476,7 +484,7 @@ static void close_unique(struct session *s)
 	figure_merge(&s->unique_run, f, s->windows == 0);
 }
 
-int session_close_window(struct session *s, struct record *rec)
+int session_close_window(struct session *s, struct report *rec)
 {
 	for (size_t i = 0; i < s->n_sources; i++) {
 		struct figure *f = &s->figures[i];
@@ -502,7 +510,7 @@ int session_close_window(struct session *s, struct record *rec)
 	return 0;
 }
 
-void session_fill_run(struct session *s, struct record *rec)
+void session_fill_run(struct session *s, struct report *rec)
 {
 	fill_context(s, rec);
 	choose_primary(s, s->run_figures, rec);
@@ -517,19 +525,27 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 			s->sources[i]->ops->command_exited(s->sources[i], pid, ru);
 }
 
+/* The kernel source's optional operation op, or NULL. */
+#define KERNEL_OP(s, op) ((s)->kernel ? (s)->kernel->ops->op : NULL)
+
 int64_t session_procs_live(struct session *s)
 {
-	return s->bpf ? bpf_source_procs_live(s->bpf) : -1;
+	return KERNEL_OP(s, procs_live) ? s->kernel->ops->procs_live(s->kernel) : -1;
 }
 
 const char *session_helper_why(const struct session *s)
 {
-	return helper_source_why(s->helper);
+	return KERNEL_OP(s, refusal) ? s->kernel->ops->refusal(s->kernel) : NULL;
+}
+
+const char *session_bpf_load(const struct session *s)
+{
+	return s->host.bpf_load;
 }
 
 bool session_has_bpf(const struct session *s)
 {
-	return s->bpf != NULL;
+	return KERNEL_OP(s, tracker) != NULL;
 }
 
 const char *session_note(const struct session *s, size_t i)
@@ -542,24 +558,21 @@ const char *session_source_name(const struct session *s)
 	return s->n_sources ? s->sources[0]->name : "unavailable";
 }
 
-const struct host_facts *session_host(const struct session *s)
+int session_drain_sums(struct session *s, source_sum_fn fn, void *ctx, uint64_t *drops)
 {
-	return &s->host;
-}
-
-int session_drain_sums(struct session *s, session_sum_fn fn, void *ctx, uint64_t *drops)
-{
-	return s->bpf ? bpf_source_drain_sums(s->bpf, fn, ctx, drops) : -EOPNOTSUPP;
+	return KERNEL_OP(s, drain_sums) ? s->kernel->ops->drain_sums(s->kernel, fn, ctx, drops)
+					: -EOPNOTSUPP;
 }
 
 int session_mm_identity(struct session *s, uint64_t key, uint32_t tgid, uint32_t *vpid, char *comm)
 {
-	return s->bpf ? bpf_source_mm_identity(s->bpf, key, tgid, vpid, comm) : -EOPNOTSUPP;
+	return KERNEL_OP(s, mm_identity) ? s->kernel->ops->mm_identity(s->kernel, key, tgid, vpid, comm)
+					 : -EOPNOTSUPP;
 }
 
 int64_t session_window_start_pages(struct session *s)
 {
-	return s->bpf ? bpf_source_window_start_pages(s->bpf) : 0;
+	return KERNEL_OP(s, window_start_pages) ? s->kernel->ops->window_start_pages(s->kernel) : 0;
 }
 
 void session_close(struct session *s)

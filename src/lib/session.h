@@ -11,24 +11,18 @@
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <peakbpf/peakbpf.h>
 #include "report.h"
 #include "source.h"
 
-enum source_choice {
-	SOURCE_AUTO,
-	SOURCE_BPF,
-	SOURCE_CGROUP,
-	SOURCE_PROC,
-	SOURCE_RUSAGE,
-};
 
 struct session_opts {
-	enum source_choice source;
+	enum peakbpf_source source;     /* the public API's: AUTO, or the one source to use */
 	bool command_mode;
 	uint32_t max_tracked;
 	uint64_t sample_interval_ns;    /* proc sampler; 0: 100 ms */
 	const char *cgroup_root;        /* NULL: $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup */
-	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (--compare-sampler) */
+	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (the record of the sum) */
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
 	/* peakbpf serve: the bpf source through the helper at helper_path
 	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used whenever its
@@ -43,6 +37,9 @@ struct session_opts {
 	 * session (bpf_source_open: one load per process). */
 	bool keep_loaded;
 };
+
+/* Whether source names one the session can open. */
+bool session_source_known(enum peakbpf_source source);
 
 /* Opaque: read it through the functions below. */
 struct session;
@@ -67,16 +64,19 @@ int session_start(struct session *s);
  * context (counters, host facts, notes). rec's pointers stay valid until
  * the next session_close_window or session_fill_run.
  */
-int session_close_window(struct session *s, struct record *rec);
+int session_close_window(struct session *s, struct report *rec);
 /* The same for the whole run so far, from the windows closed until now;
  * rec->windows is how many. */
-void session_fill_run(struct session *s, struct record *rec);
+void session_fill_run(struct session *s, struct report *rec);
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru);
 /* Processes of the tree alive now (bpf only), or -1 when unknown. */
 int64_t session_procs_live(struct session *s);
 /* Whether the bpf source is open: the exact figure, and the record of the
- * sum (--compare-sampler). */
+ * sum (--timeline, --compare-sampler, --record, the library's timeline). */
 bool session_has_bpf(const struct session *s);
+/* How the bpf source came (host_facts.bpf_load): "loaded", "reused",
+ * "helper"; NULL: none. */
+const char *session_bpf_load(const struct session *s);
 /* The helper's reason for refusing the last request ("" if none), or
  * NULL when the session does not use the helper. */
 const char *session_helper_why(const struct session *s);
@@ -86,16 +86,13 @@ const char *session_note(const struct session *s, size_t i);
 /* The best source's name ("bpf", "cgroup", "proc", "rusage"), or
  * "unavailable" when none could be used. */
 const char *session_source_name(const struct session *s);
-/* Facts about this machine; those of the tracker once bpf is open. */
-const struct host_facts *session_host(const struct session *s);
 /*
  * --timeline, --compare-sampler: hand every change of the tree sum recorded
  * since the last call to fn (struct sum_event, bpf/tracker.h), and the
  * changes lost so far to *drops. -EOPNOTSUPP without the bpf source.
  */
 struct sum_event;
-typedef int (*session_sum_fn)(void *ctx, const struct sum_event *e);
-int session_drain_sums(struct session *s, session_sum_fn fn, void *ctx, uint64_t *drops);
+int session_drain_sums(struct session *s, source_sum_fn fn, void *ctx, uint64_t *drops);
 /* Who uses the mm a sum_event names: PID in peakbpf's namespace (0 if not
  * visible) and comm (16 bytes). -ENOENT unknown, -EOPNOTSUPP without bpf. */
 int session_mm_identity(struct session *s, uint64_t key, uint32_t tgid, uint32_t *vpid, char *comm);

@@ -7,15 +7,28 @@
 #include <strings.h>
 #include "timeline.h"
 
+static const struct {
+	const char *ext;
+	bool loads;
+} formats[TL_FORMAT_COUNT] = {
+#define TL_FORMAT_ROW(id, e, l) [TL_FORMAT_##id] = { .ext = e, .loads = l },
+	TL_FORMATS(TL_FORMAT_ROW)
+#undef TL_FORMAT_ROW
+};
+
 enum tl_format timeline_format_of(const char *path)
 {
-	static const char *const ext[] = { ".json", ".csv", ".svg", ".html" };
 	const char *dot = path ? strrchr(path, '.') : NULL;
 
-	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
-		if (!strcasecmp(dot, ext[i]))
+	for (int i = 0; dot && i < TL_FORMAT_COUNT; i++)
+		if (!strcasecmp(dot, formats[i].ext))
 			return (enum tl_format)i;
 	return TL_FORMAT_NONE;
+}
+
+bool timeline_format_loads(enum tl_format f)
+{
+	return f > TL_FORMAT_NONE && f < TL_FORMAT_COUNT && formats[f].loads;
 }
 
 int timeline_init(struct timeline *t, uint64_t start_ns, uint64_t unit_bytes, size_t max_buckets)

@@ -98,17 +98,29 @@ struct tl_tracks {
 	uint64_t admitted, evicted;     /* lines started, lines dropped for a larger mm */
 };
 
+/*
+ * Every format of a timeline file: its id, its extension, and whether
+ * `peakbpf plot` reads it back (timeline_load). A new format is a row here
+ * and its writer in timeline_export.c's table.
+ */
+#define TL_FORMATS(X) \
+	X(JSON, ".json", true) \
+	X(CSV, ".csv", true) \
+	X(SVG, ".svg", false) \
+	X(HTML, ".html", false)
+
 enum tl_format {
 	TL_FORMAT_NONE = -1,
-	TL_FORMAT_JSON,
-	TL_FORMAT_CSV,
-	TL_FORMAT_SVG,
-	TL_FORMAT_HTML,
+#define TL_FORMAT_ID(id, ext, loads) TL_FORMAT_##id,
+	TL_FORMATS(TL_FORMAT_ID)
+#undef TL_FORMAT_ID
+	TL_FORMAT_COUNT
 };
 
-/* The format a file name's extension names (case-insensitive), or NONE:
- * .json, .csv, .svg, .html (timeline_export.h writes them). */
+/* The format a file name's extension names (case-insensitive), or NONE. */
 enum tl_format timeline_format_of(const char *path);
+/* Whether timeline_load reads f back. */
+bool timeline_format_loads(enum tl_format f);
 
 /* Start empty at start_ns. max_buckets 0: TIMELINE_MAX_BUCKETS; else a
  * power of two >= 2 (tests use small ones). 0 or -EINVAL. */

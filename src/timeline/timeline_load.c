@@ -230,7 +230,7 @@ int timeline_load(const char *path, struct timeline *t, char *title, size_t titl
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if (f != TL_FORMAT_JSON && f != TL_FORMAT_CSV) {
+	if (!timeline_format_loads(f)) {
 		snprintf(err, errlen, "%s: a timeline to plot is a .json or .csv file that --timeline wrote", path);
 		return -EINVAL;
 	}

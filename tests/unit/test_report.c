@@ -50,7 +50,7 @@ struct fixture {
 	struct host_facts host;
 	struct bpf_counters counters;
 	struct command_facts command;
-	struct record rec;
+	struct report rec;
 };
 
 static void make_fixture(struct fixture *x)
@@ -64,8 +64,8 @@ static void make_fixture(struct fixture *x)
 		.argv = test_argv, .pid = 42, .wait_status = 3 << 8,
 		.user_s = 0.5, .sys_s = 0.25, .descendants_alive = 0,
 	};
-	x->rec = (struct record){
-		.kind = "run", .windows = 1, .start_s = 0, .end_s = 2.0, .t0_ns = 10 * SEC,
+	x->rec = (struct report){
+		.kind = REPORT_RUN, .windows = 1, .start_s = 0, .end_s = 2.0, .t0_ns = 10 * SEC,
 		.primary = bpf_figure(),
 		.counters = &x->counters, .host = &x->host,
 	};
@@ -74,7 +74,7 @@ static void make_fixture(struct fixture *x)
 
 /* The CLI's record: the library's rendering with the CLI's own part
  * (run_report.c) as its extra. */
-static void rec_json(const struct record *r, FILE *out)
+static void rec_json(const struct report *r, FILE *out)
 {
 	char *extra = run_report_json(&ctx);
 
@@ -83,7 +83,7 @@ static void rec_json(const struct record *r, FILE *out)
 	free(extra);
 }
 
-static void rec_human(const struct record *r, FILE *out)
+static void rec_human(const struct report *r, FILE *out)
 {
 	struct run_context c = ctx;
 	char *extra;
@@ -97,7 +97,7 @@ static void rec_human(const struct record *r, FILE *out)
 	free(extra);
 }
 
-static char *render(void (*fn)(const struct record *, FILE *), const struct record *r)
+static char *render(void (*fn)(const struct report *, FILE *), const struct report *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -145,7 +145,7 @@ static void test_json_window_and_others(void **state)
 
 	(void)state;
 	make_fixture(&x);
-	x.rec.kind = "window";
+	x.rec.kind = REPORT_WINDOW;
 	x.rec.window = 2;
 	x.rec.others = others;
 	x.rec.n_others = 2;
@@ -261,7 +261,7 @@ static void test_human_exact_and_window(void **state)
 	assert_null(strstr(s, "not exact"));
 	free(s);
 
-	x.rec.kind = "window";
+	x.rec.kind = REPORT_WINDOW;
 	x.rec.window = 3;
 	x.rec.start_s = 1.0;
 	x.rec.primary.baseline_bytes = 256 * MiB;
@@ -311,7 +311,7 @@ static void test_unique(void **state)
 	x.rec.others = &x.rec.primary;
 	x.rec.n_others = 1;
 	{
-		struct record r = x.rec;
+		struct report r = x.rec;
 
 		r.primary = u;
 		r.others = &x.rec.primary;

@@ -6,7 +6,7 @@
 # and without --timeline, for each peakbpf binary given (e.g. main's and a
 # branch's). Prints one line per run: "LABEL EVENTS RUN_NS NS_PER_EVENT",
 # then the median and pooled ns per event of each label. Root; REPS runs
-# each (default 12). A measurement for README.md, not a test.
+# each (default 12). A measurement for docs/timeline.md, not a test.
 #
 #   make OUTPUT=DIR all bench-tools
 #   OUTPUT=DIR tools/bench/timeline-cost.sh main=/path/to/old/peakbpf branch=DIR/peakbpf

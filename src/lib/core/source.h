@@ -33,7 +33,8 @@ struct holder {
 
 /* One source's figure for one window. Zero-initialise, then fill. */
 struct figure {
-	const char *source;             /* "bpf", "cgroup-v2", "cgroup-v1", "proc", "rusage" */
+	const char *source;             /* "bpf", "bpf-memcg" (unique memory), "cgroup-v2",
+					   "cgroup-v1", "proc", "rusage", or "unavailable" */
 	bool measured;                  /* false: no figure (peak_bytes means nothing) */
 	bool exact;
 	bool bound_known;               /* error_bound_bytes means something */
@@ -69,7 +70,19 @@ struct figure {
 };
 
 struct source;
+struct bpf_counters;
+struct sum_event;
+struct tracker;
 
+/* One recorded change of the sum (struct sum_event, bpf/tracker.h). */
+typedef int (*source_sum_fn)(void *ctx, const struct sum_event *e);
+
+/*
+ * What every source does, then what only some can: an optional operation
+ * is NULL where the source has none (the session asks, never which source
+ * it is). The bpf source has every one but refusal; the helper's, counters
+ * and refusal.
+ */
 struct source_ops {
 	/* A process of the tree, entered before it runs anything (command
 	 * mode: the forked child before exec) or at attach. */
@@ -83,6 +96,30 @@ struct source_ops {
 	 * when a source does not care. */
 	void (*command_exited)(struct source *s, pid_t pid, const void *rusage);
 	void (*destroy)(struct source *s);
+
+	/* ---- optional ---- */
+	/* The tracker's counters: as the last window closed them (at_cut),
+	 * or now. */
+	void (*counters)(struct source *s, bool at_cut, struct bpf_counters *c);
+	/* The run's end: check the incremental sums of the mms still alive
+	 * against full per-CPU sums (O(mms x CPUs), once), into c. */
+	void (*check_sums)(struct source *s, struct bpf_counters *c);
+	/* Processes of the tree alive now (no system call). */
+	int64_t (*procs_live)(struct source *s);
+	/* The record of the sum: hand every change recorded since the last
+	 * call to fn; drops: changes lost so far to a full ring. */
+	int (*drain_sums)(struct source *s, source_sum_fn fn, void *ctx, uint64_t *drops);
+	/* Who uses the mm a change names: PID in peakbpf's namespace (0 if not
+	 * visible) and comm; -ENOENT when unknown. */
+	int (*mm_identity)(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
+			   char comm[16]);
+	/* The tree sum (pages) when the open window began. */
+	int64_t (*window_start_pages)(struct source *s);
+	/* The loaded tracker, where it is this process's (unique memory reads
+	 * its object). */
+	struct tracker *(*tracker)(struct source *s);
+	/* Why the other side refused the last request ("" if it did not). */
+	const char *(*refusal)(const struct source *s);
 };
 
 struct source {

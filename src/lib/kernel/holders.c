@@ -3,7 +3,8 @@
  * Who held the memory at a window's peak: each mm's mark (tracker.h, struct
  * peak_mark), read after the cut, for the mms in the map and those that
  * left since the window began. Off the event path: one map walk per
- * closed window, only when a record is made.
+ * closed window (tracker_close_window), which source_bpf.c's start also
+ * calls, to open the first window: not only when a record is made.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -74,25 +75,19 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 	return err;
 }
 
-/* The departed ring, each entry read like a seqlock: skipped while the
- * kernel writes it (seq 0) or when it changed under the copy. */
+/* The mms that left since the window began, from the departed ring. */
 static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, struct holder_list *l)
 {
 	const struct departed_mm *ring = tracker_departed(t);
 	int err = 0;
 
 	for (size_t i = 0; i < MAX_DEPARTED && !err; i++) {
-		__u64 seq = __atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE);
 		struct departed_mm e;
 		struct holder h;
 		__s64 by_slot[RSS_SLOTS];
 
-		if (seq <= since)
-			continue;       /* empty, or left before the window */
-		memcpy(&e, &ring[i], sizeof(e));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE) != seq || e.tree != tracker_tree(t))
-			continue;
+		if (!departed_read(&ring[i], &e) || e.seq <= since || e.tree != tracker_tree(t))
+			continue;       /* empty, being written, left before the window, or another tree's */
 		holder_from(&h, e.tgid, e.vpid, e.own_peak, e.comm,
 			    holder_pages_at_peak(e.mark, NULL, w, peak, by_slot));
 		err = list_add(l, &h, by_slot);

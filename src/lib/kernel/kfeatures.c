@@ -11,9 +11,22 @@
 #include <bpf/libbpf.h>
 #include "kfeatures.h"
 
+/* Each probe is told the features probed before it (KFEATURES' order). */
+static bool assumed(const struct tracker_features *f)
+{
+	(void)f;
+	return true;
+}
+
+static bool after_load(const struct tracker_features *f)
+{
+	(void)f;
+	return false;
+}
+
 /* Load the smallest program with an atomic fetch-add:
  * r1 = 0; *(u64 *)(r10 - 8) = r1; r1 = 1; r1 = fetch_add(*(u64 *)(r10 - 8), r1). */
-static bool probe_fetch_atomics(void)
+static bool probe_fetch_atomics(const struct tracker_features *f)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 0 },
@@ -27,15 +40,18 @@ static bool probe_fetch_atomics(void)
 	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, NULL, "GPL", insns,
 			       sizeof(insns) / sizeof(insns[0]), NULL);
 
+	(void)f;
+
 	if (fd < 0)
 		return false;
 	close(fd);
 	return true;
 }
 
-static bool probe_percpu_sum(void)
+static bool probe_percpu_sum(const struct tracker_features *f)
 {
-	return libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
+	return f->has_fetch_atomics &&
+	       libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_SYSCALL, NULL) == 1 &&
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_loop, NULL) == 1 &&
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_map_lookup_percpu_elem, NULL) == 1 &&
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_SYSCALL, BPF_FUNC_probe_read_kernel, NULL) == 1;
@@ -66,10 +82,11 @@ static unsigned probe_fault_pages(void)
 }
 
 /* True unless tracefs is mounted and lists no such event. */
-static bool probe_memcg_stat_tp(void)
+static bool probe_memcg_stat_tp(const struct tracker_features *f)
 {
 	struct stat st;
 
+	(void)f;
 	if (stat("/sys/kernel/tracing/events", &st))
 		return true;            /* not mounted, or not ours to read: try */
 	return access("/sys/kernel/tracing/events/memcg/mod_memcg_lruvec_state", F_OK) == 0 ||
@@ -79,11 +96,9 @@ static bool probe_memcg_stat_tp(void)
 void features_probe(struct tracker_features *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->has_fetch_atomics = probe_fetch_atomics();
-	/* The per-CPU sums also exchange values: they need both. */
-	f->has_percpu_sum = f->has_fetch_atomics && probe_percpu_sum();
-	f->has_exit_mmap_tp = true;
-	f->has_memcg_stat_tp = probe_memcg_stat_tp();
+#define KFEATURE_PROBE(name, probe, bpf) f->has_##name = probe(f);
+	KFEATURES(KFEATURE_PROBE)
+#undef KFEATURE_PROBE
 	f->fault_pages = probe_fault_pages();
 	f->fault_pages_read = f->fault_pages > 0;
 	if (!f->fault_pages)
@@ -99,11 +114,9 @@ int features_lookup(const struct tracker_features *f, const char *name, bool *on
 		const char *name;
 		size_t offset;
 	} table[] = {
-		{ "fetch_atomics", offsetof(struct tracker_features, has_fetch_atomics) },
-		{ "percpu_sum", offsetof(struct tracker_features, has_percpu_sum) },
-		{ "exit_mmap_tp", offsetof(struct tracker_features, has_exit_mmap_tp) },
-		{ "percpu_rss", offsetof(struct tracker_features, has_percpu_rss) },
-		{ "memcg_stat_tp", offsetof(struct tracker_features, has_memcg_stat_tp) },
+#define KFEATURE_NAME(name, probe, bpf) { #name, offsetof(struct tracker_features, has_##name) },
+		KFEATURES(KFEATURE_NAME)
+#undef KFEATURE_NAME
 	};
 
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {

@@ -11,23 +11,39 @@
 
 #include <stdbool.h>
 
+/*
+ * Every feature is one row: X(NAME, PROBE, BPF), giving the flag has_NAME
+ * below, the name programs are suffixed with (NAME__F), and
+ *  - PROBE: what features_probe sets it to before load, a probe of
+ *    kfeatures.c, or assumed (true until the load says otherwise) or
+ *    after_load (false until the loaded object tells);
+ *  - BPF: RODATA when the BPF object reads it too, as the const volatile
+ *    has_NAME (bpf/compat.bpf.h) that tracker.c sets before load; else NONE.
+ *
+ * fetch_atomics: BPF atomics with a result: fetch-add, xchg, cmpxchg (5.12).
+ * percpu_sum: summing a counter over every CPU in BPF: syscall programs
+ *   (5.14), bpf_loop (5.17), bpf_map_lookup_percpu_elem (5.19); with
+ *   fetch_atomics, as the sums also exchange values.
+ * exit_mmap_tp: the mmap:exit_mmap tracepoint (6.1). Not probed before
+ *   load (that would parse the kernel's BTF once more): assumed, and
+ *   cleared when the load cannot find its attach target.
+ * percpu_rss: rss counters are percpu_counters (6.2): decided by CO-RE
+ *   inside the BPF object, reported by learn_cpu_offsets after load.
+ * memcg_stat_tp: the memcg statistic tracepoints (6.13): where tracefs is
+ *   mounted, its events directory tells (a stat, no BTF parse); elsewhere
+ *   assumed, and cleared when the load cannot find the attach target.
+ */
+#define KFEATURES(X) \
+	X(fetch_atomics, probe_fetch_atomics, RODATA) \
+	X(percpu_sum, probe_percpu_sum, NONE) \
+	X(exit_mmap_tp, assumed, NONE) \
+	X(percpu_rss, after_load, NONE) \
+	X(memcg_stat_tp, probe_memcg_stat_tp, NONE)
+
 struct tracker_features {
-	/* BPF atomics with a result: fetch-add, xchg, cmpxchg (5.12). */
-	bool has_fetch_atomics;
-	/* Summing a counter over every CPU in BPF: syscall programs (5.14),
-	 * bpf_loop (5.17), bpf_map_lookup_percpu_elem (5.19). */
-	bool has_percpu_sum;
-	/* The mmap:exit_mmap tracepoint (6.1). Not probed before load (that
-	 * would parse the kernel's BTF once more): assumed, and cleared when
-	 * the load cannot find its attach target. */
-	bool has_exit_mmap_tp;
-	/* rss counters are percpu_counters (6.2): decided by CO-RE inside
-	 * the BPF object, reported by learn_cpu_offsets after load. */
-	bool has_percpu_rss;
-	/* The memcg statistic tracepoints (6.13): where tracefs is mounted,
-	 * its events directory tells (a stat, no BTF parse); elsewhere
-	 * assumed, and cleared when the load cannot find the attach target. */
-	bool has_memcg_stat_tp;
+#define KFEATURE_FLAG(name, probe, bpf) bool has_##name;
+	KFEATURES(KFEATURE_FLAG)
+#undef KFEATURE_FLAG
 	int possible_cpus;
 	/* Before 6.2: the most pages one fault maps without an rss_stat
 	 * event, fault_around_bytes in pages (mm/memory.c, do_fault_around),

@@ -9,12 +9,13 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "tracker_internal.h"
 #include "tracker.skel.h"
 
 /* A tree of a shared load drains the load's ring: one tree at a time (the
  * process's load serves one run after another; peakbpf serve has none). */
-int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx)
+int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx)
 {
 	struct tracker *owner = t->base ? t->base : t;
 	int n;
@@ -41,19 +42,13 @@ int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, c
 		memcpy(comm, ms.comm, COMM_LEN);
 		return 0;
 	}
-	/* It left: the latest departure of that tgid, read like holders.c
-	 * reads the ring (skipped while written or when it changed). */
+	/* It left: the latest departure of that tgid. */
 	for (size_t i = 0; i < MAX_DEPARTED; i++) {
-		__u64 seq = __atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE);
 		struct departed_mm e;
 
-		if (!seq || seq <= best || ring[i].tgid != tgid || ring[i].tree != t->tree)
+		if (!departed_read(&ring[i], &e) || e.seq <= best || e.tgid != tgid || e.tree != t->tree)
 			continue;
-		memcpy(&e, &ring[i], sizeof(e));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&ring[i].seq, __ATOMIC_ACQUIRE) != seq || e.tgid != tgid)
-			continue;
-		best = seq;
+		best = e.seq;
 		*vpid = e.vpid;
 		memcpy(comm, e.comm, COMM_LEN);
 	}
@@ -221,14 +216,6 @@ static __u64 missed_runs(struct tracker_bpf *s)
 	return n;
 }
 
-__u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
-
 void tracker_read_tree(struct tracker *t, struct tree_state *out)
 {
 	/* A copy of memory the kernel updates concurrently: each field is
@@ -246,15 +233,6 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
 	out->events += out->tree.departed_events;
 	out->task_entries = live_tasks(t);
 	return 0;
-}
-
-static void raise_to(__s64 *peak, __s64 v)
-{
-	__s64 seen = LOAD(*peak);
-
-	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
-							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		;
 }
 
 /*

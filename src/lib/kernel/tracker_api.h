@@ -27,8 +27,6 @@ struct tracker_opts {
 	bool with_unique;       /* load the unique program (unique_api.h) */
 };
 
-/* One recorded change of the sum (struct sum_event, tracker.h). */
-typedef int (*tracker_sum_fn)(void *ctx, const struct sum_event *e);
 
 #define MAX_HOLDERS 256         /* holders kept per window, largest first */
 
@@ -79,13 +77,11 @@ int tracker_read(struct tracker *t, struct tree_reading *out);
  * values (a check; O(mms x CPUs)). -EOPNOTSUPP without the exact path. */
 int tracker_verify_sums(struct tracker *t, struct sum_check *out);
 /* Hand every recorded change of the sum, oldest first, to fn. */
-int tracker_drain_sums(struct tracker *t, tracker_sum_fn fn, void *ctx);
+int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx);
 /* Who uses mm key (with tgid, as a struct sum_event names it): its PID in
  * peakbpf's namespace (0 if not visible) and comm, from the mm's entry or,
  * once it left, the departed ring. -ENOENT when neither has it. */
 int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN]);
-/* CLOCK_MONOTONIC in ns, the clock of the kernel side's timestamps. */
-__u64 monotonic_ns(void);
 /* Which program removes an mm at teardown: "tp_btf/exit_mmap" or
  * "fentry/exit_mmap". */
 const char *tracker_teardown_hook(const struct tracker *t);
@@ -131,47 +127,5 @@ int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREE
 /* Detach and unload everything; NULL is fine. A tracker_open_tree tree:
  * tracker_clear_tree, then free it, leaving the load. */
 void tracker_close(struct tracker *t);
-
-/* The bpf source (source.h) built on the tracker. */
-struct source;
-struct host_facts;
-struct bpf_counters;
-
-struct bpf_source_opts {
-	__u32 max_tracked;
-	__u32 record_ring_bytes;
-	bool command_mode;      /* roots are commands stopped before exec */
-	bool with_unique;       /* tracker_opts */
-	/* Keep the process's load after this source closes, for the next
-	 * (bpf_source_open takes a tree of it while the options fit). */
-	bool keep_loaded;
-};
-
-/* Opens, loads and attaches; fills host's BPF facts. host must outlive it. */
-int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
-		    struct source **out);
-/* The bpf source on tree of shared's load (tracker_open_tree; max_tracked
- * caps the tree's mms and processes); destroying it clears the tree. */
-int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
-			 struct host_facts *host, struct source **out);
-/* Unload the process's load now if no source uses it, else with its last
- * source; and keep it no more. */
-void bpf_source_unload(void);
-void bpf_source_counters(struct source *s, struct bpf_counters *c);
-/* The counters as they were when the last window closed (no system call). */
-void bpf_source_window_counters(struct source *s, struct bpf_counters *c);
-/* Processes of the tree alive now (mapped memory, no system call). */
-int64_t bpf_source_procs_live(struct source *s);
-/* tracker_verify_sums into c (sums_checked false where it cannot run). */
-void bpf_source_check_sums(struct source *s, struct bpf_counters *c);
-/* --timeline, --compare-sampler: hand every recorded change to fn; drops so far. */
-int bpf_source_drain_sums(struct source *s, tracker_sum_fn fn, void *ctx, uint64_t *drops);
-/* tracker_mm_identity. */
-int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
-			   char comm[COMM_LEN]);
-/* The open window's baseline, pages. */
-int64_t bpf_source_window_start_pages(struct source *s);
-/* The tracker behind it. */
-struct tracker *bpf_source_tracker(struct source *s);
 
 #endif

@@ -8,8 +8,37 @@
 #ifndef PEAKBPF_TRACKER_INTERNAL_H
 #define PEAKBPF_TRACKER_INTERNAL_H
 
+#include <stdbool.h>
+#include <string.h>
 #include "kfeatures.h"
 #include "tracker_api.h"
+
+/* The BPF side's mapped state is shared with it: every access is atomic. */
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
+
+/* A slot of the departed ring, read like a seqlock: false while the kernel
+ * writes it (seq 0), or when it changed under the copy. */
+static inline bool departed_read(const struct departed_mm *slot, struct departed_mm *out)
+{
+	__u64 seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+
+	if (!seq)
+		return false;
+	memcpy(out, slot, sizeof(*out));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE) == seq && out->seq == seq;
+}
+
+/* Raise *peak to v unless it is larger already (the BPF side raises it too). */
+static inline void raise_to(__s64 *peak, __s64 v)
+{
+	__s64 seen = LOAD(*peak);
+
+	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
+							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
+}
 
 struct ring_buffer;
 
@@ -27,14 +56,10 @@ struct tracker {
 	__u64 mark_races_at_cut; /* the tree's mark_races then */
 	struct tracker_startup startup;
 	struct ring_buffer *sums;       /* --compare-sampler's record */
-	tracker_sum_fn sum_fn;
+	source_sum_fn sum_fn;
 	void *sum_ctx;
 	unsigned drain_tree;            /* the tree whose changes a drain hands on */
 };
-
-/* Atomic operations on the tree state the kernel updates concurrently. */
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
-#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 
 /* t's tree in the load's mapped .bss (needs tracker.skel.h). */
 #define TREE_OF(t) (&(t)->skel->bss->hot.trees[(t)->tree])

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "clock.h"
 #include "tracker_internal.h"
 #include "host.h"
 #include "unique_api.h"
@@ -120,7 +121,14 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 		err = load_variants(s->obj, &t->features);
 	if (err)
 		return err;
-	s->rodata->has_fetch_atomics = t->features.has_fetch_atomics;
+	/* The features the BPF object reads as rodata (kfeatures.h). */
+#define RODATA(name) s->rodata->has_##name = t->features.has_##name;
+#define NONE(name)
+#define KFEATURE_RODATA(name, probe, bpf) bpf(name)
+	KFEATURES(KFEATURE_RODATA)
+#undef KFEATURE_RODATA
+#undef NONE
+#undef RODATA
 	s->rodata->nr_cpus = (__u32)t->features.possible_cpus;
 	s->rodata->fault_pages = t->features.fault_pages;
 	/* Attached by hand after the others: they must run after handle_fork

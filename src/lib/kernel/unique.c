@@ -13,7 +13,6 @@
 #include "tracker_internal.h"
 #include "tracker.skel.h"
 
-#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
 
 const char UNIQUE_SCOPE[] =
 	"unique memory: mapped anon + mapped file pages charged to the tree's own cgroup, each page once "
@@ -82,15 +81,6 @@ int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct un
 	(*out)->races_before = LOAD(st->peak_races);
 	__atomic_store_n(&st->cgroup_id, cgroup_id, __ATOMIC_SEQ_CST);
 	return 0;
-}
-
-static void raise_to(__s64 *peak, __s64 v)
-{
-	__s64 seen = LOAD(*peak);
-
-	while (v > seen && !__atomic_compare_exchange_n(peak, &seen, v, false,
-							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		;
 }
 
 static uint64_t bytes(const struct unique *u, __s64 pages)

@@ -62,11 +62,6 @@ static int write_text(int dir_fd, const char *name, const char *text, int flags)
 	return ret;
 }
 
-int cg_write_text(const char *path, const char *text, int flags)
-{
-	return write_text(AT_FDCWD, path, text, flags);
-}
-
 int cg_write_text_at(int dir_fd, const char *name, const char *text, int flags)
 {
 	return write_text(dir_fd, name, text, flags);
@@ -76,17 +71,6 @@ int cg_read_u64_at(int dir_fd, const char *name, uint64_t *v)
 {
 	char *text = NULL;
 	int err = read_text_at(dir_fd, name, &text, NULL);
-
-	if (!err)
-		err = parse_counter(text, v);
-	free(text);
-	return err;
-}
-
-int cg_read_u64(const char *path, uint64_t *v)
-{
-	char *text = NULL;
-	int err = read_text_file(path, &text, NULL);
 
 	if (!err)
 		err = parse_counter(text, v);
@@ -123,14 +107,6 @@ int cg_path_join(char *out, size_t len, const char *dir, const char *name)
 	else
 		n = snprintf(out, len, "%s/%s", dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* lstat: a symlink is neither (cgroupfs has none). */
-bool cg_is_dir(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 bool cg_is_file(const char *path)

@@ -120,27 +120,21 @@ void cg_remove_stale(const struct cg_hierarchy *h, int home_fd);
 int cg_path_join(char *out, size_t len, const char *dir, const char *name);
 
 /*
- * File helpers. The path forms (cg_write_text, cg_read_u64, cg_is_dir,
- * cg_is_file) are for the unit tests' fixture and for reading before the
- * root is open; below the root peakbpf uses the _at forms on held fds.
+ * File helpers, on held directory fds below the root (name is one
+ * component); cg_is_file, by path, is the unit tests' fixture's.
  */
 
 /* Write text with one write() (cgroup files act on each write), never
  * through a symlink (-ELOOP); flags are added to O_WRONLY: O_APPEND,
  * O_TRUNC. */
-int cg_write_text(const char *path, const char *text, int flags);
-
-/* The same below a directory fd: name is one component. */
 int cg_write_text_at(int dir_fd, const char *name, const char *text, int flags);
 
-/* A counter file ("123\n"), by path, below a directory fd, or through an
- * open fd (from its start). */
-int cg_read_u64(const char *path, uint64_t *v);
+/* A counter file ("123\n") below a directory fd, or through an open fd
+ * (from its start). */
 int cg_read_u64_at(int dir_fd, const char *name, uint64_t *v);
 int cg_read_u64_fd(int fd, uint64_t *v);
 
-/* Whether path is a directory, a regular file; a symlink is neither. */
-bool cg_is_dir(const char *path);
+/* Whether path is a regular file; a symlink is not. */
 bool cg_is_file(const char *path);
 bool cg_is_file_at(int dir_fd, const char *name);
 /* Whether the cgroup open at dir_fd has processes of its own. */

@@ -110,20 +110,4 @@ int hp_recv(int sock, struct hp_msg *m, int *fd);
 void hp_figure_to(struct hp_figure *w, const struct figure *f);
 void hp_figure_from(struct figure *f, const struct hp_figure *w);
 
-/* ---- the client: the bpf source through the helper (source_helper.c) ---- */
-
-struct host_facts;
-
-/* Connect to the helper at path and open a tree. Fills host's BPF facts.
- * 0, or -errno and a one-line reason in why. The source's figures say
- * "bpf" and their scope names the helper. */
-int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode,
-		       struct host_facts *host, struct source **out, char *why, size_t whylen);
-/* The helper's reason for the last refusal ("" if none); NULL when s is
- * not a helper source. */
-const char *helper_source_why(const struct source *s);
-/* The counters as the last window closed. */
-void helper_source_counters(const struct source *s, struct bpf_counters *c);
-bool helper_socket_exists(const char *path);
-
 #endif

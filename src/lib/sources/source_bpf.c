@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "figure.h"
 #include "sampler_model.h"
+#include "sources.h"
 #include "tracker_api.h"
 
 struct bpf_source {
@@ -163,12 +164,7 @@ static void bpf_destroy(struct source *s)
 	free(b);
 }
 
-static const struct source_ops bpf_ops = {
-	.add_root = bpf_add_root,
-	.start = bpf_start,
-	.close_window = bpf_close_window,
-	.destroy = bpf_destroy,
-};
+static const struct source_ops bpf_ops;
 
 /* The source around tracker t (which it owns; cached: a tree of the
  * process's load, which was made for it when loaded). */
@@ -329,22 +325,21 @@ static void counters_from(const struct tree_reading *now, struct bpf_counters *c
 	c->read_errors = t->read_errors;
 }
 
-void bpf_source_counters(struct source *s, struct bpf_counters *c)
+static void bpf_counters(struct source *s, bool at_cut, struct bpf_counters *c)
 {
 	struct tree_reading now;
 
+	if (at_cut) {
+		counters_from(&to_bpf(s)->last, c);
+		return;
+	}
 	memset(c, 0, sizeof(*c));
 	if (tracker_read(to_bpf(s)->tracker, &now))
 		return;
 	counters_from(&now, c);
 }
 
-void bpf_source_window_counters(struct source *s, struct bpf_counters *c)
-{
-	counters_from(&to_bpf(s)->last, c);
-}
-
-int64_t bpf_source_procs_live(struct source *s)
+static int64_t bpf_procs_live(struct source *s)
 {
 	struct tree_state now;
 
@@ -352,7 +347,7 @@ int64_t bpf_source_procs_live(struct source *s)
 	return now.procs_live;
 }
 
-void bpf_source_check_sums(struct source *s, struct bpf_counters *c)
+static void bpf_check_sums(struct source *s, struct bpf_counters *c)
 {
 	struct sum_check check;
 
@@ -362,7 +357,7 @@ void bpf_source_check_sums(struct source *s, struct bpf_counters *c)
 	c->sums_max_off_pages = check.max_off_pages;
 }
 
-int bpf_source_drain_sums(struct source *s, tracker_sum_fn fn, void *ctx, uint64_t *drops)
+static int bpf_drain_sums(struct source *s, source_sum_fn fn, void *ctx, uint64_t *drops)
 {
 	struct bpf_source *b = to_bpf(s);
 	struct tree_state now;
@@ -373,18 +368,32 @@ int bpf_source_drain_sums(struct source *s, tracker_sum_fn fn, void *ctx, uint64
 	return err;
 }
 
-int bpf_source_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
+static int bpf_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
 			   char comm[COMM_LEN])
 {
 	return tracker_mm_identity(to_bpf(s)->tracker, key, tgid, vpid, comm);
 }
 
-int64_t bpf_source_window_start_pages(struct source *s)
+static int64_t bpf_window_start_pages(struct source *s)
 {
 	return to_bpf(s)->window_start_sum;
 }
 
-struct tracker *bpf_source_tracker(struct source *s)
+static struct tracker *bpf_tracker(struct source *s)
 {
 	return to_bpf(s)->tracker;
 }
+
+static const struct source_ops bpf_ops = {
+	.add_root = bpf_add_root,
+	.start = bpf_start,
+	.close_window = bpf_close_window,
+	.destroy = bpf_destroy,
+	.counters = bpf_counters,
+	.check_sums = bpf_check_sums,
+	.procs_live = bpf_procs_live,
+	.drain_sums = bpf_drain_sums,
+	.mm_identity = bpf_mm_identity,
+	.window_start_pages = bpf_window_start_pages,
+	.tracker = bpf_tracker,
+};

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "helper_proto.h"
 #include "host.h"
+#include "sources.h"
 
 #define HELPER_MAX_STRINGS 16
 
@@ -150,29 +151,31 @@ static void helper_destroy(struct source *s)
 	free(h);
 }
 
-static const struct source_ops helper_ops = {
-	.add_root = helper_add_root,
-	.start = helper_start,
-	.close_window = helper_close_window,
-	.destroy = helper_destroy,
-};
-
 bool helper_socket_exists(const char *path)
 {
 	return access(path, F_OK) == 0;
 }
 
-const char *helper_source_why(const struct source *s)
+static const char *helper_refusal(const struct source *s)
 {
-	return s && s->ops == &helper_ops ? ((const struct helper_source *)s)->why : NULL;
+	return ((const struct helper_source *)s)->why;
 }
 
-void helper_source_counters(const struct source *s, struct bpf_counters *c)
+/* What the helper sent as the last window closed, whenever asked. */
+static void helper_counters(struct source *s, bool at_cut, struct bpf_counters *c)
 {
-	memset(c, 0, sizeof(*c));
-	if (s && s->ops == &helper_ops)
-		*c = ((const struct helper_source *)s)->counters;
+	(void)at_cut;
+	*c = to_helper(s)->counters;
 }
+
+static const struct source_ops helper_ops = {
+	.add_root = helper_add_root,
+	.start = helper_start,
+	.close_window = helper_close_window,
+	.destroy = helper_destroy,
+	.counters = helper_counters,
+	.refusal = helper_refusal,
+};
 
 int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode,
 		       struct host_facts *host, struct source **out, char *why, size_t whylen)

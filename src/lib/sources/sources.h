@@ -44,6 +44,41 @@ struct source_opts {
  * figure.source says "cgroup-v1" or "cgroup-v2" for the cgroup source.
  * Strings a figure points to stay valid until the source is destroyed.
  */
+/* ---- every source's open: 0, or a negative errno (and why, where taken) ---- */
+
+struct host_facts;
+struct tracker;
+
+struct bpf_source_opts {
+	uint32_t max_tracked;
+	uint32_t record_ring_bytes;
+	bool command_mode;      /* roots are commands stopped before exec */
+	bool with_unique;       /* tracker_opts */
+	/* Keep the process's load after this source closes, for the next
+	 * (bpf_source_open takes a tree of it while the options fit). */
+	bool keep_loaded;
+};
+
+/* bpf (source_bpf.c): opens, loads and attaches; fills host's BPF facts.
+ * host must outlive it. */
+int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
+		    struct source **out);
+/* The bpf source on tree of shared's load (tracker_open_tree; max_tracked
+ * caps the tree's mms and processes); destroying it clears the tree. */
+int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+			 struct host_facts *host, struct source **out);
+/* Unload the process's load now if no source uses it, else with its last
+ * source; and keep it no more. */
+void bpf_source_unload(void);
+/* bpf through the helper, peakbpf serve (source_helper.c): connect to the
+ * helper at path and open a tree; fills host's BPF facts. The source's
+ * figures say "bpf" and their scope names the helper. */
+int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode,
+		       struct host_facts *host, struct source **out, char *why, size_t whylen);
+bool helper_socket_exists(const char *path);
+/* cgroup v2 or v1, /proc, rusage: one signature (source_open_fn). */
+typedef int (*source_open_fn)(const struct source_opts *o, struct source **out,
+			      char *why, size_t whylen);
 int cgroup_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen);
 int proc_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen);
 int rusage_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen);
