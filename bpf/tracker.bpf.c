@@ -271,7 +271,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 	caller_pidns = ns;
 	caller_pidns_level = level;
 	tgid = task->tgid;
-	vpid = pid_in_ns(task, ns, level);
+	vpid = ns ? pid_in_ns(task, ns, level) : 0;   /* ns 0 would match any */
 	req = vpid ? bpf_map_lookup_elem(&roots, &vpid) : NULL;
 	if (req) {
 		req->found = 1;

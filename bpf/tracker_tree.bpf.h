@@ -30,7 +30,8 @@ static __always_inline bool exact_path(void)
 }
 
 /* A process's PID as seen in namespace ns at level, or 0 if it is not
- * visible there. struct upid { int nr; struct pid_namespace *ns; } has kept
+ * visible there; ns 0: in whichever namespace is at that level of its own
+ * (tree_vpid). struct upid { int nr; struct pid_namespace *ns; } has kept
  * its layout since namespaces began. */
 static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, unsigned int level)
 {
@@ -43,31 +44,21 @@ static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, uns
 				  (void *)pid + bpf_core_field_offset(struct pid, numbers) +
 				  (__u64)level * sizeof(struct upid)))
 		return 0;
-	return (__u64)up.ns == ns ? (__u32)up.nr : 0;
+	return !ns || (__u64)up.ns == ns ? (__u32)up.nr : 0;
 }
 
 /* A tree process's PID as the tree's namespace numbers it: peakbpf's, or
  * depth levels below (tree_pid_depth). A process of the tree lives in that
  * namespace or one nested in it (its roots were visible there, and children
  * stay at or below their parent's), so the number at that level is its
- * number there. 0: not visible there. Entry path only: no event runs it. */
+ * number there. 0: not visible there. Entry path only: no event runs it.
+ * One pid_in_ns, not two: the iterator's stack has no 16 bytes to spare
+ * (6.1: "combined stack size of 2 calls is 544"). */
 static __always_inline __u32 tree_vpid(struct task_struct *leader, __u32 tree)
 {
 	__u32 depth = tree_pid_depth[tree & (MAX_TREES - 1)];
-	unsigned int level = caller_pidns_level + depth;
-	struct pid *pid;
-	struct upid up = {};
 
-	if (!depth)
-		return pid_in_ns(leader, caller_pidns, caller_pidns_level);
-	pid = BPF_CORE_READ(leader, thread_pid);
-	if (!pid || BPF_CORE_READ(pid, level) < level)
-		return 0;
-	if (bpf_probe_read_kernel(&up, sizeof(up),
-				  (void *)pid + bpf_core_field_offset(struct pid, numbers) +
-				  (__u64)level * sizeof(struct upid)))
-		return 0;
-	return (__u32)up.nr;
+	return pid_in_ns(leader, depth ? 0 : caller_pidns, caller_pidns_level + depth);
 }
 
 /*
