@@ -738,10 +738,16 @@ T_TOTAL=$(calc "$EPOCHREALTIME - $T_START")
 OTHER_PROGS_END=$( (bpftool prog show 2>/dev/null || true) | grep -c 'name handle_rss_stat')
 # One line per target of issue 24, from the rows below it ("n/a": not
 # measured in this run, and why).
-targets_table() {
-	local f
-	echo "Targets (issue 24): each with the row it comes from"
-	tline() { printf '  %-46s %-46s %-14s %s\n' "$1" "$2" "$3" "$4"; }
+targets_table() {  # [md]
+	local f fmt=${1:-text}
+	if [ "$fmt" = md ]; then
+		echo "| target (issue 24) | figure | target | result |"
+		echo "|---|---|---|---|"
+		tline() { echo "| $1 | ${2:-n/a} | $3 | ${4:-n/a} |"; }
+	else
+		echo "Targets (issue 24): each with the row it comes from"
+		tline() { printf '  %-46s %-46s %-14s %s\n' "$1" "$2" "$3" "$4"; }
+	fi
 	tline "peakbpf -q -- true with a helper running" "${PATHS_HELPER_ADDED:+$(printf '+%.2f ms' "$PATHS_HELPER_ADDED")}" "≤ 5 ms" \
 		"${PATHS_HELPER_ADDED:+$(verdict "$PATHS_HELPER_ADDED" 5)}"
 	tline "  the same, CPU scaling 2 → 64 vCPUs" "make bench-cpus (6.12 VM)" "≤ x1.15" "not run here"
@@ -763,7 +769,7 @@ targets_table() {
 	done
 	tline "$BENCH_WALL_SIZE in 4 KiB pages, wall" "${prm:+$(printf '%+.2f %% (empty program alone %+.2f %%)' "$prm" "${pfm:-0}")}" "≤ 10 %" \
 		"${prm:+$(verdict "$prm" 10)}"
-	echo "  (an empty figure: not measured in this run; the rows below say why)"
+	[ "$fmt" = md ] || echo "  (an empty figure: not measured in this run; the rows below say why)"
 	echo
 }
 acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
@@ -852,6 +858,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 {
 	echo "peakbpf benchmark ($MODE mode, \`make bench$([ "$MODE" = short ] && echo -short)\`): Linux $KERNEL, $NCPU CPUs."
 	echo
+	targets_table md
 	echo "| # | measurement | figure | target | result |"
 	echo "|---|---|---|---|---|"
 	n=0

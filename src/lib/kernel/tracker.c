@@ -242,17 +242,13 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
  * number advances first, so that every mm's mark of the closing window
  * stays as it was at the cut while the holders are read from them.
  */
-int tracker_close_window(struct tracker *t, struct tree_reading *closed)
+/* The cut itself: the closing window's peak, its context and upper end
+ * into closed, the sum at the cut into *end_sum; the next window opens. */
+static void cut(struct tracker *t, struct tree_state *closed, __s64 *end_sum)
 {
 	struct tree_state *tree = TREE_OF(t);
-	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
-	__u64 races;
 	__s64 sum, word;
-	int err;
 
-	err = tracker_read(t, closed);
-	if (err)
-		return err;
 	__atomic_fetch_add(&tree->window, 1, __ATOMIC_SEQ_CST);
 	/* The sum word's count moves on (tracker.h): a change that read the
 	 * word before this noted its mark in the closing window, and now
@@ -266,14 +262,14 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 		;
 	sum = sum_of_word(word);
 	raise_to(&tree->peak_pages, sum);
-	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
-	closed->tree.peak_ns = LOAD(tree->peak_ns);
-	closed->tree.peak_mms = LOAD(tree->peak_mms);
-	closed->tree.peak_procs = LOAD(tree->peak_procs);
-	closed->window_end_sum = sum;
+	closed->peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
+	closed->peak_ns = LOAD(tree->peak_ns);
+	closed->peak_mms = LOAD(tree->peak_mms);
+	closed->peak_procs = LOAD(tree->peak_procs);
+	*end_sum = sum;
 	/* Before 6.2: the window's upper end, cut the same way. */
-	closed->tree.upper_pages = __atomic_exchange_n(&tree->upper_pages,
-						       sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
+	closed->upper_pages = __atomic_exchange_n(&tree->upper_pages,
+						  sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
 	raise_to(&tree->upper_pages, sum_of_word(LOAD(tree->sum_word)) + LOAD(tree->bound_sum_pages));
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
@@ -282,6 +278,19 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	STORE(tree->peak_ns, monotonic_ns());
 	STORE(tree->peak_mms, LOAD(tree->mms_live));
 	STORE(tree->peak_procs, LOAD(tree->procs_live));
+}
+
+int tracker_close_window(struct tracker *t, struct tree_reading *closed)
+{
+	struct tree_state *tree = TREE_OF(t);
+	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
+	__u64 races;
+	int err;
+
+	err = tracker_read(t, closed);
+	if (err)
+		return err;
+	cut(t, &closed->tree, &closed->window_end_sum);
 	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,
 						      closed->holders, MAX_HOLDERS, &closed->holders_info);
 	/* A change that lost every swap of the sum (tracker.bpf.c,
@@ -304,5 +313,14 @@ int tracker_verify_sums(struct tracker *t, struct sum_check *out)
 	if (err)
 		return err < 0 ? err : -EFAULT;
 	*out = t->skel->bss->check;
+	return 0;
+}
+
+int tracker_open_window(struct tracker *t, __s64 *sum)
+{
+	struct tree_state before;
+
+	cut(t, &before, sum);
+	t->mark_races_at_cut = LOAD(TREE_OF(t)->mark_races);
 	return 0;
 }

@@ -69,6 +69,10 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 /* Read the window that ends now, with its holders, and open the next: its
  * peak starts from the sum at this instant. */
 int tracker_close_window(struct tracker *t, struct tree_reading *closed);
+/* The first window opens now (its peak starts from the sum at this
+ * instant, *sum): the cut of tracker_close_window without reading the
+ * maps or the holders of what came before (nothing was measured). */
+int tracker_open_window(struct tracker *t, __s64 *sum);
 /* The tree's state now, from mapped memory: no system call. */
 void tracker_read_tree(struct tracker *t, struct tree_state *out);
 /* The tree's state with the map sizes and the skipped runs (system calls). */

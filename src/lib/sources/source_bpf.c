@@ -57,15 +57,13 @@ static int bpf_add_root(struct source *s, pid_t pid)
 	return tgid ? 0 : -ESRCH;
 }
 
+/* The first window opens: a cut alone (no walk of the maps, no holders),
+ * which matters through the helper, whose maps hold every tree's. */
 static int bpf_start(struct source *s)
 {
 	struct bpf_source *b = to_bpf(s);
-	int err = tracker_close_window(b->tracker, &b->last);
 
-	if (err)
-		return err;
-	b->window_start_sum = b->last.window_end_sum;
-	return 0;
+	return tracker_open_window(b->tracker, &b->window_start_sum);
 }
 
 static uint64_t pages_to_bytes(__s64 pages, long page_size)
