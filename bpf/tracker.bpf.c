@@ -73,6 +73,7 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 			COUNT(&t->drop_task_full, 1);
 		return 0;
 	}
+	NOTE_INSERT(cs.tree);
 	err = MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &ctgid, &cs, BPF_NOEXIST));
 	if (err && err != -EEXIST) {
 		COUNT(&t->drop_task_full, 1);
@@ -289,6 +290,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 		ts.tree = ps->tree & (MAX_TREES - 1);
 	}
 	t = TREE(ts.tree);
+	NOTE_INSERT(ts.tree);
 	err = tree_full(t, &t->procs_live) ? -1 :
 	      MAP_UPDATE_ERR(bpf_map_update_elem(&task_states, &tgid, &ts, BPF_NOEXIST));
 	if (!err) {

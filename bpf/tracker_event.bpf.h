@@ -240,6 +240,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 			return;
 		}
 	}
+	NOTE_INSERT(tree);
 	err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST));
 	if (err == -EEXIST)
 		return;

@@ -45,6 +45,12 @@ __u32 caller_pidns_level;
  * the namespace lies whose numbers the tree's PIDs are given in (peakbpf
  * serve: its client's); 0: peakbpf's own. */
 __u32 tree_pid_depth[MAX_TREES];
+/* Entries each tree tried to add to the maps of processes, threads and mms,
+ * counted before each try and never reset: a tree cleared when the count
+ * was N, and still at N, has no entry to walk for (tracker_trees.c). Entry
+ * paths only. */
+__u64 tree_insertions[MAX_TREES];
+#define NOTE_INSERT(tree) COUNT(&tree_insertions[(tree) & (MAX_TREES - 1)], 1)
 __u64 iter_entered;             /* processes enter_existing entered, for its passes */
 __u32 dying_n;                  /* tgids in dying, from enter_existing */
 

@@ -132,7 +132,10 @@ static __always_inline void enter_thread(struct tree_state *t, __u32 tree, __u32
 {
 	struct thread_state ts = { .bound_pages = cache_bound_pages(0, 0, 1, fault_pages),
 				   .tree = tree };
-	int err = MAP_UPDATE_ERR(bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST));
+	int err;
+
+	NOTE_INSERT(tree);
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST));
 
 	if (err == -EEXIST)
 		return;

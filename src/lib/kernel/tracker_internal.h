@@ -59,6 +59,9 @@ struct tracker {
 	source_sum_fn sum_fn;
 	void *sum_ctx;
 	unsigned drain_tree;            /* the tree whose changes a drain hands on */
+	/* A load's: each tree's tree_insertions when its last clear began
+	 * (0 for a new load, where no tree has an entry). */
+	__u64 cleared_at[MAX_TREES];
 };
 
 /* t's tree in the load's mapped .bss (needs tracker.skel.h). */
