@@ -5,7 +5,7 @@ set -eu
 
 pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
       pkg-config make gcc libc6-dev python3-pytest python3-venv python3-pip chromium
-      openmpi-bin"
+      openmpi-bin hyperfine python3-prometheus-client"
 
 missing=""
 for p in $pkgs; do

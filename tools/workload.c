@@ -1561,7 +1561,8 @@ int main(int argc, char **argv)
 		return fflush(stdout) ? 1 : 0;
 	}
 	if (shape->help)
-		fprintf(stderr, "workload: %s expected_growth=%" PRIu64 "\n", shape->name, expected);
+		fprintf(stderr, "workload: %s expected_growth=%" PRIu64 " (%.1f MiB)\n", shape->name, expected,
+			(double)expected / 1048576);
 	/* phases, idle-plus-faulter: block SIGUSR1 at once, so one sent early is pending rather than fatal. */
 	if (shape->run == run_phases || shape->run == run_idle_plus_faulter) {
 		sigemptyset(&usr1);

@@ -22,23 +22,36 @@ from a thread every 20 ms; m.mark("label") marks a phase in it.
 
 It never raises for a measurement problem: without privileges it falls
 back to a labelled, inexact source, and when nothing can be measured the
-figure's source is "unavailable" and `inexact_reason` says why.
+figure's source is "unavailable" and `inexact_reason` says why. A missing
+libpeakbpf is not that but an installation problem: the first block (or
+session_info()) raises LibraryError, naming where it looked.
 """
-import atexit
-import functools
-import os
-import threading
-import time
+import atexit as _atexit
+import functools as _functools
+import os as _os
+import threading as _threading
+import time as _time
 
 from . import _lib
 from ._units import format_bytes, parse_size
 
-__all__ = ["measure", "Measurement", "parse_size", "format_bytes", "session_info"]
+__all__ = ["measure", "Measurement", "parse_size", "format_bytes", "session_info", "LibraryError"]
 __version__ = "0.2.0"
 
-TIMELINE_POLL_S = 0.02  # the kernel's buffer holds ~175 k changes between polls
+_TIMELINE_POLL_S = 0.02  # the kernel's buffer holds ~175 k changes between polls
 
-_lock = threading.RLock()
+
+class LibraryError(OSError):
+    """libpeakbpf could not be loaded: nothing can be measured until it is
+    installed (make install) or $PEAKBPF_LIBRARY names it."""
+
+
+def _need_library():
+    why = _lib.load_error()
+    if why is not None:
+        raise LibraryError(why)
+
+_lock = _threading.RLock()
 _session = None         # this process's session over itself, opened at first use
 _open = []              # blocks open on it, outermost first
 _loads = 0              # sessions opened in this process (one per process for self)
@@ -48,11 +61,11 @@ def _forget_after_fork():
     # The child inherits the parent's session object, not the right to use
     # it: the child measures itself with a session of its own.
     global _session, _open, _lock, _loads
-    _session, _open, _lock, _loads = None, [], threading.RLock(), 0
+    _session, _open, _lock, _loads = None, [], _threading.RLock(), 0
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_after_fork)
+if hasattr(_os, "register_at_fork"):
+    _os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _self_session():
@@ -63,7 +76,7 @@ def _self_session():
     return _session
 
 
-@atexit.register
+@_atexit.register
 def _close_at_exit():
     if _session is not None:
         _session.close()
@@ -72,6 +85,7 @@ def _close_at_exit():
 def session_info():
     """This process's session: its source, why it fell back, and how many
     times a session was opened in this process (1 once loaded)."""
+    _need_library()
     with _lock:
         s = _self_session()
         return {"source": s.source, "error": s.error, "notes": list(s.notes), "loads": _loads}
@@ -94,7 +108,7 @@ class Measurement:
                              % (measure,))
         self.pid = pid
         self.callback = callback
-        self.timeline_path = os.fspath(timeline) if timeline is not None else None
+        self.timeline_path = _os.fspath(timeline) if timeline is not None else None
         self.measure = measure
         self._reset()
 
@@ -107,7 +121,7 @@ class Measurement:
         self.peak_bytes = None
         self.baseline_bytes = None
         self.growth_bytes = None
-        self.peak_time = None           # time.monotonic() of the peak, when known
+        self.peak_time = None           # _time.monotonic() of the peak, when known
         self.holders = []
         self.breakdown = None
         self.other_sources = []
@@ -115,6 +129,7 @@ class Measurement:
         self.windows = 0
         self.duration_s = None
         self._state = "new"
+        self._first_of_session = False
         self._own = None                # measure(pid=) or timeline=: its own session
         self._started = None
         self.timeline = None
@@ -142,11 +157,23 @@ class Measurement:
             self._fold_judgement(w, measured)
         if measured and (self.peak_bytes is None or w["peak_bytes"] > self.peak_bytes):
             self.peak_bytes = w["peak_bytes"]
-            self.holders = list(w.get("processes") or [])
+            self.holders = [self._holder(h) for h in w.get("processes") or []]
             self.breakdown = w.get("breakdown_at_peak")
             ns = w.get("peak_mono_ns")
             self.peak_time = ns / 1e9 if ns is not None else None
             self.other_sources = list(w.get("other_sources") or [])
+
+    def _holder(self, h):
+        """A holder at the peak. Its own_peak_bytes is its largest RSS since
+        the session began tracking it; this process's session outlives
+        blocks, so in a block that did not open it that figure may belong to
+        an earlier block: it is then own_peak_since_load_bytes, and
+        own_peak_bytes is None (not known for this block)."""
+        h = dict(h)
+        if self._own is None and not self._first_of_session:
+            h["own_peak_since_load_bytes"] = h.get("own_peak_bytes")
+            h["own_peak_bytes"] = None
+        return h
 
     def _fold_judgement(self, w, measured):
         if not measured:
@@ -167,7 +194,7 @@ class Measurement:
         if self.peak_bytes is None:
             self.exact = False
             self.error_bound_bytes = None
-        self.duration_s = time.monotonic() - self._started
+        self.duration_s = _time.monotonic() - self._started
 
     def _unavailable(self, why):
         self.source = "unavailable"
@@ -177,8 +204,9 @@ class Measurement:
     def __enter__(self):
         if self._state != "new":
             raise RuntimeError("a Measurement measures one block: call measure() again")
+        _need_library()
         self._state = "open"
-        self._started = time.monotonic()
+        self._started = _time.monotonic()
         if self.measure != "rss":
             # The library attaches: no cgroup of the tree's own, so it says
             # why it cannot, and the block is not measured.
@@ -192,6 +220,7 @@ class Measurement:
                 self._start_polling()
             return self
         with _lock:
+            self._first_of_session = _session is None
             s = _self_session()
             if s.error:
                 self._unavailable(s.error)
@@ -231,12 +260,12 @@ class Measurement:
             self.timeline_error = ("the timeline needs the bpf source (this session uses %s)"
                                    % self._own.source)
             return
-        self._stop = threading.Event()
+        self._stop = _threading.Event()
 
         def poll(own=self._own, stop=self._stop):
-            while not stop.wait(TIMELINE_POLL_S):
+            while not stop.wait(_TIMELINE_POLL_S):
                 own.poll()
-        self._poller = threading.Thread(target=poll, name="peakbpf-timeline", daemon=True)
+        self._poller = _threading.Thread(target=poll, name="peakbpf-timeline", daemon=True)
         self._poller.start()
 
     def _stop_polling(self):
@@ -251,7 +280,7 @@ class Measurement:
             return
         err = self._own.write_timeline(self.timeline_path)
         if err:
-            self.timeline_error = "cannot write %s: %s" % (self.timeline_path, os.strerror(-err))
+            self.timeline_error = "cannot write %s: %s" % (self.timeline_path, _os.strerror(-err))
             return
         self.timeline = self.timeline_path
         self.timeline_drops = self._own.timeline_drops()
@@ -267,7 +296,7 @@ class Measurement:
     def __call__(self, fn):
         """@peakbpf.measure(): each call is measured; the last Measurement is
         the wrapper's .last_measurement (and goes to callback, if given)."""
-        @functools.wraps(fn)
+        @_functools.wraps(fn)
         def wrapper(*args, **kwargs):
             m = Measurement(self.pid, self.callback, self.timeline_path, self.measure)
             wrapper.last_measurement = m
@@ -310,13 +339,18 @@ class Measurement:
                              if self.peak_time is not None and self._started is not None else None),
             "windows": self.windows,
             "duration_s": self.duration_s,
-            "pid": self.pid if self.pid is not None else os.getpid(),
+            "pid": self.pid if self.pid is not None else _os.getpid(),
             "timeline": self.timeline,
             "timeline_error": self.timeline_error,
         }
 
     def __repr__(self):
-        return "<peakbpf.Measurement %s>" % (self.describe() if self._state == "closed" else self._state)
+        if self._state != "closed":
+            return "<peakbpf.Measurement %s>" % self._state
+        if self.peak_bytes is None:
+            return "<peakbpf.Measurement %s>" % self.describe()
+        return "<peakbpf.Measurement growth %s, peak %s %s>" % (
+            format_bytes(self.growth_bytes), format_bytes(self.peak_bytes), self.judgement())
 
 
 def measure(pid=None, callback=None, timeline=None, measure="rss"):

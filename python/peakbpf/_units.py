@@ -1,18 +1,22 @@
 # SPDX-License-Identifier: MIT
 """Sizes as people write them ("512 MiB", "1.5G", 4096) and as peakbpf prints them."""
 import re
+from fractions import Fraction
 
-_UNITS = {"": 1, "b": 1,
-          "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
-          "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
-          "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
+# The CLI's grammar (src/units.h; both are tested against
+# tests/unit/size_table.txt): K/M/G/T and KiB/MiB/GiB/TiB are powers of
+# 1024, KB/MB/GB/TB powers of 1000; any case; blanks before the unit.
+_UNITS = {"": 1, "b": 1}
+for _i, _letter in enumerate("kmgt", 1):
+    _UNITS[_letter] = _UNITS[_letter + "ib"] = 1024 ** _i
+    _UNITS[_letter + "b"] = 1000 ** _i
+_SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(?:[ \t]*([a-zA-Z]+))?$")
 
 
 def parse_size(value):
     """Bytes from an int or a string such as "512 MiB", "1.5G", "4096".
-    Units are binary (K = KiB = 1024). Raises ValueError naming the form."""
+    K/M/G/T and KiB... are powers of 1024, KB/MB/GB/TB powers of 1000.
+    Raises ValueError naming the form."""
     if isinstance(value, bool):
         raise ValueError("a size, not a bool: write e.g. \"512 MiB\"")
     if isinstance(value, int):
@@ -20,9 +24,11 @@ def parse_size(value):
             raise ValueError("a size cannot be negative: %d" % value)
         return value
     m = _SIZE.match(str(value))
-    if not m or m.group(2).lower() not in _UNITS:
-        raise ValueError("cannot read %r as a size: write e.g. \"512 MiB\", \"1.5 GiB\" or 4096" % (value,))
-    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+    if not m or (m.group(2) or "").lower() not in _UNITS:
+        raise ValueError("cannot read %r as a size: write e.g. \"512 MiB\" (or 512M: powers of 1024), "
+                         "\"500 MB\" (powers of 1000) or 4096" % (value,))
+    exact = Fraction(m.group(1)) * _UNITS[(m.group(2) or "").lower()]
+    return int(exact + Fraction(1, 2))      # to the nearest byte, halves up, as the CLI
 
 
 def format_bytes(n):

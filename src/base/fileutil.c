@@ -76,3 +76,32 @@ void set_why(char *why, size_t len, const char *fmt, ...)
 	vsnprintf(why, len, fmt, ap);
 	va_end(ap);
 }
+
+int stdio_to_null(int saved[2])
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC), err = 0;
+
+	saved[0] = saved[1] = -1;
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < 2 && !err; i++) {
+		saved[i] = fcntl(STDOUT_FILENO + i, F_DUPFD_CLOEXEC, 3);
+		if (saved[i] < 0 || dup2(fd, STDOUT_FILENO + i) < 0)
+			err = -errno;
+	}
+	close(fd);
+	if (err)
+		stdio_restore(saved);
+	return err;
+}
+
+void stdio_restore(int saved[2])
+{
+	for (int i = 0; i < 2; i++) {
+		if (saved[i] < 0)
+			continue;
+		dup2(saved[i], STDOUT_FILENO + i);
+		close(saved[i]);
+		saved[i] = -1;
+	}
+}

@@ -3,8 +3,8 @@
  * Parsing and printing of sizes, durations and PIDs given by the user.
  *
  * Numbers are "DIGITS" or "DIGITS.DIGITS": no sign, no leading or trailing
- * space, no exponent, no hex, no "inf"/"nan", and no space between the
- * number and its unit. The integer part goes through strtoull(); the
+ * space, no exponent, no hex, no "inf"/"nan"; a size may have blanks
+ * between its number and its unit ("100 MiB"), a duration not. The integer part goes through strtoull(); the
  * fraction is scaled with exact integer arithmetic rather than strtod(),
  * so results do not depend on LC_NUMERIC and are exact for any size up to
  * UINT64_MAX (a double would lose bytes above 2^53).
@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define NSEC_PER_USEC 1000ULL
 #define NSEC_PER_MSEC 1000000ULL
@@ -106,43 +107,52 @@ static int scale_decimal(const struct decimal *d, uint64_t mult, uint64_t *out)
 	return 0;
 }
 
-/* "", "B", "K", "KiB", ... -> power of two; -1 if not a size unit. */
-static int size_unit_shift(const char *u)
+/*
+ * Bytes per unit, any case: "" or B; K, M, G, T and KiB ... TiB are powers
+ * of 1024; KB, MB, GB, TB are powers of 1000 (as disks and the SI write
+ * them). One or more blanks may come before the unit. 0 if not a unit.
+ */
+static uint64_t size_unit_bytes(const char *u)
 {
-	int shift;
+	static const char letters[] = "kmgt";
+	const char *l;
+	uint64_t bin = 1, dec = 1;
 
-	switch (u[0]) {
-	case '\0':
+	while (*u == ' ' || *u == '\t')
+		u++;
+	if (u[0] == '\0' || ((u[0] == 'b' || u[0] == 'B') && u[1] == '\0'))
+		return 1;
+	l = u[0] ? strchr(letters, u[0] | 0x20) : NULL;
+	if (!l)
 		return 0;
-	case 'b': case 'B':
-		return u[1] == '\0' ? 0 : -1;
-	case 'k': case 'K': shift = 10; break;
-	case 'm': case 'M': shift = 20; break;
-	case 'g': case 'G': shift = 30; break;
-	case 't': case 'T': shift = 40; break;
-	default:
-		return -1;
+	for (const char *p = letters; p <= l; p++) {
+		bin *= 1024;
+		dec *= 1000;
 	}
-	/* The letter alone, or with exactly "iB"; "KB", "Kb", "kib" are not. */
-	if (u[1] == '\0' || strcmp(u + 1, "iB") == 0)
-		return shift;
-	return -1;
+	if (u[1] == '\0' || !strcasecmp(u + 1, "ib"))
+		return bin;
+	if (!strcasecmp(u + 1, "b"))
+		return dec;
+	return 0;
 }
 
 int parse_size(const char *s, uint64_t *bytes)
 {
 	struct decimal d;
-	int shift, err;
+	uint64_t mult;
+	int err;
 
 	if (!s)
 		return -EINVAL;
 	err = parse_decimal(s, &d);
 	if (err)
 		return err;
-	shift = size_unit_shift(d.end);
-	if (shift < 0)
+	if (*d.end && !d.end[strspn(d.end, " \t")])
+		return -EINVAL;         /* blanks, and no unit after them */
+	mult = size_unit_bytes(d.end);
+	if (!mult)
 		return -EINVAL;
-	return scale_decimal(&d, (uint64_t)1 << shift, bytes);
+	return scale_decimal(&d, mult, bytes);
 }
 
 /* "", "s", "ms", "us", "m" -> nanoseconds per unit; 0 if not a unit. */

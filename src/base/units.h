@@ -8,9 +8,11 @@
 #include <sys/types.h>
 
 /*
- * Parse a size: a non-negative integer or decimal number with an optional
- * binary unit: B, K/KiB, M/MiB, G/GiB, T/TiB (case-insensitive for the
- * letter, "iB" optional). "KB"/"MB"/... are rejected as ambiguous.
+ * Parse a size: a non-negative integer or decimal number, optional blanks,
+ * and an optional unit in any case: B; K, M, G, T or KiB, MiB, GiB, TiB
+ * (powers of 1024); KB, MB, GB, TB (powers of 1000). "100MB" is 10^8
+ * bytes, "100M" and "100 MiB" 100 * 2^20; python/peakbpf/_units.py reads
+ * the same (tests/unit/size_table.txt).
  * Returns 0 and sets *bytes, or -EINVAL (malformed) / -ERANGE (overflow).
  */
 int parse_size(const char *s, uint64_t *bytes);

@@ -50,30 +50,30 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-void cli_usage(FILE *out)
-{
-	fputs(
+static const char usage_head[] =
 "Usage: peakbpf [OPTIONS] [--] COMMAND [ARG...]\n"
+"       peakbpf [OPTIONS] 'COMMAND STRING'...   (hyperfine's form, see -c)\n"
 "       peakbpf [OPTIONS] -p PID[,PID...]\n"
 "       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
-"                        as OUT (.html or .svg; see peakbpf plot --help)\n"
 "       peakbpf merge DIR|FILE...      a job's peak across ranks and nodes, from\n"
-"                        their --record files (see peakbpf merge --help)\n"
-"       peakbpf serve [--socket PATH]   the helper for users without BPF\n"
-"                        privileges (see peakbpf serve --help)\n"
-
+"                        their --record files\n"
+"       peakbpf serve [--socket PATH]  the helper for users without BPF privileges\n"
+"       peakbpf help [plot|merge|serve]  this help, or a subcommand's\n"
 "\n"
 "Report the exact peak of a process tree's summed resident memory (file +\n"
 "anon + shmem pages of every address space in the tree), measured in the\n"
 "kernel on every change, so no short spike is missed. The tree is COMMAND\n"
-"(or the PIDs) and every process forked from it, including daemonized ones.\n"
+"(or the PIDs) and every process forked from it, including daemonized ones.\n";
+
+static const char usage_options[] =
 "\n"
 "Options:\n"
 "  -p, --pid PID[,PID]   attach to running processes and their descendants;\n"
 "                        ends when all have exited, at -d, or on SIGINT/SIGTERM\n"
 "  -i, --interval DUR    close a window every DUR (10ms to 168h, e.g. 500ms, 2s,\n"
 "                        1m, 1h); each window reports its own peak; SIGUSR1\n"
-"                        closes one now\n"
+"                        closes one now. -i without a duration after it is\n"
+"                        --ignore-failure, as in hyperfine\n"
 "  -d, --duration DUR    stop after DUR (1ms to 8760h; attach mode)\n"
 "  -u, --user USER[:GROUP]  run COMMAND as USER (a name or uid), in GROUP or\n"
 "                        USER's own, with USER's groups; peakbpf stays root\n"
@@ -116,17 +116,18 @@ void cli_usage(FILE *out)
 "      --max-tracked N   size of the kernel maps: processes and address spaces\n"
 "                        tracked at once (default 16384); a full map is reported\n"
 "  -h, --help            this help\n"
-"  -V, --version         version\n",
-		out);
-	fputs(runs_cli_usage, out);
-	fputs(
+"  -V, --version         version\n";
+
+static const char usage_tail[] =
 "\n"
+"SIZE: a number and a unit in any case: K, M, G, T or KiB ... TiB are powers\n"
+"of 1024; KB, MB, GB, TB powers of 1000 (512M = 512MiB; 500MB = 5e8 bytes).\n"
 "The summary goes to stderr, so COMMAND's stdout stays clean.\n"
 "Exit status: COMMAND's own; 128+N if it was killed by signal N; 125 if peakbpf\n"
-"failed; 123 if the process is not yours to measure; 126 if COMMAND could not\n"
-"be executed; 127 if it was not found.\n"
-"122 if it succeeded but exceeded --max; 121 if the cgroup root was refused as\n"
-"unsafe (a symbolic link; as root, not root's alone).\n"
+"failed (bad usage too); 123 if the process is not yours to measure; 126 if\n"
+"COMMAND could not be executed; 127 if it was not found; 122 if it succeeded\n"
+"but exceeded --max; 121 if the cgroup root was refused as unsafe (a symbolic\n"
+"link; as root, not root's alone).\n"
 "SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
 "passed to COMMAND (attached: they end the run), and the result is still\n"
 "reported.\n"
@@ -143,8 +144,14 @@ void cli_usage(FILE *out)
 "  peakbpf --timeline t.html -- ./bench     see the peak: open t.html\n"
 "  peakbpf plot t.json -o t.svg            draw a saved timeline\n"
 "  peakbpf -o peak.json -- python3 bench.py\n"
-"  peakbpf --json -- ./job | jq .peak_bytes\n",
-		out);
+"  peakbpf --json -- ./job | jq .peak_bytes\n";
+
+void cli_usage(FILE *out)
+{
+	fputs(usage_head, out);
+	fputs(usage_options, out);
+	fputs(runs_cli_usage, out);
+	fputs(usage_tail, out);
 }
 
 static int parse_source(const char *s, enum peakbpf_source *out)
@@ -234,6 +241,36 @@ static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *v)
 	return 0;
 }
 
+/* Where a letter means something else in hyperfine: what peakbpf's flag
+ * for hyperfine's meaning is, for the error about arg ("" when arg does
+ * not look like hyperfine's). */
+static const char *hyperfine_hint(int c, const char *arg)
+{
+	static const char *const styles[] = { "auto", "basic", "full", "nocolor", "color", "none" };
+	static const char *const units[] = { "microsecond", "millisecond", "second" };
+
+	switch (c) {
+	case 'p':
+		return *arg >= '0' && *arg <= '9' ? "" :
+		       " (-p is --pid here: for hyperfine's -p, a command before each run, write "
+		       "--prepare CMD)";
+	case 's':
+		for (size_t i = 0; i < sizeof(styles) / sizeof(styles[0]); i++)
+			if (!strcmp(arg, styles[i]))
+				return " (-s is --source here; hyperfine's --style has no equivalent: the "
+				       "progress bar shows on a terminal, -q silences the summary)";
+		return "";
+	case 'u':
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(arg, units[i]))
+				return " (-u is --user here; hyperfine's --time-unit has no equivalent: "
+				       "times are in seconds)";
+		return "";
+	default:
+		return "";
+	}
+}
+
 /* An option with nothing to check, or getopt's complaint. */
 static enum cli_action parse_flag(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
@@ -243,7 +280,11 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		return CLI_RUN;
 	case 'u':
 		o->user = optarg;
-		return CLI_RUN;
+		if (!*hyperfine_hint('u', optarg))
+			return CLI_RUN;
+		snprintf(err, errlen, "--user: '%s' is a time unit, not a user%s", optarg,
+			 hyperfine_hint('u', optarg));
+		return CLI_ERROR;
 	case OPT_CGROUP_ROOT:
 		o->cgroup_root = optarg;
 		return CLI_RUN;
@@ -262,6 +303,11 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		snprintf(err, errlen, "--measure: '%s' is not one of rss, unique", optarg);
 		return CLI_ERROR;
 	case OPT_TIMELINE:
+		if (o->timeline) {
+			snprintf(err, errlen, "--timeline: given twice ('%s', '%s'): write the .json or .csv, "
+				 "then draw the other with peakbpf plot FILE -o OUT", o->timeline, optarg);
+			return CLI_ERROR;
+		}
 		o->timeline = optarg;
 		if (timeline_format_of(optarg) != TL_FORMAT_NONE)
 			return CLI_RUN;
@@ -298,6 +344,20 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 	}
 }
 
+/* -i DURATION, or, as in hyperfine, -i (--ignore-failure) when what
+ * follows is an option, "--" or a word that is no number: then that word
+ * is read again. */
+static enum cli_action parse_interval(char **argv, struct options *o, char *err, size_t errlen)
+{
+	if (optarg == argv[optind - 1] && (*optarg == '-' || !(*optarg >= '0' && *optarg <= '9'))) {
+		o->runs.ignore_failure = true;
+		optind--;
+		return CLI_RUN;
+	}
+	return bad_duration("--interval", optarg, &interval_range, &o->interval_ns, err, errlen) ?
+	       CLI_ERROR : CLI_RUN;
+}
+
 /* One option from getopt_long: CLI_RUN lets parsing go on. */
 static enum cli_action parse_option(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
@@ -310,14 +370,13 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		err_code = parse_pid_list(optarg, o->pids, CLI_MAX_PIDS, &o->n_pids);
 		if (!err_code)
 			return CLI_RUN;
-		snprintf(err, errlen, "-p: '%s': %s", optarg,
+		snprintf(err, errlen, "-p: '%s': %s%s", optarg,
 			 err_code == -EEXIST ? "a PID is given twice" :
 			 err_code == -E2BIG ? "too many PIDs (at most 64)" :
-			 "PIDs are positive numbers, separated by commas");
+			 "PIDs are positive numbers, separated by commas", hyperfine_hint('p', optarg));
 		return CLI_ERROR;
 	case 'i':
-		return bad_duration("--interval", optarg, &interval_range, &o->interval_ns, err, errlen) ?
-		       CLI_ERROR : CLI_RUN;
+		return parse_interval(argv, o, err, errlen);
 	case 'd':
 		return bad_duration("--duration", optarg, &duration_range, &o->duration_ns, err, errlen) ?
 		       CLI_ERROR : CLI_RUN;
@@ -332,7 +391,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 	case 's':
 		if (!parse_source(optarg, &o->source))
 			return CLI_RUN;
-		snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage", optarg);
+		snprintf(err, errlen, "--source: '%s' is not one of auto, bpf, cgroup, proc, rusage%s", optarg,
+			 hyperfine_hint('s', optarg));
 		return CLI_ERROR;
 	case 't':
 		if (parse_u32(optarg, 0, 32, &top)) {

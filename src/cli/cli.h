@@ -40,6 +40,7 @@ struct options {
 	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
 	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (rank_file.h) */
 	uint64_t record_interval_ns;    /* --record-interval */
+	bool hide_command_output;       /* the harness's runs: the command's stdout, stderr to /dev/null */
 };
 
 enum cli_action {

@@ -21,4 +21,5 @@ void output_write(FILE *f, const char *record, int *first_errno);
  * 0 when write_errno is 0, else -write_errno. */
 int output_check(int write_errno, const char *what, int command_status);
 
+
 #endif

@@ -160,17 +160,26 @@ char *run_report_human(const struct run_context *r)
 				 strsignal(WTERMSIG(c->wait_status)));
 		else
 			snprintf(ex, sizeof(ex), "exited %d", WEXITSTATUS(c->wait_status));
-		format_duration((uint64_t)((r->end_s - r->start_s) * 1e9), wall, sizeof(wall));
+		format_duration((uint64_t)(((c->exited_s > 0 ? c->exited_s : r->end_s) - r->start_s) * 1e9),
+				wall, sizeof(wall));
 		fprintf(out, "  command %s after %s (user %.3f s, sys %.3f s)", ex, wall, c->user_s, c->sys_s);
-		if (c->descendants_alive >= 0)
-			fprintf(out, "; %lld descendants still running", (long long)c->descendants_alive);
+		if (c->exited_s > 0 && r->end_s > c->exited_s + 0.0005) {
+			format_duration((uint64_t)((r->end_s - r->start_s) * 1e9), wall, sizeof(wall));
+			fprintf(out, "; its last descendant after %s", wall);
+		}
+		if (c->descendants_alive > 0)
+			fprintf(out, "; %lld descendant%s still running%s", (long long)c->descendants_alive,
+				c->descendants_alive == 1 ? "" : "s",
+				c->exited_s > 0 && r->end_s > c->exited_s + 0.0005 ? " at its exit" :
+				", see --wait-descendants");
 		fputc('\n', out);
 	}
 	if (r->attached) {
 		fprintf(out, "  attached to");
 		for (size_t i = 0; i < r->n_attached; i++)
 			fprintf(out, "%s%d", i ? "," : " ", (int)r->attached[i]);
-		fprintf(out, " for %.3f s, %u windows\n", r->end_s - r->start_s, r->windows);
+		fprintf(out, " for %.3f s, %u window%s\n", r->end_s - r->start_s, r->windows,
+			r->windows == 1 ? "" : "s");
 	}
 	if (fclose(out)) {
 		free(text);

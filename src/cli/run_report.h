@@ -17,6 +17,7 @@ struct command_facts {
 	pid_t pid;
 	int wait_status;                /* raw waitpid status */
 	double user_s, sys_s;
+	double exited_s;                /* when it was reaped, since the run began; 0 unknown */
 	int64_t descendants_alive;      /* tree processes alive when it exited, -1 unknown */
 };
 

@@ -657,8 +657,9 @@ static void serve_usage(FILE *out)
 "  --unload-idle   unload the BPF programs while no tree is open (each\n"
 "                  session then loads them again, ~0.1 s); by default they\n"
 "                  stay loaded, and the machine's other faults pay the\n"
-"                  untracked event's cost (README, Performance)\n"
-"  -v, --verbose   log each tree opened and removed on stderr\n", out);
+"                  untracked event's cost (docs/performance.md)\n"
+"  -v, --verbose   log each tree opened and removed on stderr\n"
+"  -h, --help      this help\n", out);
 }
 
 static int serve_status(const char *path)

@@ -2,14 +2,17 @@
 /* The exact record of the tree sum during a run (sum_record.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "fileutil.h"
 #include "sum_record.h"
 #include "timeline_export.h"
 
 #define SAMPLER_RESOLUTION_NS 10000ULL  /* 10 us: the sampler model's slots */
 
-/* "COMMAND ARG..." or "-p PID,PID", cut to fit. */
+/* "COMMAND ARG..." or "pid 7069 (python3), pid 7070 (...)": what ran, as
+ * a person names it; cut to fit. */
 static void name_run(char *buf, size_t len, char *const *argv, const pid_t *pids, size_t n_pids)
 {
 	size_t used = 0;
@@ -17,8 +20,16 @@ static void name_run(char *buf, size_t len, char *const *argv, const pid_t *pids
 	buf[0] = '\0';
 	for (size_t i = 0; argv && argv[i] && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", argv[i]);
-	for (size_t i = 0; !argv && i < n_pids && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%d", i ? "," : "-p ", (int)pids[i]);
+	for (size_t i = 0; !argv && i < n_pids && used < len; i++) {
+		char path[64], *comm = NULL;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
+		if (!read_text_file(path, &comm, NULL))
+			comm[strcspn(comm, "\n")] = '\0';
+		used += (size_t)snprintf(buf + used, len - used, "%spid %d%s%s%s", i ? ", " : "", (int)pids[i],
+					 comm ? " (" : "", comm ? comm : "", comm ? ")" : "");
+		free(comm);
+	}
 }
 
 int sum_record_open(struct sum_record *r, const char *path, bool sampling,

@@ -237,10 +237,17 @@ int timeline_write_csv(const struct timeline *t, FILE *out)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* The rows, then a title row (kind "title", the run's name as its label),
+ * so that peakbpf plot titles a drawing of the .csv as the run's. */
 static int write_csv(const struct timeline *t, const char *title, FILE *out)
 {
-	(void)title;                    /* a .csv has no place for it */
-	return timeline_write_csv(t, out);
+	const struct tl_track *top[TL_TOP];
+	int err = timeline_write_csv(t, out);
+
+	fputs("title,,,,,", out);
+	csv_text(out, title);
+	fprintf(out, "%.*s\n", (int)timeline_top_tracks(t, top, TL_TOP), ",,,,,");
+	return err ? err : ferror(out) ? -EIO : 0;
 }
 
 /* Each format's writer (timeline.h, TL_FORMATS, lists the formats). */

@@ -16,12 +16,17 @@
 #include "units.h"
 
 #define PLOT_W 960
-#define PLOT_H 400
 #define LEFT 80
-#define TOP 40
+#define TOP 48          /* the title, then the marks' labels above the data */
 #define COLS 860        /* PLOT_W - LEFT - 20 */
-#define ROWS 316        /* PLOT_H - TOP - 44 */
-#define PEAK_COLOR "#e00000"    /* nothing else is drawn in it (tests find it) */
+#define ROWS 316
+#define LEGEND_Y (TOP + ROWS + 58)      /* the legend: below the axes, outside the data */
+#define LEGEND_ROW 16
+#define LEGEND_ROWS 5   /* what each drawn thing means; the holders' lines beside */
+#define PLOT_H (LEGEND_Y + LEGEND_ROWS * LEGEND_ROW + 6)
+#define MARK_LABELS_MAX 12      /* more window marks than this go unlabelled (-i 10ms) */
+#define MARK_LABEL_GAP 56       /* a mark's name shows this far from the last one shown */
+#define PEAK_COLOR "#e00000"    /* only the marker and its legend entry (tests find it) */
 /* The holders' lines: none of them red. */
 static const char *const holder_color[TL_TOP] = { "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#17becf" };
 
@@ -34,6 +39,7 @@ struct plot {
 	uint64_t peak_ns;               /* since the start */
 	int64_t peak;
 	bool has_peak;
+	struct tl_ticks ticks;          /* the y axis: round steps of a unit */
 	const struct tl_track *top[TL_TOP];     /* the holders' lines, largest own peak first */
 	size_t n_top;
 	int64_t h_hi[TL_TOP][COLS];             /* each line's max per column ... */
@@ -52,7 +58,7 @@ static double px_y(const struct plot *p, int64_t v)
 
 static void plot_compute(struct plot *p, const struct timeline *t)
 {
-	uint64_t at;
+	uint64_t at, top;
 
 	memset(p, 0, sizeof(*p));
 	p->t = t;
@@ -83,8 +89,42 @@ static void plot_compute(struct plot *p, const struct timeline *t)
 	p->peak_ns = timeline_since(t, at);
 	if (p->peak_ns > p->span_ns)
 		p->peak_ns = p->span_ns;
-	p->ymax = p->plotted_max > p->peak ? p->plotted_max : p->peak;
-	p->ymax += p->ymax / 8 + 1;     /* room above the peak for its marker */
+	top = (uint64_t)(p->plotted_max > p->peak ? p->plotted_max : p->peak);
+	timeline_y_ticks(timeline_bytes(t, (int64_t)(top + top / 16)), &p->ticks);
+	p->ymax = (int64_t)((p->ticks.step_bytes * p->ticks.n + t->unit_bytes - 1) / t->unit_bytes);
+	if (p->ymax <= 0)
+		p->ymax = 1;
+}
+
+void timeline_y_ticks(uint64_t top_bytes, struct tl_ticks *k)
+{
+	static const struct { const char *name; uint64_t bytes; } units[] = {
+		{ "B", 1 }, { "KiB", 1ULL << 10 }, { "MiB", 1ULL << 20 }, { "GiB", 1ULL << 30 },
+		{ "TiB", 1ULL << 40 },
+	};
+	static const uint64_t m[] = { 1, 2, 5 };
+
+	memset(k, 0, sizeof(*k));
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+		/* 1, 2, 5, 10 ... 500 of the unit, while below the next unit */
+		for (uint64_t pow = 1; pow <= 100; pow *= 10) {
+			for (size_t i = 0; i < 3; i++) {
+				uint64_t step = m[i] * pow * units[u].bytes;
+
+				if (u + 1 < sizeof(units) / sizeof(units[0]) && step >= units[u + 1].bytes)
+					continue;
+				if ((top_bytes + step - 1) / step <= TL_TICKS_MAX || u + 1 == sizeof(units) / sizeof(units[0])) {
+					k->step_bytes = step;
+					k->n = (unsigned)((top_bytes + step - 1) / step);
+					if (!k->n)
+						k->n = 1;
+					k->unit = units[u].name;
+					k->unit_bytes = units[u].bytes;
+					return;
+				}
+			}
+		}
+	}
 }
 
 static void xml_text(FILE *out, const char *s)
@@ -119,13 +159,14 @@ static void svg_axes(FILE *out, const struct plot *p)
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fff\" stroke=\"#888\"/>\n",
 		LEFT, TOP, COLS, ROWS);
 	fputs("<g id=\"yticks\" text-anchor=\"end\" fill=\"#333\">", out);
-	for (int k = 0; k <= 4; k++) {
-		int64_t v = p->ymax * k / 4;
-		double y = px_y(p, v);
+	for (unsigned k = 0; k <= p->ticks.n; k++) {
+		uint64_t bytes = p->ticks.step_bytes * k;
+		double y = TOP + ROWS - (double)k * ROWS / p->ticks.n;
 
+		snprintf(b, sizeof(b), "%.6g %s", (double)bytes / (double)p->ticks.unit_bytes, p->ticks.unit);
 		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
 			"<text x=\"%d\" y=\"%.1f\">%s</text>", LEFT, LEFT + COLS, y, y, LEFT - 6, y + 4,
-			format_bytes(timeline_bytes(p->t, v), b, sizeof(b)));
+			k ? b : "0");
 	}
 	fputs("</g>\n<g id=\"xticks\" text-anchor=\"middle\" fill=\"#333\">", out);
 	for (uint64_t at = 0, step = tick_step(p->span_ns); at <= p->span_ns; at += step)
@@ -150,11 +191,9 @@ static void svg_data(FILE *out, const struct plot *p)
 	fputs("\"/>\n", out);
 }
 
-/* Each holder's line (its max per column) and the legend. */
+/* Each holder's line: its max per column. */
 static void svg_holders(FILE *out, const struct plot *p)
 {
-	char label[64], b[32];
-
 	for (size_t k = 0; k < p->n_top; k++) {
 		const struct tl_track *tr = p->top[k];
 		bool pen = false;
@@ -177,15 +216,47 @@ static void svg_holders(FILE *out, const struct plot *p)
 		}
 		fputs("\"/>\n", out);
 	}
-	if (!p->n_top)
-		return;
-	fprintf(out, "<g id=\"legend\" font-size=\"11\" fill=\"#000\">");
-	for (size_t k = 0; k < p->n_top; k++) {
-		int y = TOP + 14 + 15 * (int)k;
+}
+
+/* The legend, below the axes (never over the data): what the fill, the
+ * band, the peak marker, the dashed lines and each holder's line mean. */
+static void svg_legend(FILE *out, const struct plot *p)
+{
+	static const char *const what[LEGEND_ROWS] = {
+		"filled: the tree's largest summed RSS in each column",
+		"dark band: each column's smallest to largest sum",
+		"red dot: the peak, as reported",
+		"dashed lines: windows (-i, SIGUSR1) and marks, named above the plot",
+		"other lines: a process's own RSS (the largest own peaks)",
+	};
+	char label[64], b[32];
+	int x2 = LEFT + COLS / 2;
+
+	fprintf(out, "<g id=\"legend\" font-size=\"11\" fill=\"#000\">"
+		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fff\" stroke=\"#ccc\"/>",
+		LEFT, LEGEND_Y - 12, COLS, LEGEND_ROWS * LEGEND_ROW + 4);
+	for (int k = 0; k < (int)LEGEND_ROWS; k++) {
+		int y = LEGEND_Y + LEGEND_ROW * k;
+
+		if (k == 0)
+			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"18\" height=\"9\" fill=\"#cfe0f5\"/>",
+				LEFT + 8, y - 8);
+		else if (k == 1)
+			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"18\" height=\"9\" fill=\"#1f5fa8\"/>",
+				LEFT + 8, y - 8);
+		else if (k == 2)
+			fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/>", LEFT + 17, y - 4, PEAK_COLOR);
+		else if (k == 3)
+			fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#777\" "
+				"stroke-dasharray=\"4 3\"/>", LEFT + 8, LEFT + 26, y - 4, y - 4);
+		fprintf(out, "<text x=\"%d\" y=\"%d\">%s</text>", LEFT + 32, y, what[k]);
+	}
+	for (size_t k = 0; k < p->n_top && k < LEGEND_ROWS; k++) {
+		int y = LEGEND_Y + LEGEND_ROW * (int)k;
 
 		timeline_track_label(p->top[k], label, sizeof(label));
 		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>"
-			"<text x=\"%d\" y=\"%d\">", LEFT + 8, LEFT + 26, y - 4, y - 4, holder_color[k], LEFT + 32, y);
+			"<text x=\"%d\" y=\"%d\">", x2 + 8, x2 + 26, y - 4, y - 4, holder_color[k], x2 + 32, y);
 		xml_text(out, label);
 		fprintf(out, " (own peak %s)</text>", format_bytes(timeline_bytes(p->t, p->top[k]->line.peak),
 								   b, sizeof(b)));
@@ -193,11 +264,22 @@ static void svg_holders(FILE *out, const struct plot *p)
 	fputs("</g>\n", out);
 }
 
+/* Whether mark i is named above the plot: every mark of the caller's
+ * (m.mark("load")), and window marks while there are few. */
+static bool mark_labelled(const struct timeline *t, size_t i, size_t n_windows)
+{
+	return strncmp(t->marks[i].label, "window ", 7) || n_windows <= MARK_LABELS_MAX;
+}
+
 static void svg_marks(FILE *out, const struct plot *p)
 {
 	const struct timeline *t = p->t;
+	size_t n_windows = 0;
+	double last_x = -1e9;
 	char b[32];
 
+	for (size_t i = 0; i < t->n_marks; i++)
+		n_windows += t->marks[i].kind == TL_MARK_WINDOW;
 	fputs("<g id=\"marks\" stroke=\"#777\" stroke-dasharray=\"4 3\">", out);
 	for (size_t i = 0; i < t->n_marks; i++) {
 		const struct tl_mark *m = &t->marks[i];
@@ -209,6 +291,22 @@ static void svg_marks(FILE *out, const struct plot *p)
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"><title>", x, x, TOP, TOP + ROWS);
 		xml_text(out, m->label);
 		fputs("</title></line>", out);
+	}
+	fputs("</g>\n<g id=\"mark-labels\" font-size=\"10\" fill=\"#444\" text-anchor=\"middle\">", out);
+	for (size_t i = 0; i < t->n_marks; i++) {
+		if (t->marks[i].kind != TL_MARK_WINDOW)
+			continue;
+		double x = px_x(p, timeline_since(t, t->marks[i].ns));
+		bool show = mark_labelled(t, i, n_windows) && x - last_x >= MARK_LABEL_GAP;
+
+		if (show)
+			last_x = x;
+		/* Near an edge the name runs inwards, so that it is not cut. */
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\"%s>", x, TOP - 4,
+			x > LEFT + COLS - 40 ? "end" : x < LEFT + 40 ? "start" : "middle",
+			show ? "" : " style=\"display:none\"");
+		xml_text(out, t->marks[i].label);
+		fputs("</text>", out);
 	}
 	fputs("</g>\n", out);
 	if (!p->has_peak)
@@ -230,13 +328,14 @@ static void svg_body(FILE *out, const struct plot *p, const char *title)
 		"data-plotted-max-bytes=\"%" PRIu64 "\" data-peak-bytes=\"%" PRIu64 "\">\n",
 		PLOT_W, PLOT_H, PLOT_W, PLOT_H, timeline_bytes(p->t, p->plotted_max), timeline_bytes(p->t, p->peak));
 	fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"#f7f7f7\"/>\n", PLOT_W, PLOT_H);
-	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"14\" fill=\"#000\">peakbpf: ", LEFT, TOP - 16);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"14\" fill=\"#000\">peakbpf: ", LEFT, TOP - 24);
 	xml_text(out, title);
 	fputs("</text>\n", out);
 	svg_axes(out, p);
 	svg_data(out, p);
 	svg_holders(out, p);
 	svg_marks(out, p);
+	svg_legend(out, p);
 }
 
 int timeline_write_svg(const struct timeline *t, const char *title, FILE *out)
@@ -254,7 +353,7 @@ int timeline_write_svg(const struct timeline *t, const char *title, FILE *out)
  * and max of the buckets it covers), double-click to see everything. */
 static const char page_script[] =
 "(function(){\n"
-"var L=80,T=40,CW=860,RH=316,svg=document.getElementById('plot');\n"
+"var L=80,T=48,CW=860,RH=316,svg=document.getElementById('plot');\n"
 "var v0=0,v1=D.n*D.w,drag=null;\n"
 "function y(v){return T+RH-Math.max(v,0)*RH/D.ymax;}\n"
 "function x(ns){return L+(ns-v0)*CW/(v1-v0);}\n"
@@ -280,9 +379,11 @@ static const char page_script[] =
 "for(var t=Math.ceil(v0/st)*st;t<=v1;t+=st)h+='<text x=\"'+x(t).toFixed(1)+'\" y=\"'+(T+RH+18)+'\">'"
 "+parseFloat((t/1e9).toPrecision(9))+' s</text>';el('xticks').innerHTML=h;\n"
 "var k;\n"
-"var ls=el('marks').children;for(k=0;k<ls.length;k++){var px=x(D.marks[k]);"
-"ls[k].setAttribute('x1',px);ls[k].setAttribute('x2',px);"
-"ls[k].style.display=px<L||px>L+CW?'none':'';}\n"
+"var ls=el('marks').children,lb=el('mark-labels').children,lx=-1e9;for(k=0;k<ls.length;k++){var px=x(D.marks[k]);"
+"ls[k].setAttribute('x1',px);ls[k].setAttribute('x2',px);lb[k].setAttribute('x',px);"
+"lb[k].setAttribute('text-anchor',px>L+CW-40?'end':px<L+40?'start':'middle');"
+"ls[k].style.display=px<L||px>L+CW?'none':'';"
+"var sh=D.named[k]&&ls[k].style.display===''&&px-lx>=56;if(sh)lx=px;lb[k].style.display=sh?'':'none';}\n"
 "var pm=el('peak-marker'),pl=el('peak-label');if(pm){var px2=x(D.peak);pm.setAttribute('cx',px2);"
 "pl.setAttribute('x',px2+9);pl.setAttribute('text-anchor','start');"
 "pm.style.display=pl.style.display=px2<L||px2>L+CW?'none':'';}}\n"
@@ -291,8 +392,10 @@ static const char page_script[] =
 "svg.addEventListener('mousemove',function(e){var c=colAt(e),h=el('hover'),s=el('sel');"
 "if(drag!==null){var a=Math.max(0,Math.min(drag,c)),b=Math.min(CW,Math.max(drag,c));"
 "s.setAttribute('x',L+a);s.setAttribute('width',b-a);s.style.display='';}\n"
-"if(c<0||c>=CW){h.textContent='';return;}var m=col(c);"
-"h.textContent=((v0+(v1-v0)*c/CW)/1e9).toFixed(4)+' s: min '+fmt(m[0])+', max '+fmt(m[1]);});\n"
+"if(c<0||c>=CW){h.textContent='';return;}var m=col(c),s2=((v0+(v1-v0)*c/CW)/1e9).toFixed(4)+"
+"' s \u2014 tree: min '+fmt(m[0])+', max '+fmt(m[1]);"
+"for(var q=0;q<D.h.length;q++){var hv=hcol(D.h[q],c);s2+=' \u00b7 '+D.h[q].label+': '+(hv===null?'\u2013':fmt(hv));}"
+"h.textContent=s2;});\n"
 "svg.addEventListener('mousedown',function(e){drag=colAt(e);e.preventDefault();});\n"
 "svg.addEventListener('mouseup',function(e){var c=colAt(e);el('sel').style.display='none';"
 "if(drag!==null&&Math.abs(c-drag)>2){var a=Math.max(0,Math.min(drag,c)),b=Math.min(CW,Math.max(drag,c));"
@@ -305,6 +408,8 @@ static void page_data(FILE *out, const struct plot *p)
 {
 	const struct timeline *t = p->t;
 	struct json_writer w;
+	size_t n_windows = 0;
+	char label[64];
 
 	fputs("var D=", out);
 	json_init(&w, out);
@@ -329,7 +434,9 @@ static void page_data(FILE *out, const struct plot *p)
 	for (size_t k = 0; k < p->n_top; k++) {
 		const struct timeline *l = &p->top[k]->line;
 
+		timeline_track_label(p->top[k], label, sizeof(label));
 		json_begin_object(&w);
+		json_kv_string(&w, "label", label);
 		json_kv_uint(&w, "s", timeline_since(t, l->start_ns));
 		json_kv_uint(&w, "e", timeline_since(t, l->end_ns));
 		json_kv_uint(&w, "w", l->width_ns);
@@ -347,6 +454,14 @@ static void page_data(FILE *out, const struct plot *p)
 		if (t->marks[i].kind == TL_MARK_WINDOW)
 			json_uint(&w, timeline_since(t, t->marks[i].ns));
 	json_end_array(&w);
+	for (size_t i = 0; i < t->n_marks; i++)
+		n_windows += t->marks[i].kind == TL_MARK_WINDOW;
+	json_key(&w, "named");         /* which marks' names show */
+	json_begin_array(&w);
+	for (size_t i = 0; i < t->n_marks; i++)
+		if (t->marks[i].kind == TL_MARK_WINDOW)
+			json_bool(&w, mark_labelled(t, i, n_windows));
+	json_end_array(&w);
 	json_end_object(&w);
 	json_finish(&w);        /* ends the line */
 	fputs(";\n", out);      /* else the script's first ( would call it */
@@ -360,15 +475,15 @@ int timeline_write_html(const struct timeline *t, const char *title, FILE *out)
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>peakbpf: ", out);
 	xml_text(out, title);
 	fputs("</title>\n<style>body{margin:0;font-family:sans-serif;background:#f7f7f7}"
-	      "svg{display:block;user-select:none;cursor:crosshair}"
-	      "p{margin:4px 80px;font-size:13px;color:#333}</style></head><body>\n", out);
+	      "svg{display:block;width:100%;height:auto;user-select:none;cursor:crosshair}"
+	      "p,#hover{margin:4px 8%;font-size:13px;color:#333}#hover{min-height:1.3em;color:#000}"
+	      "</style></head><body>\n", out);
 	svg_body(out, &p, title);
 	fprintf(out, "<rect id=\"sel\" y=\"%d\" height=\"%d\" fill=\"#1f5fa8\" fill-opacity=\"0.15\" "
-		"style=\"display:none\"/>\n<text id=\"hover\" x=\"%d\" y=\"%d\" text-anchor=\"end\" "
-		"fill=\"#000\"></text>\n</svg>\n", TOP, ROWS, LEFT + COLS, TOP - 16);
-	fputs("<p>Hover for a column's values; drag across the plot to zoom in (each column keeps "
-	      "the smallest and largest value in it); double-click to see the whole run.</p>\n"
-	      "<script>\n", out);
+		"style=\"display:none\"/>\n</svg>\n", TOP, ROWS);
+	fputs("<div id=\"hover\"></div>\n<p>Hover for every line's value at that instant; drag across "
+	      "the plot to zoom in (each column keeps the smallest and largest value in it); "
+	      "double-click to see the whole run.</p>\n<script>\n", out);
 	page_data(out, &p);
 	fputs(page_script, out);
 	fputs("</script>\n</body></html>\n", out);

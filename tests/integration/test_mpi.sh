@@ -261,6 +261,7 @@ t_merge_bad_inputs() {
 		expect_rc "duplicate host and PID" 6 "host a PID 1 twice" "$d/a.1.jsonl" "$d/b.1.jsonl" "$d/a.1.jsonl" &&
 		expect_rc "not a record" 3 "not a peakbpf record" "$d/not.jsonl" &&
 		expect_rc "no window" 3 "no record has a window" "$d/empty.jsonl" &&
-		expect_rc "no record given" 2 "no record given" &&
-		ok "merge bad inputs: different jobs (4), a missing rank (5), a duplicate (6), not a record or no window (3), usage (2)"
+		expect_rc "no record given" 125 "no record given" &&
+		expect_rc "unknown option" 125 "unknown option" --nope "$d/a.1.jsonl" &&
+		ok "merge bad inputs: different jobs (4), a missing rank (5), a duplicate (6), not a record or no window (3), usage (125)"
 }

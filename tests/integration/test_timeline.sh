@@ -1,7 +1,8 @@
 # shellcheck shell=sh
 # --timeline and peakbpf plot: the tree sum over time, from a real run.
 
-TESTS="$TESTS t_timeline_json t_timeline_holders t_timeline_plots t_timeline_chromium t_timeline_plot_cmd t_timeline_errors"
+TESTS="$TESTS t_timeline_json t_timeline_holders t_timeline_plots t_timeline_chromium t_timeline_layout
+ t_timeline_plot_cmd t_timeline_errors"
 
 CHECK="$here/timeline_check.py"
 
@@ -118,12 +119,15 @@ t_timeline_plot_cmd() {
 		"$PEAKBPF" plot "$TMP/tl-trace.json" -o "$TMP/tl.csv" &&
 		"$PEAKBPF" plot "$TMP/tl.csv" -o "$TMP/tl-csv.svg" || { fail "timeline plot: peakbpf plot failed"; return; }
 	bad=""
+	holders=$(grep -c '"trace_pid":' "$TMP/tl-trace.json")
 	for f in tl.html tl-csv.svg; do
 		m=$(attr "$TMP/$f" data-plotted-max-bytes)
 		[ "$((${m:-0} / page))" = "$((peak / page))" ] || bad="$bad $f:$m"
+		# The holders' lines are kept too (a line per holder of the trace).
+		[ "$(grep -o '<path id="holder-[0-9]*"' "$TMP/$f" | wc -l)" = "$holders" ] || bad="$bad $f:lines"
 	done
-	if [ -z "$bad" ]; then
-		ok "timeline plot: html from json, svg from csv: plotted max = reported peak $(mib "$peak")"
+	if [ -z "$bad" ] && [ "$holders" -gt 0 ]; then
+		ok "timeline plot: html from json, svg from csv: plotted max = reported peak $(mib "$peak"), $holders holder line(s) kept"
 	else
 		fail "timeline plot: reported peak $peak, plotted:$bad"
 	fi
@@ -149,7 +153,10 @@ t_timeline_chromium() {
 	fi
 	cx=$(grep -o '<circle id="peak-marker" cx="[0-9.]*" cy="[0-9.]*"' "$TMP/tl-run.html" | cut -d'"' -f4)
 	cy=$(grep -o '<circle id="peak-marker" cx="[0-9.]*" cy="[0-9.]*"' "$TMP/tl-run.html" | cut -d'"' -f6)
-	set -- $(python3 "$CHECK" red "$TMP/tl.png")
+	# The data's bottom edge: the legend's own red dot is below it.
+	bottom=$(grep -o '<rect x="80" y="[0-9]*" width="860" height="[0-9]*"' "$TMP/tl-run.html" | head -n 1 |
+		awk -F'"' '{ print $4 + $8 }')
+	set -- $(python3 "$CHECK" red "$TMP/tl.png" "$bottom")
 	if [ "${3:-0}" -ge 40 ] && awk -v x="$1" -v y="$2" -v cx="$cx" -v cy="$cy" \
 		'BEGIN { dx = x - cx; dy = y - cy; exit !(dx * dx + dy * dy <= 4) }'; then
 		ok "timeline chromium: the peak marker is drawn at ($1, $2), the page puts it at ($cx, $cy) ($3 red pixels)"
@@ -169,6 +176,58 @@ t_timeline_chromium() {
 		ok "timeline chromium: zoomed in on the peak, the plot still reaches it (top $1, marker $2), time axis $3"
 	else
 		fail "timeline chromium: zoom: top $1, marker $2, ticks $3, script errors: $4"
+	fi
+}
+
+# shot PAGE WIDTH OUT: a screenshot of PAGE in a window WIDTH px wide.
+shot() {
+	timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$TMP/chromium-profile" --window-size="$2,1000" --screenshot="$3" \
+		"file://$1" >"$TMP/chromium.log" 2>&1
+}
+
+# The page as a person reads it, at 800 and 1600 px: from the pixels, no
+# legend pixel is a data pixel (the legend's are where hiding it changes
+# the screenshot, the data's where hiding the data does; the checker sees
+# the legend moved over the data), and the page is never wider than the
+# window (no horizontal scrollbar).
+t_timeline_layout() {
+	need chromium "timeline layout (Debian's chromium package)" || return
+	need python3 "timeline layout: the pixel check" || return
+	"$PEAKBPF" -q -i 300ms --timeline "$TMP/lay.html" -- "$WORKLOAD" -s 16MiB -n 3 -t 200ms ladder \
+		2>"$TMP/lay.err" || { fail "timeline layout: peakbpf: $(cat "$TMP/lay.err")"; return; }
+	rm -rf "$TMP/chromium-profile"
+	res=""
+	for kind in full nolegend nodata overlaid overlaid-nolegend overlaid-nodata; do
+		python3 "$CHECK" variant "$TMP/lay.html" "$kind" "$TMP/lay-$kind.html"
+	done
+	for w in 800 1600; do
+		for kind in full nolegend nodata; do
+			shot "$TMP/lay-$kind.html" "$w" "$TMP/lay-$w-$kind.png"
+		done
+		if [ ! -s "$TMP/lay-$w-full.png" ]; then
+			skip "timeline layout: Chromium cannot start here: $(tail -n 1 "$TMP/chromium.log")"
+			return
+		fi
+		set -- $(python3 "$CHECK" overlap "$TMP/lay-$w-full.png" "$TMP/lay-$w-nolegend.png" \
+			"$TMP/lay-$w-nodata.png")
+		hs=$(timeout 60 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+			--user-data-dir="$TMP/chromium-profile" --window-size="$w,1000" --dump-dom \
+			"file://$TMP/lay-full.html" 2>/dev/null | grep -o 'data-hscroll="[a-z]*"' | cut -d'"' -f2)
+		res="$res $w px: legend $2 px, data $4 px, both $6, scrollbar ${hs:-unknown};"
+		[ "${2:-0}" -gt 1000 ] && [ "${4:-0}" -gt 1000 ] && [ "$6" = 0 ] && [ "$hs" = no ] ||
+			{ fail "timeline layout:$res"; return; }
+	done
+	for kind in overlaid overlaid-nolegend overlaid-nodata; do
+		shot "$TMP/lay-$kind.html" 800 "$TMP/lay-800-$kind.png"
+	done
+	set -- $(python3 "$CHECK" overlap "$TMP/lay-800-overlaid.png" "$TMP/lay-800-overlaid-nolegend.png" \
+		"$TMP/lay-800-overlaid-nodata.png")
+	if [ "${6:-0}" -gt 100 ]; then
+		ok "timeline layout:$res the legend moved over the data is seen ($6 px)"
+	else
+		fail "timeline layout: the check misses a legend over the data ($*)"
 	fi
 }
 

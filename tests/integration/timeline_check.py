@@ -154,10 +154,12 @@ def png_rows(path):
     return w, h, bpp, rows
 
 
-def red_centroid(path):
+def red_centroid(path, below=None):
+    """The red pixels' centre, above row `below` (the legend, which shows
+    the marker too, is under the data)."""
     w, h, bpp, rows = png_rows(path)
     sx = sy = n = 0
-    for y, line in enumerate(rows):
+    for y, line in enumerate(rows[:int(below)] if below else rows):
         for x in range(w):
             r, g, b = line[x * bpp:x * bpp + 3]
             if r > 180 and g < 80 and b < 80:
@@ -198,11 +200,68 @@ def zoomed(path):
     print("%.1f %.1f %s %s" % (top, cy, ticks, "none" if not err else err.group(1).replace(" ", "_")))
 
 
+# What each variant of a page hides (CSS), for the pixel checks: the
+# legend's pixels are where hiding it changes the screenshot, the data's
+# where hiding the data does.
+HIDE = {
+    "full": "",
+    "nolegend": "#legend{display:none}",
+    "nodata": "#area,#band,#peak-marker,#peak-label,[id^=holder-]{display:none}",
+    # The checker's own check: the legend moved over the data must be seen.
+    "overlaid": "#legend{transform:translate(0,-250px)}",
+    "overlaid-nolegend": "#legend{display:none}",
+    "overlaid-nodata": "#legend{transform:translate(0,-250px)}"
+                       "#area,#band,#peak-marker,#peak-label,[id^=holder-]{display:none}",
+}
+
+
+def variant(path, kind, out):
+    """The page with HIDE[kind] and a script that records, in the DOM, whether
+    the page is wider than the window (a horizontal scrollbar)."""
+    with open(path) as f:
+        page = f.read()
+    style = "<style>%s</style>\n" % HIDE[kind]
+    probe = ("<script>window.addEventListener('load',function(){var d=document.documentElement;"
+             "d.setAttribute('data-hscroll',d.scrollWidth>d.clientWidth?'yes':'no');"
+             "d.setAttribute('data-width',d.clientWidth);});</script>")
+    page = page.replace("</head>", style + "</head>", 1).replace("</body>", probe + "</body>")
+    with open(out, "w") as f:
+        f.write(page)
+
+
+def changed(a, b):
+    """The pixels where screenshots a and b differ, as a set of (x, y)."""
+    wa, ha, bpp, ra = png_rows(a)
+    wb, hb, bppb, rb = png_rows(b)
+    assert (wa, ha, bpp) == (wb, hb, bppb), "screenshots of different sizes"
+    out = set()
+    for y in range(ha):
+        if ra[y] == rb[y]:
+            continue
+        for x in range(wa):
+            if ra[y][x * bpp:x * bpp + 3] != rb[y][x * bpp:x * bpp + 3]:
+                out.add((x, y))
+    return out
+
+
+def overlap(full, nolegend, nodata):
+    """How many legend pixels are also data pixels: "legend N data M both K"."""
+    legend = changed(full, nolegend)
+    data = changed(full, nodata)
+    print("legend %d data %d both %d" % (len(legend), len(data), len(legend & data)))
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "variant":
+        variant(sys.argv[2], sys.argv[3], sys.argv[4])
+        sys.exit(0)
+    if sys.argv[1] == "overlap":
+        overlap(*sys.argv[2:5])
+        sys.exit(0)
     if sys.argv[1] == "drag":
         drag_page(sys.argv[2], sys.argv[3])
     else:
         if sys.argv[1] in ("holders-json", "holders-csv"):
             (holders_json if sys.argv[1] == "holders-json" else holders_csv)(sys.argv[2], sys.argv[3])
         else:
-            {"json": check_json, "red": red_centroid, "zoomed": zoomed}[sys.argv[1]](sys.argv[2])
+            {"json": check_json, "red": red_centroid, "zoomed": zoomed}[sys.argv[1]](*sys.argv[2:])

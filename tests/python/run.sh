@@ -6,7 +6,12 @@
 #     ($PEAKBPF_LIBRARY);
 #  2. make install into a temporary PREFIX, then Debian's python3 itself
 #     imports peakbpf from there, finds the installed libpeakbpf with no
-#     environment, and pytest autoloads the plugin (entry point peakbpf).
+#     environment, and pytest autoloads the plugin (entry point peakbpf);
+#  3. a plain pip install ./python with no network (the package's own
+#     stdlib-only build backend: nothing for build isolation to fetch);
+#  4. make install (DESTDIR, PYTHON a venv's) names every file it writes,
+#     puts the package where that python imports from, and make uninstall
+#     removes them all.
 # Needs python3-pytest and python3-venv (tools/install-deps.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +25,7 @@ ok() { PASSED=$((PASSED + 1)); echo "ok   - $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL - $*"; }
 
 "$PYTHON" -m venv --system-site-packages "$TMP/venv" || { fail "venv"; exit 1; }
-# From a copy: setuptools builds in the source directory.
+# From a copy, so that nothing is written into the source tree.
 cp -r "$top/python" "$TMP/src"
 if "$TMP/venv/bin/python" -m pip install -q --no-index --no-build-isolation "$TMP/src" \
 	>"$TMP/pip.log" 2>&1; then
@@ -63,6 +68,46 @@ print(m.describe())' >"$TMP/installed.out" 2>&1; then
 	fi
 else
 	fail "make install PREFIX=$prefix: $(tail -n 5 "$TMP/install.log")"
+fi
+# 3. Offline: a plain pip install (build isolation on) with no network at
+# all: the package's own backend needs nothing from an index.
+"$PYTHON" -m venv "$TMP/venv2" || fail "venv2"
+cp -r "$top/python" "$TMP/src2"
+net=""
+[ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1 && unshare -n true 2>/dev/null && net="unshare -n"
+idx=--no-index          # without unshare: no index, at least
+[ -n "$net" ] && idx=""
+# shellcheck disable=SC2086
+if $net "$TMP/venv2/bin/python" -m pip install -q $idx "$TMP/src2" \
+	>"$TMP/pip2.log" 2>&1 && "$TMP/venv2/bin/python" -c 'import peakbpf, importlib.metadata as md; assert [e.value for e in md.entry_points(group="pytest11") if e.name == "peakbpf"] == ["peakbpf.pytest_plugin"]'; then
+	ok "plain pip install ./python, ${net:+with no network (unshare -n)}${idx}: build isolation needs nothing"
+else
+	fail "plain pip install: $(tail -n 5 "$TMP/pip2.log")"
+fi
+
+# 4. make install lists what it writes and make uninstall removes exactly
+# that; with PYTHON a venv's interpreter, the package goes where it imports.
+dest=$TMP/dest
+if make -C "$top" --no-print-directory -s OUTPUT="$OUTPUT" DESTDIR="$dest" PYTHON="$TMP/venv2/bin/python" \
+	install >"$TMP/inst.log" 2>&1; then
+	listed=$(grep -c '^  INSTALL  ' "$TMP/inst.log")
+	missing=$(sed -n 's/^  INSTALL  \([^ ]*\).*/\1/p' "$TMP/inst.log" | while read -r f; do
+		[ -e "$f" ] || [ -L "$f" ] || echo "$f"; done)
+	unlisted=$(find "$dest" -type f -o -type l | while read -r f; do
+		grep -q "INSTALL  $f\|INSTALL  ${f%/peakbpf/*}/peakbpf \|INSTALL  ${f%/peakbpf/*}/peakbpf (" "$TMP/inst.log" ||
+		case $f in */peakbpf/*|*/peakbpf-*.dist-info/*) ;; *) echo "$f" ;; esac; done)
+	venv_site=$("$TMP/venv2/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	make -C "$top" --no-print-directory -s OUTPUT="$OUTPUT" DESTDIR="$dest" PYTHON="$TMP/venv2/bin/python" \
+		uninstall >"$TMP/uninst.log" 2>&1
+	left=$(find "$dest" -type f -o -type l)
+	if [ -z "$missing" ] && [ -z "$unlisted" ] && [ -z "$left" ] && [ -d "$dest$venv_site" ] &&
+		grep -q "INSTALL  $dest$venv_site/peakbpf " "$TMP/inst.log"; then
+		ok "make install listed its $listed files (the Python package in the venv's $venv_site); make uninstall left none"
+	else
+		fail "install/uninstall: missing '$missing', unlisted '$unlisted', left '$left': $(cat "$TMP/inst.log")"
+	fi
+else
+	fail "make install DESTDIR: $(tail -n 5 "$TMP/inst.log")"
 fi
 echo "python: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

@@ -186,13 +186,52 @@ def test_fallback_without_capabilities():
     assert d["inexact_reason"] and any("CAP_BPF" in n for n in d["not_used"])
 
 
-def test_unavailable_library_never_raises():
+def test_missing_library_raises_at_first_use():
+    """A missing libpeakbpf is an installation problem, not a figure of
+    None: import works, the first block raises LibraryError saying where
+    it looked."""
     env = dict(os.environ, PEAKBPF_LIBRARY="/nonexistent/libpeakbpf.so.0")
     r = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "peakbpf.LibraryError" in r.stderr, r.stderr
+    assert "PEAKBPF_LIBRARY" in r.stderr and "make install" in r.stderr, r.stderr
+
+
+def test_public_names():
+    """The module's public names are its API, not what it imports."""
+    public = {n for n in dir(peakbpf) if not n.startswith(("_", "@"))}   # @: pytest's rewriting
+    assert public - {"pytest_plugin"} == set(peakbpf.__all__), public
+
+
+def test_repr_says_growth_and_peak():
+    needs_bpf()
+    with peakbpf.measure() as m:
+        b = bytearray(16 * MIB)
+        b[::4096] = b"x" * len(b[::4096])
+        del b
+    r = repr(m)
+    assert r.startswith("<peakbpf.Measurement growth ") and ", peak " in r and "(bpf" in r, r
+
+
+def test_holder_own_peak_is_not_carried_over():
+    """A holder's own peak in a later block of the same session may be an
+    earlier block's: it is then own_peak_since_load_bytes, and
+    own_peak_bytes is None (not known for this block)."""
+    needs_bpf()
+    script = """
+import json, peakbpf
+with peakbpf.measure() as first:
+    b = bytearray(96 << 20); b[::4096] = b"x" * len(b[::4096]); del b
+with peakbpf.measure() as second:
+    c = bytearray(4 << 20); c[::4096] = b"x" * len(c[::4096]); del c
+print(json.dumps([first.holders, second.holders]))
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    d = json.loads(r.stdout)
-    assert d["source"] == "unavailable" and d["growth_bytes"] is None and d["peak_bytes"] is None
-    assert "PEAKBPF_LIBRARY" in d["inexact_reason"]
+    first, second = json.loads(r.stdout)
+    assert first[0]["own_peak_bytes"] >= 96 * MIB
+    me = second[0]
+    print("second block's holder: %s" % me)
+    assert me["own_peak_bytes"] is None and me["own_peak_since_load_bytes"] >= 96 * MIB, r.stdout
 
 
 def test_sizes():

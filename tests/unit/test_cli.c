@@ -261,6 +261,8 @@ static void test_timeline(void **state)
 	assert_int_equal(PARSE(&o, err, "--timeline", "dir/t.json", "-p", "12"), CLI_RUN);
 	assert_int_equal(PARSE(&o, err, "--timeline", "t.png", "true"), CLI_ERROR);
 	assert_non_null(strstr(err, ".json, .csv, .svg or .html"));
+	assert_int_equal(PARSE(&o, err, "--timeline", "a.svg", "--timeline", "a.json", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "--timeline: given twice ('a.svg', 'a.json')"));
 	assert_int_equal(PARSE(&o, err, "--timeline", "csv", "true"), CLI_ERROR);
 	assert_int_equal(PARSE(&o, err, "-s", "proc", "--timeline", "t.svg", "true"), CLI_ERROR);
 	assert_non_null(strstr(err, "--timeline needs the bpf source"));

@@ -24,13 +24,15 @@ static int setup(void **state)
 		ra[i] = (struct run_result){ .done = true, .measured = true, .source = "bpf", .exact = true,
 					     .bound_known = true, .peak_bytes = (64 + i) * MIB,
 					     .growth_known = true, .growth_bytes = (int64_t)((64 + i) * MIB),
-					     .wall_s = 0.5 + 0.1 * (double)i };
+					     .wall_s = 0.5 + 0.1 * (double)i, .has_cpu_times = true,
+					     .user_s = 0.25, .system_s = 0.05 };
 		rb[i] = ra[i];
 		rb[i].peak_bytes *= 2;
 		rb[i].growth_bytes *= 2;
 		rb[i].exit_status = i == 2 ? 3 : 0;
 	}
 	rb[1].measured = false;         /* one run without a figure */
+	rb[1].has_cpu_times = false;
 	benches[0] = (struct bench){ .label = "./job --size 64", .runs = ra, .n_runs = 3 };
 	benches[1] = (struct bench){ .label = "sh -c 'a | b, \"c\"'", .runs = rb, .n_runs = 3 };
 	return 0;
@@ -75,6 +77,20 @@ static void test_json_fields(void **state)
 	free(s);
 }
 
+/* hyperfine's keys, as its JSON readers want them; not measured is null. */
+static void test_json_hyperfine_keys(void **state)
+{
+	char *s = capture(json_no_fits);
+
+	(void)state;
+	assert_non_null(strstr(s, "\"user\":0.25,\"system\":0.05,\"user_times\":[0.25,0.25,0.25],"
+			       "\"system_times\":[0.05,0.05,0.05],"
+			       "\"memory_usage_byte\":[67108864,68157440,69206016]"));
+	assert_non_null(strstr(s, "\"user_times\":[0.25,null,0.25]"));
+	assert_non_null(strstr(s, "\"memory_usage_byte\":[134217728,null,138412032]"));
+	free(s);
+}
+
 static size_t count_fields(const char *line)
 {
 	size_t n = 1;
@@ -94,12 +110,12 @@ static void test_csv_parses(void **state)
 	char *s = capture(export_csv), *l2, *l3;
 
 	(void)state;
-	assert_non_null(strstr(s, "command,mean,stddev,median,min,max,peak_mean_bytes,"));
+	assert_non_null(strstr(s, "command,mean,stddev,median,user,system,min,max,peak_mean_bytes,"));
 	l2 = strchr(s, '\n') + 1;
 	l3 = strchr(l2, '\n') + 1;
 	assert_int_equal(count_fields(s), count_fields(l2));
 	assert_int_equal(count_fields(s), count_fields(l3));
-	assert_non_null(strstr(l2, "./job --size 64,0.6,0.1,0.6,0.5,0.7,68157440,"));
+	assert_non_null(strstr(l2, "./job --size 64,0.6,0.1,0.6,0.25,0.05,0.5,0.7,68157440,"));
 	assert_non_null(strstr(l3, "\"sh -c 'a | b, \"\"c\"\"'\","));   /* RFC 4180 quoting */
 	assert_non_null(strstr(l3, ",bpf,true,0,3,0 0 3\n"));
 	free(s);
@@ -169,6 +185,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_json_fields, setup),
+		cmocka_unit_test_setup(test_json_hyperfine_keys, setup),
 		cmocka_unit_test_setup(test_csv_parses, setup),
 		cmocka_unit_test_setup(test_markdown_well_formed, setup),
 		cmocka_unit_test_setup(test_human, setup),

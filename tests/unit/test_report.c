@@ -248,6 +248,32 @@ static void test_human_summary(void **state)
 	free(s);
 }
 
+/* Wording: one descendant, with the hint; --wait-descendants times the
+ * command's own exit and the tree's last process apart; one window. */
+static void test_human_wording(void **state)
+{
+	struct fixture x;
+	pid_t pids[] = { 7 };
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	x.command.descendants_alive = 1;
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "command exited 3 after 2.000 s (user 0.500 s, sys 0.250 s); "
+			       "1 descendant still running, see --wait-descendants\n"));
+	free(s);
+	x.command.exited_s = 0.8;       /* --wait-descendants: the tree ended at 2 s */
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "command exited 3 after 800.0 ms (user 0.500 s, sys 0.250 s); its last "
+			       "descendant after 2.000 s; 1 descendant still running at its exit\n"));
+	free(s);
+	ctx = (struct run_context){ .attached = pids, .n_attached = 1 };
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "attached to 7 for 2.000 s, 1 window\n"));
+	free(s);
+}
+
 static void test_human_exact_and_window(void **state)
 {
 	struct fixture x;
@@ -356,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_not_measured_is_never_zero),
 		cmocka_unit_test(test_printable),
 		cmocka_unit_test(test_human_summary),
+		cmocka_unit_test(test_human_wording),
 		cmocka_unit_test(test_human_exact_and_window),
 		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_privileges),

@@ -67,8 +67,13 @@ static void test_budget(void **state)
 			       "-p", "1"), CLI_RUN);
 	assert_int_equal(o.runs.max_of, BUDGET_OF_GROWTH);
 	assert_int_equal(o.runs.budget_stat, BUDGET_STAT_MEDIAN);
-	assert_int_equal(PARSE(&o, err, "--max", "512MB", "job"), CLI_ERROR);
-	assert_string_equal(err, "--max: '512MB' is not a size (e.g. 512MiB, 1.5GiB)");
+	assert_int_equal(PARSE(&o, err, "--max", "512MB", "job"), CLI_RUN);     /* powers of 1000 */
+	assert_int_equal(o.runs.max_bytes, 512000000ULL);
+	assert_int_equal(PARSE(&o, err, "--max", "100 mib", "job"), CLI_RUN);
+	assert_int_equal(o.runs.max_bytes, 100ULL << 20);
+	assert_int_equal(PARSE(&o, err, "--max", "512XB", "job"), CLI_ERROR);
+	assert_string_equal(err, "--max: '512XB' is not a size (e.g. 512MiB or 512M: powers of 1024; "
+			    "500MB: powers of 1000)");
 	assert_int_equal(PARSE(&o, err, "--max-of", "rss", "job"), CLI_ERROR);
 	assert_string_equal(err, "--max-of: 'rss' is not peak or growth");
 	assert_int_equal(PARSE(&o, err, "--budget-stat", "mean", "job"), CLI_ERROR);
@@ -130,10 +135,99 @@ static void test_exports_and_wait(void **state)
 	assert_int_equal(PARSE(&o, err, "--wait-descendants", "-p", "1"), CLI_ERROR);
 }
 
+/* hyperfine's habits: -i without a duration, -p/-s/-u with hyperfine's
+ * values say what peakbpf's flag for that is. */
+static void test_hyperfine_flags(void **state)
+{
+	char err[512] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-r", "2", "-i", "--", "false"), CLI_RUN);
+	assert_true(o.runs.ignore_failure);
+	assert_int_equal(o.interval_ns, 0);
+	assert_string_equal(o.command[0], "false");
+	assert_int_equal(PARSE(&o, err, "-i", "-r", "2", "false"), CLI_RUN);
+	assert_true(o.runs.ignore_failure);
+	assert_int_equal(o.runs.runs, 2);
+	assert_int_equal(PARSE(&o, err, "-i", "false"), CLI_RUN);
+	assert_true(o.runs.ignore_failure && runs_wanted(&o.runs));
+	assert_string_equal(o.command[0], "false");
+	assert_int_equal(PARSE(&o, err, "-i", "2s", "--", "job"), CLI_RUN);       /* still a window */
+	assert_false(o.runs.ignore_failure);
+	assert_int_equal(o.interval_ns, 2000000000ULL);
+	assert_int_equal(PARSE(&o, err, "-i", "5x", "job"), CLI_ERROR);
+	assert_non_null(strstr(err, "--interval: '5x' is not a duration"));
+	assert_int_equal(PARSE(&o, err, "--ignore-failure", "-r", "2", "--", "false"), CLI_RUN);
+	assert_true(o.runs.ignore_failure);
+	assert_int_equal(PARSE(&o, err, "-r", "2", "-p", "sync", "job"), CLI_ERROR);
+	assert_non_null(strstr(err, "write --prepare CMD"));
+	assert_int_equal(PARSE(&o, err, "-p", "x1"), CLI_ERROR);
+	assert_non_null(strstr(err, "--prepare"));
+	assert_int_equal(PARSE(&o, err, "-p", "1x"), CLI_ERROR);
+	assert_null(strstr(err, "--prepare"));
+	assert_int_equal(PARSE(&o, err, "-s", "basic", "job"), CLI_ERROR);
+	assert_non_null(strstr(err, "hyperfine's --style"));
+	assert_int_equal(PARSE(&o, err, "-u", "millisecond", "job"), CLI_ERROR);
+	assert_non_null(strstr(err, "hyperfine's --time-unit"));
+}
+
+/* A positional string with a blank is a command string, as in hyperfine;
+ * "--" keeps the argv form. */
+static void test_positional_strings(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "sleep 0.1"), CLI_RUN);
+	assert_int_equal(o.runs.n_commands, 1);
+	assert_string_equal(o.runs.commands[0], "sleep 0.1");
+	assert_null(o.command);
+	assert_int_equal(PARSE(&o, err, "-r", "3", "sleep 0.1", "sleep 0.2"), CLI_RUN);
+	assert_int_equal(o.runs.n_commands, 2);
+	assert_int_equal(PARSE(&o, err, "--", "sleep 0.1"), CLI_RUN);
+	assert_int_equal(o.runs.n_commands, 0);
+	assert_string_equal(o.command[0], "sleep 0.1");
+	assert_int_equal(PARSE(&o, err, "ls", "-l", "a b"), CLI_RUN);
+	assert_string_equal(o.command[2], "a b");
+	assert_int_equal(PARSE(&o, err, "-c", "./a", "./b c"), CLI_RUN);
+	assert_int_equal(o.runs.n_commands, 2);
+	assert_int_equal(PARSE(&o, err, "-c", "./a", "--", "./b c"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "-p", "1", "sleep 1"), CLI_ERROR);
+}
+
+static void test_hyperfine_options(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-N", "--setup", "s", "--conclude", "c", "--cleanup", "d",
+			       "--show-output", "--export-json", "r.json", "--export-bmf", "b.json",
+			       "--export-gab", "g.json", "--export-openmetrics", "m.prom", "job 1"), CLI_RUN);
+	assert_true(o.runs.shell.none && o.runs.show_output);
+	assert_string_equal(o.runs.setup, "s");
+	assert_string_equal(o.runs.conclude, "c");
+	assert_string_equal(o.runs.cleanup, "d");
+	assert_string_equal(o.runs.export_json, "r.json");
+	assert_string_equal(o.runs.export_bmf, "b.json");
+	assert_string_equal(o.runs.export_gab, "g.json");
+	assert_string_equal(o.runs.export_openmetrics, "m.prom");
+	assert_int_equal(PARSE(&o, err, "--shell=none", "job 1"), CLI_RUN);
+	assert_true(o.runs.shell.none);
+	assert_int_equal(PARSE(&o, err, "-S", "/bin/bash", "job 1"), CLI_RUN);
+	assert_string_equal(o.runs.shell.shell, "/bin/bash");
+	assert_int_equal(PARSE(&o, err, "--shell=", "job 1"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "--export-json", "r.json", "--", "job"), CLI_RUN);
+	assert_true(runs_wanted(&o.runs));
+	assert_int_equal(PARSE(&o, err, "-p", "1", "--setup", "x"), CLI_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_warmup_prepare),
+		cmocka_unit_test(test_hyperfine_flags),
+		cmocka_unit_test(test_positional_strings),
+		cmocka_unit_test(test_hyperfine_options),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_budget),
 		cmocka_unit_test(test_sweeps),

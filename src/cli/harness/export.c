@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include "export.h"
 #include "json.h"
@@ -66,6 +67,59 @@ static void json_parameters(struct json_writer *w, const struct runs_opts *r, co
 	json_end_object(w);
 }
 
+/* The mean CPU time (user or system) over the runs that have it; false
+ * when none has. */
+static bool cpu_mean(const struct bench *b, bool system, double *mean)
+{
+	size_t n = 0;
+
+	*mean = 0;
+	for (size_t i = 0; i < b->n_runs; i++) {
+		if (!b->runs[i].has_cpu_times)
+			continue;
+		*mean += system ? b->runs[i].system_s : b->runs[i].user_s;
+		n++;
+	}
+	if (n)
+		*mean /= (double)n;
+	return n > 0;
+}
+
+/* hyperfine's user and system (means, seconds), each run's, and its
+ * memory_usage_byte: here each run's exact peak (null: not measured). */
+static void json_hyperfine(struct json_writer *w, const struct bench *b)
+{
+	double mean;
+
+	for (int sys = 0; sys < 2; sys++) {
+		json_key(w, sys ? "system" : "user");
+		if (cpu_mean(b, sys, &mean))
+			json_double(w, mean, 6);
+		else
+			json_null(w);
+	}
+	for (int sys = 0; sys < 2; sys++) {
+		json_key(w, sys ? "system_times" : "user_times");
+		json_begin_array(w);
+		for (size_t i = 0; i < b->n_runs; i++) {
+			if (b->runs[i].has_cpu_times)
+				json_double(w, sys ? b->runs[i].system_s : b->runs[i].user_s, 6);
+			else
+				json_null(w);
+		}
+		json_end_array(w);
+	}
+	json_key(w, "memory_usage_byte");
+	json_begin_array(w);
+	for (size_t i = 0; i < b->n_runs; i++) {
+		if (b->runs[i].measured)
+			json_uint(w, b->runs[i].peak_bytes);
+		else
+			json_null(w);
+	}
+	json_end_array(w);
+}
+
 static double ratio(const struct stat5 *a, const struct stat5 *b)
 {
 	return a->n && b->n && b->mean > 0 ? a->mean / b->mean : 0;
@@ -102,6 +156,7 @@ static void json_bench(struct json_writer *w, const struct runs_opts *r, const s
 		json_int(w, b->runs[i].exit_status);
 	json_end_array(w);
 	json_parameters(w, r, b);
+	json_hyperfine(w, b);
 	json_kv_uint(w, "runs", b->n_runs);
 	json_kv_uint(w, "warmup", r->warmup);
 	json_memory(w, "peak_bytes", b, &s.peak, &s, false);
@@ -159,12 +214,19 @@ static void csv_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* ",mean,stddev,median,min,max"; empty fields when not measured. */
-static void csv_stat(FILE *out, const struct stat5 *s, const char *fmt)
+/* ",mean,stddev,median,min,max"; empty fields when not measured. With b,
+ * hyperfine's user and system go between median and min. */
+static void csv_stat(FILE *out, const struct stat5 *s, const char *fmt, const struct bench *b)
 {
 	const double v[] = { s->mean, s->stddev, s->median, s->min, s->max };
+	double cpu;
 
 	for (size_t i = 0; i < 5; i++) {
+		for (int sys = 0; b && i == 3 && sys < 2; sys++) {
+			fputc(',', out);
+			if (cpu_mean(b, sys, &cpu))
+				fprintf(out, "%.6g", cpu);
+		}
 		fputc(',', out);
 		if (s->n && (i != 1 || s->has_stddev))
 			fprintf(out, fmt, v[i]);
@@ -175,7 +237,7 @@ void export_csv(const struct runs_opts *r, const struct bench *b, size_t n, FILE
 {
 	static const char *const stat[] = { "mean", "stddev", "median", "min", "max" };
 
-	fputs("command,mean,stddev,median,min,max", out);
+	fputs("command,mean,stddev,median,user,system,min,max", out);
 	for (size_t i = 0; i < 5; i++)
 		fprintf(out, ",peak_%s_bytes", stat[i]);
 	for (size_t i = 0; i < 5; i++)
@@ -189,9 +251,9 @@ void export_csv(const struct runs_opts *r, const struct bench *b, size_t n, FILE
 
 		bench_summarize(&b[k], &s);
 		csv_string(out, b[k].label);
-		csv_stat(out, &s.wall, "%.9g");
-		csv_stat(out, &s.peak, "%.0f");
-		csv_stat(out, &s.growth, "%.0f");
+		csv_stat(out, &s.wall, "%.9g", &b[k]);
+		csv_stat(out, &s.peak, "%.0f", NULL);
+		csv_stat(out, &s.growth, "%.0f", NULL);
 		fprintf(out, ",%s,%s,", s.source, s.exact ? "true" : "false");
 		if (s.bound_known)
 			fprintf(out, "%llu", (unsigned long long)s.error_bound_bytes);

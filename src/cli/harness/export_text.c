@@ -2,6 +2,7 @@
 /* The harness's text outputs: the human summary and the Markdown table;
  * and the export files' lifecycle. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include "cli.h"
 #include "export.h"
@@ -171,17 +172,48 @@ static FILE *open_out(const char *opt, const char *path)
 	return f;
 }
 
+/* Each export file: its option, its path, where its FILE goes, and what
+ * writes it (the JSON results take their fits apart). */
+struct export_kind {
+	const char *opt;
+	size_t path_off, file_off;
+	void (*write)(const struct runs_opts *, const struct bench *, size_t, FILE *);
+};
+
+#define EXPORT_KIND(opt, field, fn) \
+	{ opt, offsetof(struct runs_opts, export_##field), offsetof(struct export_files, field), fn }
+static const struct export_kind kinds[] = {
+	EXPORT_KIND("--export-json", json, NULL),
+	EXPORT_KIND("--export-csv", csv, export_csv),
+	EXPORT_KIND("--export-markdown", markdown, export_markdown),
+	EXPORT_KIND("--export-bmf", bmf, export_bmf),
+	EXPORT_KIND("--export-gab", gab, export_gab),
+	EXPORT_KIND("--export-openmetrics", openmetrics, export_openmetrics),
+};
+#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+static const char *kind_path(const struct options *o, size_t k)
+{
+	return *(const char *const *)((const char *)&o->runs + kinds[k].path_off);
+}
+
+static FILE **kind_file(struct export_files *f, size_t k)
+{
+	return (FILE **)((char *)f + kinds[k].file_off);
+}
+
 int export_open(const struct options *o, struct export_files *f)
 {
 	memset(f, 0, sizeof(*f));
-	if ((o->output && !(f->out = open_out("-o", o->output))) ||
-	    (o->runs.export_csv && !(f->csv = open_out("--export-csv", o->runs.export_csv))) ||
-	    (o->runs.export_markdown &&
-	     !(f->markdown = open_out("--export-markdown", o->runs.export_markdown)))) {
-		export_close(o, f);
-		return -EIO;
-	}
+	if (o->output && !(f->out = open_out("-o", o->output)))
+		goto fail;
+	for (size_t k = 0; k < N_KINDS; k++)
+		if (kind_path(o, k) && !(*kind_file(f, k) = open_out(kinds[k].opt, kind_path(o, k))))
+			goto fail;
 	return 0;
+fail:
+	export_close(o, f);
+	return -EIO;
 }
 
 int export_write(const struct options *o, struct export_files *f,
@@ -196,10 +228,11 @@ int export_write(const struct options *o, struct export_files *f,
 		export_json(&o->runs, b, n, fits, n_fits, stdout);
 	if (f->out)
 		export_json(&o->runs, b, n, fits, n_fits, f->out);
-	if (f->csv)
-		export_csv(&o->runs, b, n, f->csv);
-	if (f->markdown)
-		export_markdown(&o->runs, b, n, f->markdown);
+	if (f->json)
+		export_json(&o->runs, b, n, fits, n_fits, f->json);
+	for (size_t k = 0; k < N_KINDS; k++)
+		if (kinds[k].write && *kind_file(f, k))
+			kinds[k].write(&o->runs, b, n, *kind_file(f, k));
 	return 0;
 }
 
@@ -218,9 +251,12 @@ static int close_one(FILE **f, const char *path)
 
 int export_close(const struct options *o, struct export_files *f)
 {
-	int e1 = close_one(&f->out, o->output);
-	int e2 = close_one(&f->csv, o->runs.export_csv);
-	int e3 = close_one(&f->markdown, o->runs.export_markdown);
+	int err = close_one(&f->out, o->output), e;
 
-	return e1 ? e1 : e2 ? e2 : e3;
+	for (size_t k = 0; k < N_KINDS; k++) {
+		e = close_one(kind_file(f, k), kind_path(o, k));
+		if (!err)
+			err = e;
+	}
+	return err;
 }

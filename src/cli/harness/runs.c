@@ -7,27 +7,39 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "budget.h"
+#include "fileutil.h"
 #include "cli.h"
 #include "export.h"
 #include "fit_report.h"
 #include "runs.h"
+#include "runs_progress.h"
+#include "shell_words.h"
 #include "status.h"
 #include "sweep.h"
 #include "units.h"
 
-/* Run a shell command, not measured: --prepare. */
-static int run_prepare_cmd(const char *cmd)
+/* A command string, not measured (--prepare, --setup, --conclude,
+ * --cleanup): its exit status, or -1 if it could not be started. Its
+ * output shows only with --show-output, as the measured commands'. */
+static int run_hook(const struct runs_opts *r, const char *cmd)
 {
+	char **argv = shell_command_argv(cmd, &r->shell);
+	pid_t pid;
 	int st;
-	pid_t pid = fork();
 
-	if (pid < 0)
+	if (!argv)
 		return -1;
+	pid = fork();
 	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
+		int saved[2];
+
+		if (!r->show_output)
+			stdio_to_null(saved);     /* the child's own: nothing to restore */
+		execvp(argv[0], argv);
+		_exit(errno == ENOENT ? 127 : 126);
 	}
-	if (waitpid(pid, &st, 0) != pid)
+	shell_argv_free(argv);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return -1;
 	return exit_status_from_wait(st);
 }
@@ -59,11 +71,36 @@ struct harness {
 	measure_fn measure;
 	struct bench *benches;
 	size_t n_benches;
-	bool stopped;                   /* interrupted, or --prepare failed */
+	struct runs_progress progress;
+	bool stopped;                   /* interrupted, or a hook failed */
 	int failed;                     /* peakbpf's own failure: its status */
 };
 
-/* One run of bench b (a warm-up when res is NULL). */
+/* A hook (--prepare, ...) of b's, with its sweep values: false (the series
+ * stops, said why) when it failed. */
+static bool hook(struct harness *h, const struct bench *b, const char *opt, const char *cmd)
+{
+	const struct runs_opts *r = &h->opts->runs;
+	char *text;
+	int st;
+
+	if (!cmd)
+		return true;
+	text = sweep_substitute(cmd, r, b->vi);
+	st = text ? run_hook(r, text) : -1;
+	if (st) {
+		runs_progress_clear(&h->progress);
+		fprintf(stderr, "peakbpf: %s '%s' %s %d: fix it, or drop %s%s\n", opt, text ? text : cmd,
+			st < 0 ? "could not run, errno" : "exited", st < 0 ? errno : st, opt,
+			r->show_output ? "" : " (--show-output shows its output)");
+		h->stopped = true;
+		h->failed = EXIT_PEAKBPF_FAILED;
+	}
+	free(text);
+	return st == 0;
+}
+
+/* One run of bench b (a warm-up when res is NULL), with its hooks. */
 static void measure_one(struct harness *h, struct bench *b, struct run_result *res)
 {
 	struct options ro = *h->opts;
@@ -71,20 +108,13 @@ static void measure_one(struct harness *h, struct bench *b, struct run_result *r
 	sigset_t saved;
 	int st;
 
-	if (h->opts->runs.prepare) {
-		st = run_prepare_cmd(h->opts->runs.prepare);
-		if (st) {
-			fprintf(stderr, "peakbpf: --prepare '%s' exited %d: fix it, or drop --prepare\n",
-				h->opts->runs.prepare, st);
-			h->stopped = true;
-			h->failed = EXIT_PEAKBPF_FAILED;
-			return;
-		}
-	}
+	if (!hook(h, b, "--prepare", h->opts->runs.prepare))
+		return;
 	ro.quiet = true;
 	ro.json = false;
 	ro.output = NULL;
 	ro.command = b->argv;
+	ro.hide_command_output = !h->opts->runs.show_output;
 	memset(&scratch, 0, sizeof(scratch));
 	sigprocmask(SIG_SETMASK, NULL, &saved);
 	st = h->measure(&ro, res ? res : &scratch);
@@ -94,21 +124,11 @@ static void measure_one(struct harness *h, struct bench *b, struct run_result *r
 	if (!(res ? res : &scratch)->done) {
 		h->stopped = true;      /* peakbpf failed: it said why */
 		h->failed = st;
-	}
-}
-
-static void progress(const struct harness *h, const struct bench *b, size_t i)
-{
-	const struct run_result *x = &b->runs[i];
-	char buf[32];
-
-	if (h->opts->quiet)
 		return;
-	fprintf(stderr, "peakbpf: [%zu/%zu] run %zu/%u: peak %s, %.3f s, exit %d\n",
-		(size_t)(b - h->benches) + 1, h->n_benches, i + 1,
-		h->opts->runs.runs ? h->opts->runs.runs : 1,
-		x->measured ? format_bytes(x->peak_bytes, buf, sizeof(buf)) : "not measured",
-		x->wall_s, x->exit_status);
+	}
+	runs_progress_done(&h->progress, res ? res : &scratch);
+	if (!h->stopped)
+		hook(h, b, "--conclude", h->opts->runs.conclude);
 }
 
 static void run_all(struct harness *h)
@@ -119,54 +139,39 @@ static void run_all(struct harness *h)
 	for (size_t k = 0; k < h->n_benches && !h->stopped; k++) {
 		struct bench *b = &h->benches[k];
 
-		for (unsigned w = 0; w < r->warmup && !h->stopped; w++)
+		if (!hook(h, b, "--setup", r->setup))
+			break;
+		for (unsigned w = 0; w < r->warmup && !h->stopped; w++) {
+			runs_progress_start(&h->progress, k, w, true);
 			measure_one(h, b, NULL);
-		for (unsigned i = 0; i < runs && !h->stopped; i++) {
-			measure_one(h, b, &b->runs[i]);
-			if (b->runs[i].done) {
-				b->n_runs++;
-				progress(h, b, i);
-			}
 		}
+		for (unsigned i = 0; i < runs && !h->stopped; i++) {
+			runs_progress_start(&h->progress, k, i, false);
+			measure_one(h, b, &b->runs[i]);
+			if (b->runs[i].done)
+				b->n_runs++;
+		}
+		if (!h->failed)
+			hook(h, b, "--cleanup", r->cleanup);
 	}
+	runs_progress_end(&h->progress);
 }
 
-static char *join_argv(char **argv)
-{
-	size_t len = 1;
-	char *s;
-
-	for (char **a = argv; *a; a++)
-		len += strlen(*a) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (char **a = argv; *a; a++) {
-		if (a != argv)
-			strcat(s, " ");
-		strcat(s, *a);
-	}
-	return s;
-}
-
-/* Bench b: command c at the sweep point b->vi. */
+/* Bench b: command c at the sweep point b->vi. Its label is the command
+ * string as given, or the argv quoted as a shell reads it back. */
 static int build_bench(const struct options *o, struct bench *b)
 {
 	const struct runs_opts *r = &o->runs;
 	size_t argc = 0;
 
 	if (r->n_commands) {
-		b->argv = calloc(4, sizeof(char *));
-		if (!b->argv)
+		b->label = sweep_substitute(r->commands[b->command], r, b->vi);
+		if (!b->label)
 			return -ENOMEM;
-		b->argv[0] = strdup("sh");
-		b->argv[1] = strdup("-c");
-		b->argv[2] = sweep_substitute(r->commands[b->command], r, b->vi);
-		if (!b->argv[0] || !b->argv[1] || !b->argv[2])
-			return -ENOMEM;
-		b->label = strdup(b->argv[2]);
-		return b->label ? 0 : -ENOMEM;
+		b->argv = shell_command_argv(b->label, &r->shell);
+		if (!b->argv && errno == EINVAL)
+			fprintf(stderr, "peakbpf: '%s': no command, or a quote not closed\n", b->label);
+		return b->argv ? 0 : -errno;
 	}
 	while (o->command[argc])
 		argc++;
@@ -176,7 +181,7 @@ static int build_bench(const struct options *o, struct bench *b)
 	for (size_t i = 0; i < argc; i++)
 		if (!(b->argv[i] = sweep_substitute(o->command[i], r, b->vi)))
 			return -ENOMEM;
-	b->label = join_argv(b->argv);
+	b->label = shell_quote_argv(b->argv);
 	return b->label ? 0 : -ENOMEM;
 }
 
@@ -192,12 +197,16 @@ static int build_benches(struct harness *h)
 		return -ENOMEM;
 	for (size_t k = 0; k < h->n_benches; k++) {
 		struct bench *b = &h->benches[k];
+		int err;
 
 		b->command = k / n_pts;
 		sweep_point(r, k % n_pts, b->vi);
 		b->runs = calloc(runs, sizeof(*b->runs));
-		if (!b->runs || build_bench(h->opts, b))
+		if (!b->runs)
 			return -ENOMEM;
+		err = build_bench(h->opts, b);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -207,25 +216,28 @@ static void free_benches(struct harness *h)
 	for (size_t k = 0; h->benches && k < h->n_benches; k++) {
 		struct bench *b = &h->benches[k];
 
-		for (char **a = b->argv; a && *a; a++)
-			free(*a);
-		free(b->argv);
+		shell_argv_free(b->argv);
 		free(b->label);
 		free(b->runs);
 	}
 	free(h->benches);
 }
 
-/* The status of the whole series: a command's own failure first, then the
- * budget's verdict. */
+/* The status of the whole series: a command's own failure first (unless
+ * --ignore-failure), then the budget's verdict. */
 static int series_status(const struct harness *h, int budget)
 {
-	for (size_t k = 0; k < h->n_benches; k++) {
+	for (size_t k = 0; !h->opts->runs.ignore_failure && k < h->n_benches; k++) {
 		struct bench_summary s;
 
 		bench_summarize(&h->benches[k], &s);
-		if (s.status)
-			return s.status;
+		if (!s.status)
+			continue;
+		if (!h->opts->quiet)
+			fprintf(stderr, "peakbpf: %s exited %d%s; -i (--ignore-failure) exits 0 anyway\n",
+				h->benches[k].label, s.status,
+				h->opts->runs.show_output ? "" : " (--show-output shows its output)");
+		return s.status;
 	}
 	return budget;
 }
@@ -252,10 +264,16 @@ int runs_main(const struct options *o, measure_fn measure)
 
 	if (export_open(o, &files))
 		return EXIT_PEAKBPF_FAILED;
-	if (build_benches(&h)) {
+	switch (build_benches(&h)) {
+	case 0:
+		break;
+	case -EINVAL:
+		goto out;       /* said which */
+	default:
 		fprintf(stderr, "peakbpf: out of memory\n");
 		goto out;
 	}
+	runs_progress_init(&h.progress, o, h.n_benches, isatty(STDERR_FILENO));
 	run_all(&h);
 	if (h.failed) {
 		status = h.failed;      /* peakbpf's 125, or 126/127 when a command could not run */

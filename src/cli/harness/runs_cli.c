@@ -11,19 +11,37 @@
 
 const char runs_cli_usage[] =
 "\n"
-"Repeated runs, comparisons, budgets and sweeps (each run measured exactly):\n"
+"Repeated runs, comparisons, budgets and sweeps (each run measured exactly;\n"
+"flags and JSON as hyperfine's where they mean the same):\n"
 "  -r, --runs N          measure N runs (1..10000); report min, median, mean,\n"
 "                        max and stddev of peak, growth and wall time\n"
 "  -w, --warmup N        N runs first, left out of the summary (0..10000)\n"
-"      --prepare CMD     run CMD (sh -c) before every run, not measured\n"
-"  -c, --command CMD     a command to compare (sh -c CMD; repeat, up to 16);\n"
-"                        ratios are against the first; not with -- COMMAND\n"
+"  -c, --command CMD     a command string to compare (repeat, up to 16);\n"
+"                        ratios are against the first; not with -- COMMAND.\n"
+"                        Without --, 'CMD ARGS' words with a blank are the same.\n"
+"                        A string of plain words naming a program is exec'd\n"
+"                        (no shell's memory in the figure); shell syntax or a\n"
+"                        builtin runs through sh -c\n"
+"  -N, --shell=none      split every command string into words and exec it\n"
+"  -S, --shell SHELL     run command strings with SHELL -c (default /bin/sh)\n"
+"      --setup CMD       run CMD before each command's series, not measured\n"
+"      --prepare CMD     run CMD before every run, not measured\n"
+"      --conclude CMD    run CMD after every run, not measured\n"
+"      --cleanup CMD     run CMD after each command's series, not measured\n"
+"      --show-output     show the commands' stdout and stderr (hidden otherwise)\n"
+"  -i, --ignore-failure  exit 0 though a command exited non-zero\n"
 "      --max SIZE        memory budget (e.g. 512MiB): exit 122 when the command\n"
 "                        succeeded but exceeded it, with actual against allowed\n"
 "      --max-of peak|growth   what --max limits (default peak)\n"
 "      --budget-stat max|median  over runs (default max: the worst run)\n"
+"      --export-json FILE      results as JSON (as -o): hyperfine's keys, with\n"
+"                        memory_usage_byte each run's exact peak\n"
 "      --export-csv FILE       results as CSV\n"
 "      --export-markdown FILE  results as a Markdown table\n"
+"      --export-bmf FILE       Bencher Metric Format (peak-memory in bytes,\n"
+"                        latency in ns: value, lower_value, upper_value)\n"
+"      --export-gab FILE       github-action-benchmark customSmallerIsBetter\n"
+"      --export-openmetrics FILE  gauges for node_exporter's textfile collector\n"
 "      --wait-descendants      keep measuring until every descendant exited\n"
 "  -L, --parameter-list NAME V1,V2,...  run with {NAME} = each value\n"
 "  -P, --parameter-scan NAME MIN MAX [STEP]  {NAME} = MIN, MIN+STEP, ... MAX\n"
@@ -33,8 +51,10 @@ const char runs_cli_usage[] =
 "                        squares over every subset, fewer terms on a tie;\n"
 "                        residuals and the largest step between neighbours\n"
 "      --headroom F      with --fit: a claim F (e.g. 0.2) above every point\n"
+"  On a terminal a progress bar shows the runs and warm-ups.\n"
 "  e.g. peakbpf -r 5 -w 1 -- ./job        peakbpf --max 512MiB -r 3 -- ./job\n"
-"       peakbpf -c './a' -c './b'         peakbpf -P n 1 8 --fit n -- ./job {n}\n";
+"       peakbpf -r 10 'sort big.txt' 'sort -S 1G big.txt'\n"
+"       peakbpf -P n 1 8 --fit n -- ./job {n}\n";
 
 static int parse_count(const char *s, unsigned long min, unsigned long max, unsigned *v)
 {
@@ -124,7 +144,7 @@ static enum cli_action parse_budget(int c, struct runs_opts *r, char *err, size_
 		r->has_max = true;
 		if (!parse_size(optarg, &r->max_bytes))
 			return CLI_RUN;
-		snprintf(err, errlen, "--max: '%s' is not a size (e.g. 512MiB, 1.5GiB)", optarg);
+		snprintf(err, errlen, "--max: '%s' is not a size (e.g. 512MiB or 512M: powers of 1024; 500MB: powers of 1000)", optarg);
 		return CLI_ERROR;
 	case OPT_RUNS_MAX_OF:
 		if (parse_choice("--max-of", optarg, "peak", "growth", &v, err, errlen) != CLI_RUN)
@@ -153,12 +173,74 @@ static enum cli_action parse_headroom(struct runs_opts *r, char *err, size_t err
 	return CLI_RUN;
 }
 
+/* Options that only keep their value: where it goes, or NULL. */
+static const char **string_option(int c, struct runs_opts *r)
+{
+	switch (c) {
+	case OPT_RUNS_PREPARE: return &r->prepare;
+	case OPT_RUNS_SETUP: return &r->setup;
+	case OPT_RUNS_CONCLUDE: return &r->conclude;
+	case OPT_RUNS_CLEANUP: return &r->cleanup;
+	case OPT_RUNS_EXPORT_CSV: return &r->export_csv;
+	case OPT_RUNS_EXPORT_MARKDOWN: return &r->export_markdown;
+	case OPT_RUNS_EXPORT_JSON: return &r->export_json;
+	case OPT_RUNS_EXPORT_BMF: return &r->export_bmf;
+	case OPT_RUNS_EXPORT_GAB: return &r->export_gab;
+	case OPT_RUNS_EXPORT_OPENMETRICS: return &r->export_openmetrics;
+	case OPT_RUNS_FIT: return &r->fit;
+	default: return NULL;
+	}
+}
+
+/* Flags: true if c is one. */
+static bool flag_option(int c, struct runs_opts *r)
+{
+	switch (c) {
+	case OPT_RUNS_WAIT_DESCENDANTS:
+		r->wait_descendants = true;
+		return true;
+	case OPT_RUNS_SHOW_OUTPUT:
+		r->show_output = true;
+		return true;
+	case OPT_RUNS_IGNORE_FAILURE:
+		r->ignore_failure = true;
+		return true;
+	case 'N':
+		r->shell.none = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* -S, --shell SHELL|none: what runs command strings (hyperfine's). */
+static enum cli_action parse_shell(struct runs_opts *r, char *err, size_t errlen)
+{
+	if (!strcmp(optarg, "none")) {
+		r->shell.none = true;
+		return CLI_RUN;
+	}
+	if (*optarg) {
+		r->shell.shell = optarg;
+		return CLI_RUN;
+	}
+	snprintf(err, errlen, "--shell: empty: give a shell (e.g. /bin/bash) or none");
+	return CLI_ERROR;
+}
+
 bool runs_cli_option(int c, char **argv, struct options *o, char *err, size_t errlen,
 		     enum cli_action *action)
 {
 	struct runs_opts *r = &o->runs;
+	const char **value = string_option(c, r);
 
 	*action = CLI_RUN;
+	if (value) {
+		*value = optarg;
+		return true;
+	}
+	if (flag_option(c, r))
+		return true;
 	switch (c) {
 	case 'r':
 	case 'w':
@@ -178,25 +260,13 @@ bool runs_cli_option(int c, char **argv, struct options *o, char *err, size_t er
 	case 'P':
 		*action = parse_param(c, argv, o, err, errlen);
 		return true;
-	case OPT_RUNS_PREPARE:
-		r->prepare = optarg;
+	case 'S':
+		*action = parse_shell(r, err, errlen);
 		return true;
 	case OPT_RUNS_MAX:
 	case OPT_RUNS_MAX_OF:
 	case OPT_RUNS_BUDGET_STAT:
 		*action = parse_budget(c, r, err, errlen);
-		return true;
-	case OPT_RUNS_EXPORT_CSV:
-		r->export_csv = optarg;
-		return true;
-	case OPT_RUNS_EXPORT_MARKDOWN:
-		r->export_markdown = optarg;
-		return true;
-	case OPT_RUNS_WAIT_DESCENDANTS:
-		r->wait_descendants = true;
-		return true;
-	case OPT_RUNS_FIT:
-		r->fit = optarg;
 		return true;
 	case OPT_RUNS_HEADROOM:
 		*action = parse_headroom(r, err, errlen);
@@ -267,15 +337,40 @@ static bool harness_only(const struct runs_opts *r)
 	return runs_wanted(r) || r->fit || r->wait_descendants;
 }
 
+/*
+ * hyperfine's form: without "--", a first word with a blank in it is a
+ * command string, and so is every word after it (each one a command, as
+ * with -c). "peakbpf ls -l" and "peakbpf -- CMD ARGS" stay an argv.
+ */
+static enum cli_action positional_strings(int argc, char **argv, struct options *o, char *err,
+					  size_t errlen)
+{
+	struct runs_opts *r = &o->runs;
+	bool dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
+
+	if (dashdash || optind >= argc || !argv[optind][strcspn(argv[optind], " \t\n")])
+		return CLI_RUN;
+	for (; optind < argc; optind++) {
+		if (r->n_commands >= RUNS_MAX_COMMANDS || !*argv[optind]) {
+			snprintf(err, errlen, "%s", *argv[optind] ? "at most 16 commands" : "empty command");
+			return CLI_ERROR;
+		}
+		r->commands[r->n_commands++] = argv[optind];
+	}
+	return CLI_RUN;
+}
+
 enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *err, size_t errlen,
 			       bool *done)
 {
 	const struct runs_opts *r = &o->runs;
 
 	*done = false;
+	if (positional_strings(argc, argv, o, err, errlen) != CLI_RUN)
+		return CLI_ERROR;
 	if (o->n_pids && harness_only(r)) {
-		snprintf(err, errlen, "-p attaches to one tree: -r, -w, --prepare, -c, -L, -P, --fit, "
-			 "--export-* and --wait-descendants are for commands");
+		snprintf(err, errlen, "-p attaches to one tree: -r, -w, --prepare, --setup, --conclude, "
+			 "-c, -L, -P, --fit, --export-* and --wait-descendants are for commands");
 		return CLI_ERROR;
 	}
 	if (r->wait_descendants && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
@@ -306,6 +401,8 @@ enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *e
 
 bool runs_wanted(const struct runs_opts *r)
 {
-	return r->runs > 1 || r->warmup || r->prepare || r->n_commands || r->n_params ||
-	       r->export_csv || r->export_markdown;
+	return r->runs > 1 || r->warmup || r->prepare || r->setup || r->conclude || r->cleanup ||
+	       r->n_commands || r->n_params || r->ignore_failure || r->export_csv ||
+	       r->export_markdown || r->export_json || r->export_bmf || r->export_gab ||
+	       r->export_openmetrics;
 }

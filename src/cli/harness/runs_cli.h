@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The harness's options, parsed beside cli.c's: -r, -w, --prepare, -c,
  * --max, --max-of, --budget-stat, --export-*, --wait-descendants, -L, -P,
- * --fit, --headroom. */
+ * --fit, --headroom, and hyperfine's --setup, --conclude, --cleanup,
+ * --show-output, --ignore-failure, -N, --shell. */
 #ifndef PEAKBPF_RUNS_CLI_H
 #define PEAKBPF_RUNS_CLI_H
 
@@ -19,9 +20,18 @@ enum {
 	OPT_RUNS_WAIT_DESCENDANTS,
 	OPT_RUNS_FIT,
 	OPT_RUNS_HEADROOM,
+	OPT_RUNS_SETUP,
+	OPT_RUNS_CONCLUDE,
+	OPT_RUNS_CLEANUP,
+	OPT_RUNS_SHOW_OUTPUT,
+	OPT_RUNS_IGNORE_FAILURE,
+	OPT_RUNS_EXPORT_JSON,
+	OPT_RUNS_EXPORT_BMF,
+	OPT_RUNS_EXPORT_GAB,
+	OPT_RUNS_EXPORT_OPENMETRICS,
 };
 
-#define RUNS_SHORT_OPTIONS "r:w:c:L:P:"
+#define RUNS_SHORT_OPTIONS "r:w:c:L:P:NS:"
 #define RUNS_LONG_OPTIONS \
 	{ "runs", required_argument, NULL, 'r' }, \
 	{ "warmup", required_argument, NULL, 'w' }, \
@@ -36,7 +46,17 @@ enum {
 	{ "export-markdown", required_argument, NULL, OPT_RUNS_EXPORT_MARKDOWN }, \
 	{ "wait-descendants", no_argument, NULL, OPT_RUNS_WAIT_DESCENDANTS }, \
 	{ "fit", required_argument, NULL, OPT_RUNS_FIT }, \
-	{ "headroom", required_argument, NULL, OPT_RUNS_HEADROOM },
+	{ "headroom", required_argument, NULL, OPT_RUNS_HEADROOM }, \
+	{ "setup", required_argument, NULL, OPT_RUNS_SETUP }, \
+	{ "conclude", required_argument, NULL, OPT_RUNS_CONCLUDE }, \
+	{ "cleanup", required_argument, NULL, OPT_RUNS_CLEANUP }, \
+	{ "show-output", no_argument, NULL, OPT_RUNS_SHOW_OUTPUT }, \
+	{ "ignore-failure", no_argument, NULL, OPT_RUNS_IGNORE_FAILURE }, \
+	{ "export-json", required_argument, NULL, OPT_RUNS_EXPORT_JSON }, \
+	{ "export-bmf", required_argument, NULL, OPT_RUNS_EXPORT_BMF }, \
+	{ "export-gab", required_argument, NULL, OPT_RUNS_EXPORT_GAB }, \
+	{ "export-openmetrics", required_argument, NULL, OPT_RUNS_EXPORT_OPENMETRICS }, \
+	{ "shell", required_argument, NULL, 'S' },
 
 /* The help text's section for these options. */
 extern const char runs_cli_usage[];

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "shell_words.h"
 
 #define RUNS_MAX_COMMANDS 16
 #define RUNS_MAX_PARAMS 4
@@ -41,13 +42,18 @@ struct runs_opts {
 	unsigned runs;                  /* -r; 0: not given (one run) */
 	unsigned warmup;                /* -w */
 	const char *prepare;            /* --prepare: a shell command before each run */
-	const char *commands[RUNS_MAX_COMMANDS];        /* -c: shell commands */
+	const char *setup, *conclude, *cleanup; /* before a command's runs, after each, after all */
+	const char *commands[RUNS_MAX_COMMANDS];        /* -c or positional: command strings */
 	size_t n_commands;
 	bool has_max;                   /* --max */
 	uint64_t max_bytes;
 	enum budget_of max_of;          /* --max-of */
 	enum budget_stat budget_stat;   /* --budget-stat */
-	const char *export_csv, *export_markdown;
+	const char *export_csv, *export_markdown, *export_json;
+	const char *export_bmf, *export_gab, *export_openmetrics;      /* CI dashboards */
+	struct shell_mode shell;        /* -N, --shell */
+	bool show_output;               /* --show-output: the commands' own output */
+	bool ignore_failure;            /* -i without a duration, --ignore-failure */
 	bool wait_descendants;          /* --wait-descendants */
 	struct sweep_param params[RUNS_MAX_PARAMS];
 	size_t n_params;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What one measured run leaves for the harness: its primary figure, its
- * wall time and its exit status. */
+ * wall and CPU times and its exit status. */
 #ifndef PEAKBPF_RUNS_RESULT_H
 #define PEAKBPF_RUNS_RESULT_H
 
@@ -18,6 +18,8 @@ struct run_result {
 	bool growth_known;
 	int64_t growth_bytes;
 	double wall_s;
+	bool has_cpu_times;             /* the command was reaped: its rusage */
+	double user_s, system_s;        /* its CPU time, with its reaped descendants' */
 	int exit_status;                /* as the shell reports it */
 };
 

@@ -36,7 +36,7 @@
 enum merge_exit {
 	MERGE_OK = 0,
 	MERGE_FAILED = 1,       /* out of memory, a write failed */
-	MERGE_USAGE = 2,
+	MERGE_USAGE = 125,      /* bad usage: peakbpf's own failure, as everywhere */
 	MERGE_BAD_FILE = 3,     /* unreadable, not a record, a corrupt line */
 	MERGE_OTHER_JOB = 4,    /* records of different jobs */
 	MERGE_MISSING_RANK = 5, /* ranks 0..N-1 with a gap */

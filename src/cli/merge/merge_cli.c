@@ -35,7 +35,7 @@ static const char usage[] =
 "                        .csv, .svg or .html (as peakbpf --timeline)\n"
 "  -h, --help            this help\n"
 "\n"
-"Exit status: 0; 1 merge failed (memory, writing); 2 bad usage; 3 a file\n"
+"Exit status: 0; 1 merge failed (memory, writing); 125 bad usage; 3 a file\n"
 "unreadable or not a record; 4 records of different jobs; 5 a rank missing\n"
 "(ranks 0..N-1 with a gap); 6 the same host and PID twice (or a rank twice).\n"
 "A rank's file cut by a kill is used up to its last whole line, with a\n"

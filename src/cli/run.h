@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One measured run of the CLI: a command (command mode) or -p's PIDs
+ * (attach mode). run.c drives it (signals, the event loop, start and
+ * end); run_emit.c reports it (windows, the record, the harness's result).
+ */
+#ifndef PEAKBPF_RUN_H
+#define PEAKBPF_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <peakbpf/peakbpf.h>
+#include "cli.h"
+#include "rank_file.h"
+#include "run_report.h"
+#include "runs_result.h"
+#include "sampler_model.h"
+#include "sum_record.h"
+
+/* Everything one run needs between its events. */
+struct run {
+	const struct options *opts;
+	struct peakbpf_session *session;
+	long page_size;
+	FILE *out;                      /* -o FILE, or NULL */
+	int out_errno, stdout_errno;    /* why a record could not be written, first */
+	int sigfd;
+	sigset_t oldmask;               /* before blocking handled_signals(): the command execs with it */
+	int exit_status;                /* peakbpf's: EXIT_PEAKBPF_FAILED until known */
+	uint64_t t0_ns, window_start_ns, next_window_ns, deadline_ns;
+	bool windowed;                  /* -i given or SIGUSR1 seen: window records */
+	/* command mode */
+	pid_t child;                    /* negated once reaped */
+	struct command_facts command;
+	struct rusage ru;               /* the command's, once reaped */
+	/* attach mode */
+	int pidfds[CLI_MAX_PIDS];
+	size_t roots_alive;
+	/* --compare-sampler, --timeline */
+	struct sum_record rec;
+	uint64_t record_drops;
+	struct sampler_report sampler;
+	struct run_result *result;      /* the harness's copy of the run's figure */
+	struct rank_record rank;        /* --record DIR */
+};
+
+#define RECORD_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */
+#define RECORD_DRAIN_MS 20
+
+/* Measure o (its command, or its PIDs) into res (NULL: not kept); returns
+ * peakbpf's exit status (the command's own, or 12x). */
+int run_measure(const struct options *o, struct run_result *res);
+
+/* run_emit.c */
+/* Whether the record of the sum is kept (--compare-sampler, --timeline,
+ * --record, with bpf here). */
+bool run_recording(const struct run *r);
+void run_drain_trace(struct run *r);
+/* Who an mm of the record of the sum is (sum_record_set_identify). */
+int run_identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char comm[16]);
+/* --record's callback on each change of the sum. */
+void run_on_sum_change(void *ctx, int64_t pages);
+/* Close the open window (the session folds it into the run's figures). */
+int run_close_window(struct run *r);
+/* The run's record, and the harness's copy of its figure. */
+void run_report(struct run *r);
+
+#endif
