@@ -142,7 +142,7 @@ static void cache_put(struct tracker *t)
 	tracker_close(t);
 	pthread_mutex_lock(&cache.lock);
 	cache.in_use = false;
-	if (!cache.in_use && !cache.keep) {
+	if (!cache.keep) {
 		tracker_close(cache.load);
 		cache.load = NULL;
 	}
@@ -227,7 +227,9 @@ static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct 
 	*loaded = false;
 	pthread_mutex_lock(&cache.lock);
 	if (cache.load && cache.pid != getpid()) {
-		/* A forked child: the parent's load is not this process's. */
+		/* A forked child: the parent's load is not this process's.
+		 * It is left as it is: closing it here would detach the
+		 * parent's programs (their links are the parent's too). */
 		cache.load = NULL;
 		cache.in_use = false;
 	}
