@@ -228,8 +228,8 @@ static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct 
 	pthread_mutex_lock(&cache.lock);
 	if (cache.load && cache.pid != getpid()) {
 		/* A forked child: the parent's load is not this process's.
-		 * It is left as it is: closing it here would detach the
-		 * parent's programs (their links are the parent's too). */
+		 * It is only forgotten, as a session a child inherits is
+		 * (peakbpf.h): its objects are the parent's too. */
 		cache.load = NULL;
 		cache.in_use = false;
 	}
