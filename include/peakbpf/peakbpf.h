@@ -133,7 +133,7 @@ struct peakbpf_holder {
 	uint64_t own_peak_bytes;        /* its own largest RSS so far */
 };
 
-/* "0.2.0" */
+/* "0.3.0" */
 PEAKBPF_API const char *peakbpf_version(void);
 
 /*
