@@ -84,6 +84,7 @@ SOURCES_SRCS := \
 LIBTOP_SRCS := \
 	src/lib/report.c \
 	src/lib/session.c \
+	src/lib/session_open.c \
 	src/lib/libpeakbpf.c \
 	src/lib/libpeakbpf_figure.c
 HELPER_SRCS := \
@@ -369,6 +370,7 @@ CHECKS := \
 	integration \
 	lib-test \
 	python-test \
+	slurm-test \
 	bench-short \
 	vmtest
 check: deps
@@ -441,5 +443,6 @@ uninstall:
 include tools/bench/bench.mk
 include tools/vm/vm.mk
 include tools/docs.mk
+include src/slurm/slurm.mk
 
 -include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d)

@@ -43,24 +43,120 @@ static __always_inline void raise_peak(__s64 now)
 
 		if (now <= seen)
 			return;
-		if (__sync_val_compare_and_swap(&ustate.peak, seen, now) == seen)
+		if (__sync_val_compare_and_swap(&ustate.peak, seen, now) == seen) {
+			ustate.peak_anon = ustate.anon;
 			return;
+		}
 	}
 	__sync_fetch_and_add(&ustate.peak_races, 1);
 }
 
-SEC("tp_btf/mod_memcg_lruvec_state")
-int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
+/* Count one update of the tree cgroup's mapped pages. */
+static __always_inline void count(bool anon, int val)
 {
 	__s64 now;
 
+	if (anon)
+		__sync_fetch_and_add(&ustate.anon, (__s64)val);
+	now = __sync_fetch_and_add(&ustate.pages, (__s64)val) + val;
+	raise_peak(now);
+}
+
+/* NR_ANON_MAPPED: 1, NR_FILE_MAPPED: 0, another item: -1. */
+static __always_inline int mapped_item(int item)
+{
+	if (item == (int)bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED))
+		return 1;
+	if (item == (int)bpf_core_enum_value(enum node_stat_item, NR_FILE_MAPPED))
+		return 0;
+	return -1;
+}
+
+static __always_inline bool is_tree_memcg(struct mem_cgroup *memcg)
+{
+	return memcg && BPF_CORE_READ(memcg, css.cgroup, kn, id) == ustate.cgroup_id;
+}
+
+SEC("?tp_btf/mod_memcg_lruvec_state")
+int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
+{
+	int anon = mapped_item(item);
+
 	/* Filter first: this runs on every statistic update of every cgroup. */
-	if (item != (int)bpf_core_enum_value(enum node_stat_item, NR_ANON_MAPPED) &&
-	    item != (int)bpf_core_enum_value(enum node_stat_item, NR_FILE_MAPPED))
+	if (anon < 0)
 		return 0;
 	if (memcg->css.cgroup->kn->id != ustate.cgroup_id)
 		return 0;
-	now = __sync_fetch_and_add(&ustate.pages, (__s64)val) + val;
-	raise_peak(now);
+	count(anon, val);
 	return 0;
+}
+
+/*
+ * Before 6.13 there is no tracepoint: the same updates are caught at the
+ * entry of the function rmap calls them through, in mm/memcontrol.c,
+ * called from mm/rmap.c (another file: never inlined there). It is the
+ * one the running kernel has out of line (unique.c, unique_prepare):
+ *  - 6.12: __lruvec_stat_mod_folio(folio, idx, val) (its memcg from
+ *    folio->memcg_data, whose low bits are flags, MEMCG_DATA_FLAGS_MASK);
+ *  - 6.1: __mod_lruvec_page_state(page, idx, val) (rmap may pass a tail
+ *    page: the memcg is the head's, as compound_head() finds it);
+ *  - 5.10: __mod_lruvec_state(lruvec, idx, val) (the memcg's per-node
+ *    part holds the lruvec).
+ * Each is entered with preemption or interrupts off, like the tracepoint:
+ * the skipped-runs argument above holds for them too. O(1): a compare, a
+ * few reads, an atomic add.
+ */
+#define MEMCG_DATA_FLAGS 3UL    /* MEMCG_DATA_OBJCGS/OBJEXTS | MEMCG_DATA_KMEM */
+
+static __always_inline struct mem_cgroup *memcg_of_data(unsigned long data)
+{
+	return (struct mem_cgroup *)(data & ~MEMCG_DATA_FLAGS);
+}
+
+/* The update counts when the page's memcg is the tree's. */
+static __always_inline int count_if_tree(struct mem_cgroup *memcg, int anon, int val)
+{
+	if (is_tree_memcg(memcg))
+		count(anon, val);
+	return 0;
+}
+
+SEC("?fentry/__lruvec_stat_mod_folio")
+int BPF_PROG(unique_folio, struct folio *folio, enum node_stat_item idx, int val)
+{
+	int anon = mapped_item((int)idx);
+
+	if (anon < 0)
+		return 0;
+	return count_if_tree(memcg_of_data(BPF_CORE_READ(folio, memcg_data)), anon, val);
+}
+
+SEC("?fentry/__mod_lruvec_page_state")
+int BPF_PROG(unique_page, struct page *page, enum node_stat_item idx, int val)
+{
+	int anon = mapped_item((int)idx);
+	unsigned long head;
+
+	if (anon < 0)
+		return 0;
+	head = BPF_CORE_READ(page, compound_head);
+	if (head & 1)
+		page = (struct page *)(head - 1);
+	return count_if_tree(memcg_of_data(BPF_CORE_READ(page, memcg_data)), anon, val);
+}
+
+SEC("?fentry/__mod_lruvec_state")
+int BPF_PROG(unique_lruvec, struct lruvec *lruvec, enum node_stat_item idx, int val)
+{
+	int anon = mapped_item((int)idx);
+	struct mem_cgroup *memcg = NULL;
+	unsigned long pn;
+
+	if (anon < 0)
+		return 0;
+	/* container_of(lruvec, struct mem_cgroup_per_node, lruvec)->memcg */
+	pn = (unsigned long)lruvec - bpf_core_field_offset(struct mem_cgroup_per_node, lruvec);
+	bpf_probe_read_kernel(&memcg, sizeof(memcg),
+			      (void *)(pn + bpf_core_field_offset(struct mem_cgroup_per_node, memcg)));
+	return count_if_tree(memcg, anon, val);
 }

@@ -2,10 +2,15 @@
 # Install what peakbpf needs to build and test from Debian's packages.
 # Idempotent: prints nothing and installs nothing when all is there.
 set -eu
+# The Slurm packages: the SPANK plugin's header (libslurm-dev) and the
+# single-node cluster of make slurm-test (tools/slurm/cluster.sh starts the
+# daemons itself, on their own sockets, ports and directories: beside any
+# munged, mariadbd or slurmd the packages' own units may start under systemd).
 
 pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
       pkg-config make gcc libc6-dev python3-pytest python3-venv python3-pip chromium
-      openmpi-bin hyperfine python3-prometheus-client"
+      openmpi-bin hyperfine python3-prometheus-client
+      munge mariadb-server slurmctld slurmd slurmdbd slurm-client libslurm-dev libcap2-bin"
 
 missing=""
 for p in $pkgs; do

@@ -146,7 +146,8 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 			     char *why, size_t why_len);
 /* Measure process pid (in the caller's PID namespace), its threads and every
  * descendant, those alive now and those forked later. -ESRCH: no such
- * process. Call before peakbpf_start. */
+ * process; -EINVAL: a kernel thread or a zombie (no address space). Call
+ * before peakbpf_start. */
 PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *s, pid_t pid);
 /* The same for the calling process itself and its descendants. */
 PEAKBPF_API int peakbpf_add_self(struct peakbpf_session *s);
@@ -175,6 +176,9 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *s);
 PEAKBPF_API int peakbpf_may_measure(pid_t pid);
 /* A command root (opts.command) was reaped with this rusage: the rusage
  * source reads its figure here. */
+/* The command (a root) has exec'd: sources that sample read the tree now,
+ * so a command shorter than the sampling interval has a figure (0.2). */
+PEAKBPF_API int peakbpf_command_started(struct peakbpf_session *s, pid_t pid);
 PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *s, pid_t pid, const struct rusage *ru);
 /* Processes of the tree alive now; -ENODATA when unknown (bpf only). */
 PEAKBPF_API int peakbpf_procs_live(const struct peakbpf_session *s, int64_t *n);
@@ -260,6 +264,14 @@ PEAKBPF_API int peakbpf_figure_error_bound(const struct peakbpf_figure *f, uint6
 PEAKBPF_API bool peakbpf_figure_exact(const struct peakbpf_figure *f);
 /* Why the figure is not exact (or not measured); NULL when exact. */
 PEAKBPF_API const char *peakbpf_figure_reason(const struct peakbpf_figure *f);
+/* A run's windows that had no figure (0.2): a figure measured in only some
+ * of its windows is not exact, and no budget should pass it; 0 for a
+ * window's figure or one not measured. */
+PEAKBPF_API unsigned peakbpf_figure_windows_unmeasured(const struct peakbpf_figure *f);
+/* Why the figure is not the tree's (a cgroup shared with other processes;
+ * a peak from before the run): it is never the headline, only another
+ * source's, not to be compared (0.2). NULL: it is the tree's. */
+PEAKBPF_API const char *peakbpf_figure_not_comparable(const struct peakbpf_figure *f);
 /* "bpf", "cgroup-v2", "cgroup-v1", "proc", "rusage" or "unavailable". */
 PEAKBPF_API const char *peakbpf_figure_source(const struct peakbpf_figure *f);
 /* What the figure covers, e.g. "summed RSS of the tree, ...". */

@@ -97,7 +97,9 @@ class Measurement:
     Attributes (None when not measured, never 0 for "unknown"):
     peak_bytes, baseline_bytes, growth_bytes, exact, error_bound_bytes,
     source, scope, inexact_reason, holders, breakdown, other_sources, windows,
-    duration_s; with timeline=PATH, timeline (PATH once written, else None)
+    windows_not_measured (the numbers, from 1, of the windows without a
+    figure: the peak may lie in one of them, so no limit passes such a
+    figure), duration_s; with timeline=PATH, timeline (PATH once written, else None)
     and timeline_error (why not), timeline_drops (changes lost: 0 when the
     timeline has every one).
     """
@@ -127,6 +129,8 @@ class Measurement:
         self.other_sources = []
         self.not_used = []
         self.windows = 0
+        self.windows_not_measured = []
+        self._lost_why = None
         self.duration_s = None
         self._state = "new"
         self._first_of_session = False
@@ -145,6 +149,9 @@ class Measurement:
         self.windows += 1
         first = self.windows == 1
         measured = w.get("peak_bytes") is not None
+        if not measured:
+            self.windows_not_measured.append(self.windows)
+            self._lost_why = self._lost_why or w.get("inexact_reason")
         if first:
             self.source = w.get("source") or "unavailable"
             self.scope = w.get("scope")
@@ -189,6 +196,13 @@ class Measurement:
             self.error_bound_bytes = None if b is None else max(self.error_bound_bytes, b)
 
     def _finish(self):
+        if self.peak_bytes is not None and self.windows_not_measured:
+            # Measured in some windows only: not exact, and says which.
+            self.exact = False
+            self.error_bound_bytes = None
+            self.inexact_reason = "window%s %s of %d not measured (%s): the peak is the other windows' only" % (
+                "s" if len(self.windows_not_measured) > 1 else "",
+                ", ".join(str(n) for n in self.windows_not_measured), self.windows, self._lost_why)
         if self.peak_bytes is not None and self.baseline_bytes is not None:
             self.growth_bytes = max(0, self.peak_bytes - self.baseline_bytes)
         if self.peak_bytes is None:
@@ -338,6 +352,7 @@ class Measurement:
             "peak_after_s": (self.peak_time - self._started
                              if self.peak_time is not None and self._started is not None else None),
             "windows": self.windows,
+            "windows_not_measured": self.windows_not_measured,
             "duration_s": self.duration_s,
             "pid": self.pid if self.pid is not None else _os.getpid(),
             "timeline": self.timeline,

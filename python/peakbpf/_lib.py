@@ -153,7 +153,9 @@ class Session:
             err = lib.peakbpf_start(h)
         if err:
             what = "this process" if pid is None else "process %d" % pid
-            hint = ": check the PID" if err == -errno.ESRCH else ""
+            hint = (": check the PID" if err == -errno.ESRCH else
+                    ": a kernel thread or a zombie has no address space to measure"
+                    if err == -errno.EINVAL and pid is not None else "")
             self.error = "cannot measure %s: %s%s" % (what, os.strerror(-err), hint)
             lib.peakbpf_close(h)
             return

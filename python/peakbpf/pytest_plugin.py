@@ -11,10 +11,19 @@ and every descendant, while the test function runs) passed the limit:
 a warning say what it was and how far off it could be; a limit that could
 not be judged at all (nothing measured) is a warning, not a pass in silence.
 
+A figure measured in only some of the test's windows (the others lost, e.g.
+the helper went away) is never passed: the test fails and says which.
+
+Strict mode fails a test whose figure is not exact or not from the bpf
+source (a sampler can miss a spike entirely), with the reason:
+--peak-memory-strict, the ini option peak_memory_strict = true, or
+@pytest.mark.peak_memory("512 MiB", strict=True).
+
 Options: --peak-memory-limit SIZE (every test without a marker),
 --peak-memory-report (each measured test's peak at the end),
---peak-memory-json FILE (one record per measured test).
-Tests are measured only when one of these asks for it.
+--peak-memory-json FILE (one record per measured test),
+--peak-memory-strict. Tests are measured only when a limit, the report or
+the JSON file asks for it.
 """
 import json
 import warnings
@@ -40,14 +49,19 @@ def pytest_addoption(parser):
                 help="print each measured test's peak growth at the end")
     g.addoption("--peak-memory-json", metavar="FILE", default=None,
                 help="write one JSON record per measured test to FILE")
+    g.addoption("--peak-memory-strict", action="store_true", default=None,
+                help="fail a test with a limit whose figure is not exact or not from the bpf source")
+    parser.addini("peak_memory_strict", type="bool", default=False,
+                  help="as --peak-memory-strict")
 
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "peak_memory(limit, measure=\"rss\"): fail the test when its process tree's "
+        "markers", "peak_memory(limit, measure=\"rss\", strict=False): fail the test when its process tree's "
                    "peak memory growth passes limit (bytes or \"512 MiB\"), measured by peakbpf; "
                    "measure=\"unique\" asks for each page once (not measured in-process: the "
-                   "library has no cgroup of the tree's own)")
+                   "library has no cgroup of the tree's own); strict=True fails it unless the "
+                   "figure is exact and from the bpf source")
     config._peakbpf_results = []
     default = config.getoption("--peak-memory-limit")
     config._peakbpf_default = parse_size(default) if default else None
@@ -70,6 +84,14 @@ def _limit(item):
                                     "@pytest.mark.peak_memory(\"512 MiB\")" % item.nodeid)
         return parse_size(mark.args[0])
     return item.config._peakbpf_default
+
+
+def _strict(item):
+    mark = item.get_closest_marker("peak_memory")
+    if mark is not None and "strict" in mark.kwargs:
+        return bool(mark.kwargs["strict"])
+    opt = item.config.getoption("--peak-memory-strict")
+    return bool(opt) if opt is not None else bool(item.config.getini("peak_memory_strict"))
 
 
 def _wanted(item):
@@ -96,18 +118,29 @@ def _held_by(m, n=3):
     return "; held by: " + ", ".join(parts)
 
 
-def verdict(m, limit):
+def verdict(m, limit, strict=False):
     """(failed, message) for a Measurement against limit; message is None
-    when it passed on an exact figure."""
+    when it passed on an exact figure. strict: a figure not exact, or not
+    from the bpf source, fails."""
     if m.growth_bytes is None:
-        return False, ("peak memory limit %s not judged: nothing measured (%s: %s)"
-                       % (format_bytes(limit), m.source, m.inexact_reason))
+        msg = ("peak memory limit %s not judged: nothing measured (%s: %s)"
+               % (format_bytes(limit), m.source, m.inexact_reason))
+        return (True, "strict: " + msg) if strict else (False, msg)
     over = m.growth_bytes > limit
     near = m.error_bound_bytes is None or m.growth_bytes + m.error_bound_bytes > limit
     if over:
         msg = "peak growth %s exceeded the %s limit %s%s" % (
             format_bytes(m.growth_bytes), format_bytes(limit), m.judgement(), _held_by(m))
         return True, msg
+    if getattr(m, "windows_not_measured", None):
+        # The peak may lie in a window that has no figure.
+        return True, ("peak memory limit %s cannot be judged: %s" % (format_bytes(limit), m.inexact_reason))
+    if m.exact and m.source == "bpf":
+        return False, None
+    if strict:
+        what = "not exact" if not m.exact else "not from the bpf source"
+        return True, ("strict: peak growth %s is %s %s: only an exact bpf figure passes"
+                      % (format_bytes(m.growth_bytes), what, m.judgement()))
     if m.exact:
         return False, None
     how = ("it could be %s higher" % format_bytes(m.error_bound_bytes)
@@ -115,6 +148,24 @@ def verdict(m, limit):
     return False, ("peak growth %s within the %s limit %s, but the figure is not exact: %s%s"
                    % (format_bytes(m.growth_bytes), format_bytes(limit), m.judgement(), how,
                       " and could pass the limit" if near else ""))
+
+
+def _failure(item, msg):
+    """A failure report whose crash line is msg, so the short summary shows
+    it ("FAILED test_x.py::test_y - Failed: ..."): pytest 7.2 leaves the
+    crash line of a pytest.fail(pytrace=False) empty, so it is set here."""
+    try:
+        pytest.fail(msg, pytrace=False)
+    except pytest.fail.Exception:
+        longrepr = item.repr_failure(pytest.ExceptionInfo.from_current())
+    if getattr(longrepr, "reprcrash", False) is None:
+        try:
+            from _pytest._code.code import ReprFileLocation
+            longrepr.reprcrash = ReprFileLocation(str(item.path), (item.location[1] or 0) + 1,
+                                                  "Failed: " + msg)
+        except (ImportError, AttributeError, TypeError):
+            pass    # another pytest: its own summary line
+    return longrepr
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -127,10 +178,10 @@ def pytest_runtest_makereport(item, call):
     if m is None:
         return
     limit = _limit(item)
-    failed, msg = verdict(m, limit) if limit is not None else (False, None)
+    failed, msg = verdict(m, limit, _strict(item)) if limit is not None else (False, None)
     if failed and rep.passed:
         rep.outcome = "failed"
-        rep.longrepr = msg
+        rep.longrepr = _failure(item, msg)
     elif msg:
         warnings.warn_explicit(PeakMemoryWarning(msg), category=None,
                                filename=str(item.path), lineno=item.location[1] or 0)

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -127,4 +128,75 @@ int host_may_measure(pid_t pid, uint64_t capeff)
 	if (me == 0 || (capeff & CAP(CAPBIT_SYS_PTRACE)))
 		return 0;
 	return host_may_trace_as(pid, me);
+}
+
+#define PF_KTHREAD_FLAG 0x00200000UL    /* include/linux/sched.h PF_KTHREAD */
+
+const char *host_stat_no_mm(const char *stat)
+{
+	const char *p = stat ? strrchr(stat, ')') : NULL;
+	unsigned long long flags;
+	char state, *end;
+
+	/* "PID (COMM) S PPID PGRP SESSION TTY TPGID FLAGS ...": COMM may
+	 * hold ") ", so from the last one. */
+	if (!p || p[1] != ' ' || !p[2])
+		return NULL;
+	state = p[2];
+	if (state == 'Z' || state == 'X')
+		return "a zombie: it has exited and its parent has not reaped it";
+	p += 2;         /* at the state, field 3; on to field 9 */
+	for (int field = 3; field < 9; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return NULL;
+		p++;
+	}
+	errno = 0;
+	flags = strtoull(p, &end, 10);
+	if (errno || end == p || (*end != ' ' && *end != '\n' && *end))
+		return NULL;
+	return flags & PF_KTHREAD_FLAG ? "a kernel thread" : NULL;
+}
+
+/* The entries of /proc/PID/task (threads, the zombie leader included). */
+static int live_threads(pid_t pid)
+{
+	char path[48];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+const char *host_pid_no_mm(pid_t pid)
+{
+	char path[48], buf[1024];
+	const char *why = NULL;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	if (n)
+		why = host_stat_no_mm(buf);
+	fclose(f);
+	/* A leader that called pthread_exit is a zombie while its other
+	 * threads run on, with the process's mm. */
+	if (why && strstr(why, "zombie") && live_threads(pid) > 1)
+		why = NULL;
+	return why;
 }

@@ -46,6 +46,13 @@ int host_may_measure(pid_t pid, uint64_t capeff);
  * and saved uids are uid, and it is dumpable. 0, -EPERM or -errno. The
  * helper (serve.c) asks it for its clients; host_may_measure too. */
 int host_may_trace_as(pid_t pid, uid_t uid);
+/* Why the process whose /proc/PID/stat is stat has no address space to
+ * measure ("a kernel thread", "a zombie: it has exited, its parent has not
+ * reaped it"), or NULL when it has one (or stat cannot be parsed). */
+const char *host_stat_no_mm(const char *stat);
+/* The same for pid, from /proc (a zombie leader whose other threads run
+ * on has their mm: NULL); NULL when it cannot be read. */
+const char *host_pid_no_mm(pid_t pid);
 /* The most processes and address spaces such a caller may track: the
  * kernel memory its maps may take is bounded. */
 #define UNPRIVILEGED_MAX_TRACKED 65536

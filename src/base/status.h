@@ -3,7 +3,8 @@
 #ifndef PEAKBPF_STATUS_H
 #define PEAKBPF_STATUS_H
 
-#define EXIT_NOT_PERMITTED  123 /* -p: not the caller's to measure (ptrace rules) */
+#define EXIT_NOT_PERMITTED  123 /* -p: not the caller's to measure (ptrace rules); --helper
+                                   named and cannot be reached or refused */
 #define EXIT_CGROUP_ROOT_UNSAFE 121 /* the cgroup root is a symlink or, as root, not root's alone */
 #define EXIT_PEAKBPF_FAILED 125 /* peakbpf itself failed: usage, privileges, BPF */
 #define EXIT_CANNOT_EXECUTE 126 /* the command exists but could not be executed */

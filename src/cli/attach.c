@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <peakbpf/peakbpf.h>
 #include "attach.h"
+#include "host.h"
 
 static int pidfd_open(pid_t pid)
 {
@@ -28,6 +29,11 @@ int attach_roots(struct peakbpf_session *s, const pid_t *pids, size_t n, int *pi
 		if (kill(pid, 0) && errno == ESRCH) {
 			fprintf(stderr, "peakbpf: -p %d: no such process (check the PID, in this PID namespace)\n", pid);
 			return -ESRCH;
+		}
+		if (host_pid_no_mm(pid)) {
+			fprintf(stderr, "peakbpf: -p %d is %s: it has no address space, no memory to "
+				"measure (give the PID of a user process)\n", pid, host_pid_no_mm(pid));
+			return -EINVAL;
 		}
 		/* Through the helper, the helper decides (serve.c), with the
 		 * same rules, and says why. */

@@ -82,7 +82,7 @@ static const char usage_options[] =
 "  -s, --source SRC      auto (default), bpf, cgroup, proc or rusage\n"
 "      --measure WHAT    the headline: rss (default: summed RSS, a page counted\n"
 "                        once per process) or unique (the tree's own cgroup's\n"
-"                        mapped pages, each once; command mode, Linux 6.13+)\n"
+"                        mapped pages, each once; command mode, Linux 5.12+)\n"
 "      --sample-interval DUR  period of the proc sampler (default 100ms; 1ms to 1h)\n"
 "      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
 "                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
@@ -286,6 +286,11 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 			 hyperfine_hint('u', optarg));
 		return CLI_ERROR;
 	case OPT_CGROUP_ROOT:
+		if (!*optarg) {
+			snprintf(err, errlen, "--cgroup-root '': give the directory where cgroup "
+				 "hierarchies are mounted (e.g. /sys/fs/cgroup), or leave the option out");
+			return CLI_ERROR;
+		}
 		o->cgroup_root = optarg;
 		return CLI_RUN;
 	case OPT_HELPER:

@@ -212,6 +212,17 @@ static int open_outputs(struct run *r)
 	return 0;
 }
 
+/* peakbpf_open failed: 121 for an unsafe cgroup root, 123 when --helper
+ * named a helper that cannot be reached or refused, else 125. */
+static int open_failed_status(const struct options *o, int err)
+{
+	if (err == -PEAKBPF_ERRNO_CGROUP_ROOT_UNSAFE)
+		return EXIT_CGROUP_ROOT_UNSAFE;
+	if (o->use_helper && err != -ENOMEM)
+		return EXIT_NOT_PERMITTED;
+	return EXIT_PEAKBPF_FAILED;
+}
+
 /*
  * What both modes need before anything runs: the -o file (so a bad path
  * fails first), the session's sources, and the signals peakbpf handles.
@@ -275,8 +286,7 @@ static int run_prepare(struct run *r)
 	err = r->session ? 0 : peakbpf_open(&po, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
-		if (err == -PEAKBPF_ERRNO_CGROUP_ROOT_UNSAFE)
-			r->exit_status = EXIT_CGROUP_ROOT_UNSAFE;
+		r->exit_status = open_failed_status(r->opts, err);
 		return err;
 	}
 	/* Fallen back: said now, in one line (a run may be long); why each
@@ -368,6 +378,7 @@ static int start_command(struct run *r)
 		err = -ENOEXEC;
 		goto cleanup;
 	}
+	peakbpf_command_started(r->session, r->child);
 	err = 0;
 cleanup:
 	if (gate_fd >= 0)

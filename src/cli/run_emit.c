@@ -212,7 +212,13 @@ static void run_result_set(struct run_result *res, const struct peakbpf_figure *
 	res->exact = peakbpf_figure_exact(f);
 	res->bound_known = peakbpf_figure_error_bound(f, &bound) == 0;
 	res->error_bound_bytes = bound;
-	res->inexact_reason = peakbpf_figure_reason(f);
+	res->windows_unmeasured = peakbpf_figure_windows_unmeasured(f);
+	/* Naming the windows, the reason is the figure's own (freed after):
+	 * copied. Otherwise a static string. */
+	if (res->windows_unmeasured)
+		snprintf(res->lost_why, sizeof(res->lost_why), "%s", peakbpf_figure_reason(f));
+	res->inexact_reason = res->windows_unmeasured ? "some windows were not measured" :
+			      peakbpf_figure_reason(f);
 	res->peak_bytes = peak;
 	res->growth_known = peakbpf_figure_baseline(f, &base) == 0;
 	res->growth_bytes = (int64_t)(peak - base);

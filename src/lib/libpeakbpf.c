@@ -129,6 +129,8 @@ PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
 		return -EBUSY;
 	if (kill(pid, 0) && errno == ESRCH)
 		return -ESRCH;
+	if (host_pid_no_mm(pid))
+		return -EINVAL;         /* a kernel thread or a zombie: no memory */
 	if (p->n_roots < LIB_ROOTS_NAMED)
 		p->roots[p->n_roots++] = pid;
 	return session_add_root(p->s, pid);
@@ -315,6 +317,14 @@ PEAKBPF_API int peakbpf_may_measure(pid_t pid)
 	if (pid <= 0)
 		return -EINVAL;
 	return host_may_measure(pid, host_effective_caps());
+}
+
+PEAKBPF_API int peakbpf_command_started(struct peakbpf_session *p, pid_t pid)
+{
+	if (!p || pid <= 0)
+		return -EINVAL;
+	session_command_started(p->s, pid);
+	return 0;
 }
 
 PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *p, pid_t pid, const struct rusage *ru)

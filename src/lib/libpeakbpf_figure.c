@@ -24,12 +24,14 @@ struct peakbpf_figure *lib_figure_from(const struct report *rec, const struct pe
 		}
 	}
 	f->fig = rec->primary;
+	figure_reason(&f->fig, f->reason, sizeof(f->reason));
 	f->kind = rec->kind;
 	f->window = rec->window;
 	f->windows = rec->windows;
 	f->t0_ns = p->t0_ns;
 	for (size_t i = 0; i < n; i++) {
 		f->others[i].fig = rec->others[i];
+		figure_reason(&f->others[i].fig, f->others[i].reason, sizeof(f->others[i].reason));
 		f->others[i].kind = rec->kind;
 		f->others[i].window = rec->window;
 		f->others[i].t0_ns = p->t0_ns;
@@ -126,7 +128,19 @@ PEAKBPF_API const char *peakbpf_figure_reason(const struct peakbpf_figure *f)
 		return "no figure";
 	if (!f->fig.measured)
 		return f->fig.inexact_reason ? f->fig.inexact_reason : "not measured";
-	return f->fig.exact ? NULL : f->fig.inexact_reason;
+	if (f->fig.exact)
+		return NULL;
+	return f->fig.windows_unmeasured ? f->reason : f->fig.inexact_reason;
+}
+
+PEAKBPF_API unsigned peakbpf_figure_windows_unmeasured(const struct peakbpf_figure *f)
+{
+	return f && f->fig.measured ? f->fig.windows_unmeasured : 0;
+}
+
+PEAKBPF_API const char *peakbpf_figure_not_comparable(const struct peakbpf_figure *f)
+{
+	return f ? f->fig.not_tree : NULL;
 }
 
 PEAKBPF_API const char *peakbpf_figure_source(const struct peakbpf_figure *f)

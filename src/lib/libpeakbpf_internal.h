@@ -53,6 +53,7 @@ struct peakbpf_figure {
 	bool has_unique;
 	struct figure unique;
 	char unique_reason[256];           /* as long as the session's */
+	char reason[FIGURE_REASON_MAX];    /* with the windows not measured (figure_reason) */
 };
 
 /* A record copied into a figure that owns everything it points to; NULL:

@@ -38,9 +38,23 @@ static double since(uint64_t t0_ns, uint64_t t_ns)
 	return t_ns > t0_ns ? (double)(t_ns - t0_ns) / 1e9 : 0;
 }
 
+/* A figure whose scope is not the tree (never the headline), and a run's
+ * windows without a figure. */
+static void json_honesty(struct json_writer *w, const struct figure *f)
+{
+	if (f->not_tree) {
+		json_kv_bool(w, "comparable", false);
+		json_kv_string(w, "not_comparable", f->not_tree);
+	}
+	if (f->windows_unmeasured)
+		json_kv_string(w, "windows_not_measured", f->unmeasured_list);
+}
+
 /* The members of one figure, inside an object the caller opened. */
 static void json_figure(struct json_writer *w, const struct figure *f, uint64_t t0_ns, unsigned top)
 {
+	char why[FIGURE_REASON_MAX];
+
 	json_kv_string(w, "source", f->source);
 	json_kv_bool(w, "exact", f->exact);
 	json_key(w, "error_bound_bytes");
@@ -50,8 +64,9 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 		json_uint(w, f->error_bound_bytes);
 	else
 		json_null(w);
-	json_kv_string(w, "inexact_reason", f->exact ? NULL : f->inexact_reason);
+	json_kv_string(w, "inexact_reason", figure_reason(f, why, sizeof(why)));
 	json_kv_string(w, "scope", f->scope);
+	json_honesty(w, f);
 	if (!f->measured) {
 		/* Not measured is null, never a 0 that looks like a figure. */
 		json_key(w, "peak_bytes");
@@ -189,6 +204,44 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 	json_end_object(w);
 }
 
+/* The summed figure beside the unique one: the primary, or with
+ * --measure unique (the unique figure leads) the first of the others. */
+static const struct figure *summed_of(const struct report *r)
+{
+	const struct figure *summed = &r->primary, *u = r->unique;
+
+	if (u && u->measured && summed->source && !strcmp(summed->source, u->source) && r->n_others)
+		summed = &r->others[0];
+	return summed;
+}
+
+static const char SEVERAL[] = "mapped by several of the tree's processes";
+static const char ELSEWHERE[] = "charged to another cgroup, file pages already cached";
+
+/* Inside the unique object: summed RSS's excess over it, and its cause. */
+static void json_unique_gap(struct json_writer *w, const struct report *r)
+{
+	struct unique_gap g;
+
+	if (!figure_unique_gap(summed_of(r), r->unique, &g))
+		return;
+	json_key(w, "summed_excess");
+	json_begin_object(w);
+	json_kv_uint(w, "bytes", g.bytes);
+	json_key(w, "mapped_by_several_bytes");
+	if (g.split_known)
+		json_uint(w, g.several_bytes);
+	else
+		json_null(w);
+	json_key(w, "charged_elsewhere_bytes");
+	if (g.split_known)
+		json_uint(w, g.elsewhere_bytes);
+	else
+		json_null(w);
+	json_kv_string(w, "dominant", !g.split_known ? NULL : g.several_dominates ? SEVERAL : ELSEWHERE);
+	json_end_object(w);
+}
+
 void report_json_extra(const struct report *r, const char *extra, FILE *out)
 {
 	struct json_writer w;
@@ -221,6 +274,7 @@ void report_json_extra(const struct report *r, const char *extra, FILE *out)
 	if (r->unique) {
 		json_begin_object(&w);
 		json_figure(&w, r->unique, r->t0_ns, r->top);
+		json_unique_gap(&w, r);
 		json_end_object(&w);
 	} else {
 		json_null(&w);
@@ -292,25 +346,30 @@ static void human_holders(const struct figure *f, unsigned top, FILE *out)
 
 /*
  * One line when summed RSS and the unique memory differ by more than
- * 10 %: the pages summed RSS counts in several processes (issue 17). With
- * --measure unique the summed figure is the first of the others.
+ * 10 %: how many pages summed RSS counts beyond it, and why (issue 26:
+ * one process importing numpy has no fork-shared page; its excess is file
+ * pages another cgroup had cached).
  */
 static void human_unique(const struct report *r, FILE *out)
 {
-	const struct figure *summed = &r->primary, *u = r->unique;
-	char peak[128];
+	const struct figure *summed = summed_of(r), *u = r->unique;
+	char peak[128], a[32], b[32];
 	long page = r->host && r->host->page_size > 0 ? r->host->page_size : 4096;
+	struct unique_gap g;
 
-	if (!u)
+	if (!u || !unique_differs(summed, u) || !figure_unique_gap(summed, u, &g))
 		return;
-	if (u->measured && summed->source && !strcmp(summed->source, u->source) && r->n_others)
-		summed = &r->others[0];
-	if (unique_differs(summed, u)) {
-		human_peak(u, peak, sizeof(peak));
-		fprintf(out, "  summed RSS counts %llu fork-shared pages in several processes; "
-			"the tree's unique memory peaked at %s\n",
-			(unsigned long long)((summed->peak_bytes - u->peak_bytes) / (uint64_t)page), peak);
-	}
+	human_peak(u, peak, sizeof(peak));
+	fprintf(out, "  summed RSS counts %llu pages more than the tree's unique memory, which peaked at %s: ",
+		(unsigned long long)(g.bytes / (uint64_t)page), peak);
+	format_bytes(g.several_bytes, a, sizeof(a));
+	format_bytes(g.elsewhere_bytes, b, sizeof(b));
+	if (!g.split_known)
+		fprintf(out, "pages %s, or %s\n", SEVERAL, ELSEWHERE);
+	else if (g.several_dominates)
+		fprintf(out, "mostly pages %s (%s), the rest %s (%s)\n", SEVERAL, a, ELSEWHERE, b);
+	else
+		fprintf(out, "mostly pages %s (%s), the rest %s (%s)\n", ELSEWHERE, b, SEVERAL, a);
 }
 
 /* Which way the bpf source came (host_facts.bpf_load). */
@@ -331,7 +390,7 @@ static void human_load(const struct host_facts *h, FILE *out)
 void report_human_extra(const struct report *r, const char *extra, FILE *out)
 {
 	const struct figure *f = &r->primary;
-	char peak[128], base[32], growth[32], a[32], fl[32], s[32];
+	char peak[128], base[32], growth[32], a[32], fl[32], s[32], why[FIGURE_REASON_MAX];
 	size_t i;
 
 	human_peak(f, peak, sizeof(peak));
@@ -350,8 +409,8 @@ void report_human_extra(const struct report *r, const char *extra, FILE *out)
 			format_bytes(f->shmem_bytes, s, sizeof(s)),
 			(long long)f->procs_at_peak, f->procs_at_peak == 1 ? "" : "es",
 			(long long)f->mms_at_peak, f->mms_at_peak == 1 ? "" : "s");
-	if (f->measured && !f->exact && f->inexact_reason)
-		fprintf(out, "  not exact: %s\n", f->inexact_reason);
+	if (f->measured && !f->exact && figure_reason(f, why, sizeof(why)))
+		fprintf(out, "  not exact: %s\n", figure_reason(f, why, sizeof(why)));
 	if (f->measured && f->has_holders && r->top && f->n_holders)
 		human_holders(f, r->top, out);
 	if (f->scope)
@@ -362,6 +421,8 @@ void report_human_extra(const struct report *r, const char *extra, FILE *out)
 		fprintf(out, "  also: %s", peak);
 		if (r->others[i].scope)
 			fprintf(out, " — %s", r->others[i].scope);
+		if (r->others[i].not_tree)
+			fprintf(out, " [%s]", r->others[i].not_tree);
 		fputc('\n', out);
 	}
 	for (i = 0; i < r->n_skipped; i++)

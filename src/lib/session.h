@@ -68,6 +68,8 @@ int session_close_window(struct session *s, struct report *rec);
 /* The same for the whole run so far, from the windows closed until now;
  * rec->windows is how many. */
 void session_fill_run(struct session *s, struct report *rec);
+/* Command mode: the command has exec'd. */
+void session_command_started(struct session *s, pid_t pid);
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru);
 /* Processes of the tree alive now (bpf only), or -1 when unknown. */
 int64_t session_procs_live(struct session *s);

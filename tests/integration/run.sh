@@ -31,6 +31,7 @@ TESTS=""
 . "$here/test_unique.sh"
 . "$here/test_bound.sh"
 . "$here/test_mpi.sh"
+. "$here/test_honest.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"

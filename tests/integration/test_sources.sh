@@ -36,7 +36,8 @@ t_caps_bpf_perfmon_only() {
 
 # A user (not root) running peakbpf with CAP_BPF+CAP_PERFMON, as a setcap
 # binary would: it measures its own processes, not another user's, and
-# cannot size the kernel maps without bound.
+# cannot size the kernel maps without bound. The workload must outlive
+# peakbpf's BPF load (seconds under TCG): -p of a zombie is refused.
 t_unprivileged_user_limits() {
 	need setpriv "unprivileged user" || return
 	as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups $BPF_CAPS"
@@ -48,7 +49,7 @@ t_unprivileged_user_limits() {
 	rc1=$?
 	# shellcheck disable=SC2086
 	sh -c "ulimit -l unlimited 2>/dev/null; exec $as_nobody \"\$@\"" sh \
-		sh -c "\"\$0\" -s 8MiB -t 1s spike & w=\$! i=0
+		sh -c "\"\$0\" -s 8MiB -t $(q 1s 8s) spike & w=\$! i=0
 			while [ \$i -lt 200 ] && case \$(readlink /proc/\$w/exe) in */workload) false ;; esac; do
 				sleep 0.02; i=\$((i + 1)); done
 			grep -s '^Uid' /proc/\$w/status >&2; ls -ln /proc/\$w/stat >&2

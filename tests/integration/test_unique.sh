@@ -15,9 +15,17 @@ unique_val() {
 		grep -o "\"$2\":\(\"[^\"]*\"\|true\|false\|null\|-\{0,1\}[0-9.]*\)" | cut -d: -f2-
 }
 
-# Whether this kernel has the tracepoint (its BTF names it).
+# Whether peakbpf can hook the tree cgroup's mapped pages here (its BTF
+# names the hook): the memcg statistic tracepoint (6.13+), or the memcg
+# statistic function rmap calls (5.12 to 6.12; before 5.12 BPF has no
+# atomics with a result, which the peak needs).
 memcg_tp() {
-	grep -q btf_trace_mod_memcg_lruvec_state /sys/kernel/btf/vmlinux 2>/dev/null
+	case $(uname -r) in 4.* | 5.[0-9].* | 5.1[01].*) return 1 ;; esac
+	for f in btf_trace_mod_memcg_lruvec_state __lruvec_stat_mod_folio __mod_lruvec_page_state \
+		__mod_lruvec_state; do
+		grep -q "$f" /sys/kernel/btf/vmlinux 2>/dev/null && return 0
+	done
+	return 1
 }
 
 # unique_run NAME SHAPE SIZE [PEAKBPF-ARGS]: measure; the record in $TMP/NAME.json,
@@ -48,13 +56,13 @@ unique_run() {
 			skip "$name: the tree has no cgroup of its own here"
 			return 1
 		fi
-		fail "$name: tracepoint present, own cgroup, but unique is $u_src exact $u_exact: $(cat "$TMP/$name.json")"
+		fail "$name: a memcg hook here ($(uname -r)), own cgroup, but unique is $u_src exact $u_exact: $(cat "$TMP/$name.json")"
 		return 1
 	fi
 	# No tracepoint (before 6.13): labelled, never a number, never exact.
 	u_why=$(unique_val "$TMP/$name.json" inexact_reason)
 	if [ "$u_src" = '"unavailable"' ] && [ "$u_exact" = false ] && [ "$u_peak" = null ] &&
-		{ echo "$u_why" | grep -q '6.13' || echo "$u_why" | grep -q 'cgroup of its own'; }; then
+		{ echo "$u_why" | grep -q '6.13\|5.12' || echo "$u_why" | grep -q 'cgroup of its own'; }; then
 		ok "$name: no memcg statistic tracepoint here: unique not measured, labelled: $u_why"
 	else
 		fail "$name: no tracepoint, but unique is $u_src exact $u_exact peak $u_peak ($u_why)"
@@ -70,15 +78,18 @@ within_tol() {
 
 # A parent touches S and forks 3 idle children: summed RSS counts S four
 # times; the cgroup, and unique, once.
+# 200 MiB in the VMs too (issue 26): within 2 % of it on every kernel
+# with a hook (6.1 and 6.12 through fentry, 6.13+ the tracepoint).
 t_unique_fork_share() {
-	s=$(q 200 64)
+	s=200
 	unique_run unique-fork-share fork-share "${s}MiB" || return
 	if [ -z "$cg_anon" ]; then
 		fail "unique fork-share: the workload found no memory.stat to compare with"
 		return
 	fi
 	if within_tol "$u_peak" "$cg_anon" && within_tol "$summed" $((4 * s * MIB)) &&
-		grep -q "summed RSS counts [0-9]* fork-shared pages in several processes; the tree's unique memory peaked at" \
+		[ "$(abs $((u_peak - s * MIB)))" -le $((s * MIB / 50)) ] &&
+		grep -q "summed RSS counts [0-9]* pages more than the tree's unique memory, which peaked at .*: mostly pages mapped by several of the tree's processes" \
 			"$TMP/unique-fork-share.err"; then
 		ok "unique fork-share: unique $(mib "$u_peak"), cgroup mapped $(mib "$cg_anon"), summed $(mib "$summed"); the line says so"
 	else
@@ -92,7 +103,7 @@ t_unique_fork_write() {
 	s=$(q 200 64)
 	unique_run unique-fork-write fork-write "${s}MiB" || return
 	if within_tol "$u_peak" "$cg_anon" && within_tol "$u_peak" "$summed" &&
-		! grep -q "fork-shared pages" "$TMP/unique-fork-write.err"; then
+		! grep -q "pages more than the tree's unique memory" "$TMP/unique-fork-write.err"; then
 		ok "unique fork-write: unique $(mib "$u_peak"), summed $(mib "$summed"), cgroup mapped $(mib "$cg_anon")"
 	else
 		fail "unique fork-write: unique $(mib "$u_peak"), summed $(mib "$summed"), cgroup mapped $(mib "$cg_anon")"

@@ -344,3 +344,13 @@ def test_measure_unique_is_labelled():
     assert "not measured" in m.describe()
     with pytest.raises(ValueError, match="rss"):
         peakbpf.measure(measure="pss")
+
+
+def test_kernel_thread_is_refused():
+    # issue 26: -p 2 (kthreadd) read "peak 0 B (bpf, exact)"; the library
+    # refuses what has no address space, and the block says why.
+    needs_bpf()
+    with peakbpf.measure(pid=2) as m:
+        pass
+    assert m.source == "unavailable" and m.growth_bytes is None
+    assert "no address space" in m.inexact_reason

@@ -3,11 +3,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
 #include "budget.h"
 #include "cli.h"
+#include "status.h"
 
 #define MIB 1048576ULL
 
@@ -97,6 +99,39 @@ static void test_not_measured_is_no_verdict(void **state)
 	assert_non_null(strstr(msg, "was not measured"));
 }
 
+/* issue 26: a run with a window not measured (the helper killed at
+ * 0.7 s) passed --max on window 1's 3.3 MiB. It may fail the budget but
+ * never pass it; with --budget-stat median it is not judged at all. */
+static void test_lost_window_never_passes(void **state)
+{
+	const uint64_t v[] = { 33, 33 };
+	struct bench b = make_bench(v, 2);
+	struct runs_opts r = { .has_max = true, .max_bytes = 32 * MIB };
+	struct bench_summary s;
+	char msg[512];
+
+	(void)state;
+	runs[1].windows_unmeasured = 4;
+	runs[1].exact = false;
+	snprintf(runs[1].lost_why, sizeof(runs[1].lost_why), "windows 2-5 of 5 not measured (helper gone)");
+	bench_summarize(&b, &s);
+	assert_int_equal(s.lost_runs, 1);
+	assert_int_equal(budget_judge(&r, &s, 2, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "cannot be checked (windows 2-5 of 5 not measured (helper gone))"));
+	/* Over the budget already on what was measured: it failed. */
+	r.max_bytes = 2 * MIB;
+	assert_int_equal(budget_judge(&r, &s, 2, msg, sizeof(msg)), 1);
+	r.budget_stat = BUDGET_STAT_MEDIAN;
+	assert_int_equal(budget_judge(&r, &s, 2, msg, sizeof(msg)), -1);
+	/* A run not measured at all among measured ones: the same. */
+	runs[1].windows_unmeasured = 0;
+	runs[1].measured = false;
+	r = (struct runs_opts){ .has_max = true, .max_bytes = 32 * MIB };
+	bench_summarize(&b, &s);
+	assert_int_equal(budget_judge(&r, &s, 2, msg, sizeof(msg)), -1);
+	assert_int_equal(budget_check_benches(&(struct options){ .runs = r }, &b, 1), EXIT_PEAKBPF_FAILED);
+}
+
 static void test_statuses(void **state)
 {
 	const uint64_t v[] = { 6000 };
@@ -128,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_max_of_runs_unless_median),
 		cmocka_unit_test(test_inexact_says_how_far_off),
 		cmocka_unit_test(test_not_measured_is_no_verdict),
+		cmocka_unit_test(test_lost_window_never_passes),
 		cmocka_unit_test(test_statuses),
 	};
 

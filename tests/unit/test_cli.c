@@ -115,6 +115,10 @@ static void test_missing_values(void **state)
 	assert_non_null(strstr(err, "needs a value"));
 	assert_int_equal(PARSE(&o, err, "-o", "", "true"), CLI_ERROR);
 	assert_non_null(strstr(err, "empty"));
+	/* issue 26: an empty cgroup root was taken as the default, silently */
+	assert_int_equal(PARSE(&o, err, "--cgroup-root", "", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "--cgroup-root ''"));
+	assert_int_equal(PARSE(&o, err, "--cgroup-root=", "true"), CLI_ERROR);
 }
 
 static void test_max_tracked_range(void **state)

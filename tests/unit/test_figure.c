@@ -187,13 +187,16 @@ static void test_merge_windows(void **state)
 	assert_string_equal(run.inexact_reason, "lag");
 }
 
-/* A source with a figure only in the last window (rusage): that figure stands. */
-static void test_merge_unmeasured_windows(void **state)
+/* rusage has a figure only in the last window, and it covers the run: the
+ * windows before it are not lost. */
+static void test_merge_covers_run(void **state)
 {
 	struct figure run = {}, w1 = { .source = "rusage" }, w2 = { .source = "rusage" };
+	char why[FIGURE_REASON_MAX];
 
 	(void)state;
 	w2.measured = true;
+	w2.covers_run = true;
 	w2.peak_bytes = 5 * MiB;
 	w2.inexact_reason = "largest single process";
 	figure_merge(&run, &w1, true);
@@ -201,7 +204,189 @@ static void test_merge_unmeasured_windows(void **state)
 	figure_merge(&run, &w2, false);
 	assert_true(run.measured);
 	assert_int_equal(run.peak_bytes, 5 * MiB);
-	assert_string_equal(run.inexact_reason, "largest single process");
+	assert_int_equal(run.windows_unmeasured, 0);
+	assert_string_equal(figure_reason(&run, why, sizeof(why)), "largest single process");
+}
+
+/* The issue 26 case: window 1 exact, windows 2 to 5 lost (the helper was
+ * killed). The run is not exact, names the windows, and has no bound. */
+static void test_merge_lost_windows_named(void **state)
+{
+	struct figure run = {}, w = bpf_figure(), lost = { .source = "bpf" };
+	char why[FIGURE_REASON_MAX];
+
+	(void)state;
+	w.exact = true;
+	w.bound_known = true;
+	w.peak_bytes = 3 * MiB;
+	lost.inexact_reason = "the helper stopped answering";
+	figure_merge(&run, &w, true);
+	for (int i = 0; i < 4; i++)
+		figure_merge(&run, &lost, false);
+	assert_true(run.measured);
+	assert_false(run.exact);
+	assert_false(run.bound_known);
+	assert_int_equal(run.windows_unmeasured, 4);
+	assert_string_equal(run.unmeasured_list, "2-5");
+	assert_string_equal(figure_reason(&run, why, sizeof(why)),
+			    "windows 2-5 of 5 not measured (the helper stopped answering): "
+			    "the peak is the other windows' only");
+	figure_merge(&run, &w, false);
+	figure_merge(&run, &lost, false);
+	assert_string_equal(run.unmeasured_list, "2-5, 7");
+}
+
+/* A list that outgrows its room ends with "...", and stays so. */
+static void test_merge_lost_list_overflow(void **state)
+{
+	struct figure run = {}, w = bpf_figure(), lost = { .source = "proc" };
+
+	(void)state;
+	figure_merge(&run, &w, true);
+	for (int i = 0; i < 60; i++) {
+		figure_merge(&run, &lost, false);
+		figure_merge(&run, &w, false);
+	}
+	assert_int_equal(run.windows_unmeasured, 60);
+	assert_true(strlen(run.unmeasured_list) < sizeof(run.unmeasured_list));
+	assert_non_null(strstr(run.unmeasured_list, ", ..."));
+	assert_int_equal(strncmp(run.unmeasured_list, "2, 4, 6", 7), 0);
+}
+
+/* Every sequence of one to four windows, each exact, bounded, of unknown
+ * error, or not measured: the run is measured if any window was, exact
+ * only if every window was exact, its bound known only if every window's
+ * was, its peak the largest measured, its lost windows counted. */
+enum wstate { W_EXACT, W_BOUND, W_UNKNOWN, W_LOST, W_STATES };
+
+static struct figure window_in(enum wstate st, unsigned i)
+{
+	struct figure f = { .source = "bpf" };
+
+	if (st == W_LOST) {
+		f.inexact_reason = "lost";
+		return f;
+	}
+	f.measured = true;
+	f.peak_bytes = (uint64_t)(i * 7 % 5 + 1) * MiB;
+	f.baseline_known = true;
+	f.exact = st == W_EXACT;
+	f.bound_known = st != W_UNKNOWN;
+	f.error_bound_bytes = st == W_BOUND ? 4096 * (i + 1) : 0;
+	f.inexact_reason = st == W_EXACT ? NULL : st == W_BOUND ? "bounded" : "unknown";
+	return f;
+}
+
+static void check_sequence(const enum wstate *seq, unsigned n)
+{
+	struct figure run = {};
+	bool any = false, all_exact = true, all_bound = true;
+	unsigned lost = 0;
+	uint64_t peak = 0, bound = 0;
+	char why[FIGURE_REASON_MAX];
+
+	for (unsigned i = 0; i < n; i++) {
+		struct figure w = window_in(seq[i], i);
+
+		figure_merge(&run, &w, i == 0);
+		if (seq[i] == W_LOST) {
+			lost++;
+			all_exact = all_bound = false;
+			continue;
+		}
+		any = true;
+		all_exact = all_exact && w.exact;
+		all_bound = all_bound && w.bound_known;
+		peak = w.peak_bytes > peak ? w.peak_bytes : peak;
+		bound = w.bound_known && w.error_bound_bytes > bound ? w.error_bound_bytes : bound;
+	}
+	assert_int_equal(run.measured, any);
+	assert_int_equal(run.windows_folded, n);
+	if (!any) {
+		assert_false(run.exact);
+		assert_string_equal(figure_reason(&run, why, sizeof(why)), "lost");
+		return;
+	}
+	assert_int_equal(run.exact, all_exact);
+	assert_int_equal(run.bound_known, all_bound);
+	if (all_bound)
+		assert_int_equal(run.error_bound_bytes, bound);
+	assert_int_equal(run.peak_bytes, peak);
+	assert_int_equal(run.windows_unmeasured, lost);
+	assert_int_equal(run.baseline_known, seq[0] != W_LOST);
+	if (all_exact)
+		assert_null(figure_reason(&run, why, sizeof(why)));
+	else
+		assert_non_null(figure_reason(&run, why, sizeof(why)));
+	if (lost)
+		assert_non_null(strstr(figure_reason(&run, why, sizeof(why)), "not measured (lost)"));
+}
+
+static void test_merge_every_combination(void **state)
+{
+	enum wstate seq[4];
+	unsigned checked = 0;
+
+	(void)state;
+	for (unsigned n = 1; n <= 4; n++) {
+		unsigned total = 1;
+
+		for (unsigned i = 0; i < n; i++)
+			total *= W_STATES;
+		for (unsigned code = 0; code < total; code++) {
+			unsigned c = code;
+
+			for (unsigned i = 0; i < n; i++, c /= W_STATES)
+				seq[i] = (enum wstate)(c % W_STATES);
+			check_sequence(seq, n);
+			checked++;
+		}
+	}
+	assert_int_equal(checked, 4 + 16 + 64 + 256);
+}
+
+/* issue 26: summed RSS's excess over unique memory, split by cause. */
+static void test_unique_gap(void **state)
+{
+	struct figure summed = bpf_figure(), u = { .source = "bpf-memcg", .measured = true };
+	struct unique_gap g;
+
+	(void)state;
+	/* One process importing a library: nothing mapped twice; the excess
+	 * is file pages another cgroup had cached. */
+	summed.peak_bytes = 60 * MiB;
+	summed.anon_bytes = 10 * MiB;
+	summed.mms_at_peak = 1;
+	u.peak_bytes = 12 * MiB;
+	u.anon_bytes = 10 * MiB;
+	u.file_bytes = 2 * MiB;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_true(g.split_known);
+	assert_int_equal(g.bytes, 48 * MiB);
+	assert_int_equal(g.several_bytes, 0);
+	assert_int_equal(g.elsewhere_bytes, 48 * MiB);
+	assert_false(g.several_dominates);
+	/* fork-share: 200 MiB parent, 3 idle forks: the anon excess is shared. */
+	summed.peak_bytes = 806 * MiB;
+	summed.anon_bytes = 800 * MiB;
+	summed.mms_at_peak = 4;
+	u.peak_bytes = 202 * MiB;
+	u.anon_bytes = 200 * MiB;
+	u.file_bytes = 2 * MiB;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_int_equal(g.several_bytes, 600 * MiB);
+	assert_int_equal(g.elsewhere_bytes, 4 * MiB);
+	assert_true(g.several_dominates);
+	/* No split of the unique figure: the cause is not told apart. */
+	u.anon_bytes = u.file_bytes = 0;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_false(g.split_known);
+	/* No excess, or a figure not measured: no gap. */
+	u.peak_bytes = 900 * MiB;
+	assert_false(figure_unique_gap(&summed, &u, &g));
+	u.peak_bytes = 1;
+	u.measured = false;
+	assert_false(figure_unique_gap(&summed, &u, &g));
 }
 
 int main(void)
@@ -214,7 +399,11 @@ int main(void)
 		cmocka_unit_test(test_judge_old_kernel),
 		cmocka_unit_test(test_cache_bound),
 		cmocka_unit_test(test_merge_windows),
-		cmocka_unit_test(test_merge_unmeasured_windows),
+		cmocka_unit_test(test_merge_covers_run),
+		cmocka_unit_test(test_merge_lost_windows_named),
+		cmocka_unit_test(test_merge_lost_list_overflow),
+		cmocka_unit_test(test_merge_every_combination),
+		cmocka_unit_test(test_unique_gap),
 	};
 
 	return cmocka_run_group_tests_name("figure", tests, NULL, NULL);

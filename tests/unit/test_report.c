@@ -205,6 +205,55 @@ static void test_not_measured_is_never_zero(void **state)
 	free(s);
 }
 
+/* issue 26: a shared cgroup's figure is marked not comparable, in JSON
+ * and in the summary; a run with lost windows names them. */
+static void test_not_comparable_and_lost_windows(void **state)
+{
+	struct fixture x;
+	struct figure others[1] = {
+		{ .source = "cgroup-v1", .measured = true, .peak_bytes = 900 * MiB, .scope = "shared cgroup",
+		  .inexact_reason = "page cache", .not_tree = "not comparable: the cgroup holds others" },
+	};
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	x.rec.others = others;
+	x.rec.n_others = 1;
+	x.rec.primary.exact = true;
+	x.rec.primary.windows_folded = 5;
+	x.rec.primary.windows_unmeasured = 4;
+	x.rec.primary.exact = false;
+	x.rec.primary.inexact_reason = NULL;
+	snprintf(x.rec.primary.unmeasured_list, sizeof(x.rec.primary.unmeasured_list), "2-5");
+	snprintf(x.rec.primary.unmeasured_why, sizeof(x.rec.primary.unmeasured_why), "helper gone");
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"comparable\":false,\"not_comparable\":\"not comparable: the cgroup holds others\""));
+	assert_non_null(strstr(s, "\"inexact_reason\":\"windows 2-5 of 5 not measured (helper gone): "
+				  "the peak is the other windows' only\""));
+	assert_non_null(strstr(s, "\"windows_not_measured\":\"2-5\""));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "  not exact: windows 2-5 of 5 not measured (helper gone)"));
+	assert_non_null(strstr(s, "— shared cgroup [not comparable: the cgroup holds others]"));
+	free(s);
+}
+
+/* issue 26: -p of a kernel thread or a zombie: no address space. */
+static void test_stat_no_mm(void **state)
+{
+	(void)state;
+	assert_string_equal(host_stat_no_mm("2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0"),
+			    "a kernel thread");
+	assert_non_null(strstr(host_stat_no_mm("77 (a) b) Z 1 77 77 0 -1 4227136 0 0"), "zombie"));
+	assert_null(host_stat_no_mm("77 (sleep) S 1 77 77 0 -1 4194304 0 0 0 0"));
+	/* A command name holding ") Z " is not a state. */
+	assert_null(host_stat_no_mm("77 (x) Z 1 (y) S 1 77 77 0 -1 4194304 0 0"));
+	assert_null(host_stat_no_mm("garbage"));
+	assert_null(host_stat_no_mm("1 (init) S 0 1 1"));
+	assert_null(host_stat_no_mm(NULL));
+}
+
 /* A command name reaches the terminal with its control bytes escaped. */
 static void test_printable(void **state)
 {
@@ -303,7 +352,8 @@ static void test_unique(void **state)
 {
 	struct fixture x;
 	struct figure u = { .source = "bpf-memcg", .measured = true, .exact = true, .scope = "unique",
-			    .peak_bytes = 128 * MiB, .baseline_known = true };
+			    .peak_bytes = 128 * MiB, .baseline_known = true,
+			    .anon_bytes = 120 * MiB, .file_bytes = 8 * MiB };
 	struct figure none = { .source = "unavailable", .scope = "unique",
 			       .inexact_reason = "this kernel has no memcg statistic tracepoints (6.13+)" };
 	char *s;
@@ -318,18 +368,33 @@ static void test_unique(void **state)
 	x.rec.unique = &u;
 	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "\"unique\":{\"source\":\"bpf-memcg\",\"exact\":true,\"error_bound_bytes\":0,"));
-	assert_non_null(strstr(s, "\"peak_bytes\":134217728,\"baseline_bytes\":0,\"growth_bytes\":134217728}"));
+	assert_non_null(strstr(s, "\"peak_bytes\":134217728,\"baseline_bytes\":0,\"growth_bytes\":134217728,\"summed_excess\":"));
 	free(s);
 	s = render(rec_human, &x.rec);
-	/* (512 - 128) MiB of 4 KiB pages */
-	assert_non_null(strstr(s, "  summed RSS counts 98304 fork-shared pages in several processes; "
-				  "the tree's unique memory peaked at 128.0 MiB (bpf-memcg, exact)\n"));
+	/* (512 - 128) MiB of 4 KiB pages: anon 500 summed, 120 unique */
+	assert_non_null(strstr(s, "  summed RSS counts 98304 pages more than the tree's unique memory, "
+				  "which peaked at 128.0 MiB (bpf-memcg, exact): mostly pages mapped by "
+				  "several of the tree's processes (380.0 MiB), the rest charged to another "
+				  "cgroup, file pages already cached (4.0 MiB)\n"));
 	free(s);
+	/* One address space at the peak: none is mapped twice (issue 26: the
+	 * line said "fork-shared" for one process importing numpy). */
+	x.rec.primary.mms_at_peak = 1;
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "mostly pages charged to another cgroup, file pages already cached "
+				  "(384.0 MiB), the rest mapped by several of the tree's processes (0 B)\n"));
+	free(s);
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"summed_excess\":{\"bytes\":402653184,\"mapped_by_several_bytes\":0,"
+				  "\"charged_elsewhere_bytes\":402653184,\"dominant\":\"charged to another cgroup, "
+				  "file pages already cached\"}"));
+	free(s);
+	x.rec.primary.mms_at_peak = 3;
 
 	/* Within 10 %: no line. */
 	u.peak_bytes = 470 * MiB;
 	s = render(rec_human, &x.rec);
-	assert_null(strstr(s, "fork-shared"));
+	assert_null(strstr(s, "pages more than"));
 	free(s);
 
 	/* --measure unique: the unique figure leads, summed RSS is the first other. */
@@ -343,7 +408,7 @@ static void test_unique(void **state)
 		r.others = &x.rec.primary;
 		s = render(rec_human, &r);
 		assert_non_null(strstr(s, "peakbpf: peak 128.0 MiB (bpf-memcg, exact)"));
-		assert_non_null(strstr(s, "counts 98304 fork-shared pages"));
+		assert_non_null(strstr(s, "counts 98304 pages more than the tree's unique memory"));
 		free(s);
 	}
 
@@ -355,7 +420,7 @@ static void test_unique(void **state)
 	assert_non_null(strstr(s, "\"scope\":\"unique\",\"peak_bytes\":null,\"baseline_bytes\":null,\"growth_bytes\":null}"));
 	free(s);
 	s = render(rec_human, &x.rec);
-	assert_null(strstr(s, "fork-shared"));
+	assert_null(strstr(s, "pages more than"));
 	free(s);
 }
 
@@ -386,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_human_exact_and_window),
 		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_privileges),
+		cmocka_unit_test(test_not_comparable_and_lost_windows),
+		cmocka_unit_test(test_stat_no_mm),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);

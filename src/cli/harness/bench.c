@@ -40,6 +40,9 @@ void bench_summarize(const struct bench *b, struct bench_summary *s)
 		wall[nw++] = x->wall_s;
 		if (x->exit_status && !s->status)
 			s->status = x->exit_status;
+		if ((!x->measured || x->windows_unmeasured) && !s->lost_runs++)
+			s->lost_why = x->windows_unmeasured ? x->lost_why :
+				      x->inexact_reason ? x->inexact_reason : "not measured";
 		if (!x->measured)
 			continue;
 		fold_exactness(s, x, np == 0);

@@ -31,6 +31,10 @@ struct bench_summary {
 	bool exact, bound_known;        /* every run exact; every bound known */
 	uint64_t error_bound_bytes;     /* the largest */
 	const char *inexact_reason;
+	/* runs not measured, or measured in only some of their windows: no
+	 * budget passes them; lost_why: the first one's reason */
+	size_t lost_runs;
+	const char *lost_why;
 	int status;                     /* the first non-zero exit status, else 0 */
 };
 

@@ -49,6 +49,14 @@ int budget_judge(const struct runs_opts *r, const struct bench_summary *s, size_
 		snprintf(msg, len, "%s was not measured: the budget %s cannot be checked", what, lim);
 		return -1;
 	}
+	/* A run missing a window (or a run not measured among several) may
+	 * have missed the peak: it can fail the budget, never pass it; a
+	 * median cannot be judged at all. */
+	if (s->lost_runs && (value <= (double)r->max_bytes || r->budget_stat == BUDGET_STAT_MEDIAN)) {
+		snprintf(msg, len, "%s was not measured in all of %s: the budget %s cannot be checked (%s)",
+			 what, n_runs > 1 ? "the runs' windows" : "the run's windows", lim, s->lost_why);
+		return -1;
+	}
 	format_bytes((uint64_t)(value + 0.5), v, sizeof(v));
 	if (n_runs > 1)
 		snprintf(runs, sizeof(runs), "; the %s of %zu runs",

@@ -14,6 +14,8 @@ struct run_result {
 	bool exact, bound_known;
 	uint64_t error_bound_bytes;
 	const char *inexact_reason;     /* static, NULL when exact */
+	unsigned windows_unmeasured;    /* windows without a figure: no budget passes it */
+	char lost_why[256];             /* then why, naming them */
 	uint64_t peak_bytes;
 	bool growth_known;
 	int64_t growth_bytes;

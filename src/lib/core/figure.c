@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
@@ -50,30 +51,132 @@ void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
 	}
 }
 
+/* Add window n to a list of window numbers, "2-5, 7": extend the last
+ * range when n follows it. A list that would leave no room for ", ..."
+ * ends with it instead. */
+static void list_add(char *list, size_t len, unsigned n)
+{
+	static const char more[] = ", ...";
+	size_t used = strlen(list), keep = used;
+	const char *tail = strrchr(list, ' ');
+	const char *last = tail ? tail + 1 : list;
+	const char *dash = strchr(last, '-');
+	char item[24];
+	unsigned long hi;
+
+	if (used >= sizeof(more) - 1 && !strcmp(list + used - (sizeof(more) - 1), more))
+		return;
+	hi = used ? strtoul(dash ? dash + 1 : last, NULL, 10) : 0;
+	if (used && hi + 1 == n) {
+		/* "2" becomes "2-3"; "2-3" becomes "2-4". */
+		keep = dash ? (size_t)(dash - list) : used;
+		snprintf(item, sizeof(item), "-%u", n);
+	} else {
+		snprintf(item, sizeof(item), "%s%u", used ? ", " : "", n);
+	}
+	if (keep + strlen(item) + sizeof(more) <= len)
+		snprintf(list + keep, len - keep, "%s", item);
+	else if (used + sizeof(more) <= len)
+		snprintf(list + used, len - used, "%s", more);
+}
+
+/* The bookkeeping of the windows without a figure, kept across *run = *w. */
+struct window_book {
+	unsigned folded, unmeasured;
+	char list[sizeof(((struct figure *)0)->unmeasured_list)];
+	char why[sizeof(((struct figure *)0)->unmeasured_why)];
+};
+
+static void book_add(struct window_book *b, const struct figure *w)
+{
+	b->folded++;
+	if (w->measured && w->covers_run) {
+		/* Its figure covers the windows before it too. */
+		b->unmeasured = 0;
+		b->list[0] = b->why[0] = '\0';
+	} else if (!w->measured) {
+		if (!b->unmeasured++)
+			snprintf(b->why, sizeof(b->why), "%s", w->inexact_reason ? w->inexact_reason : "no figure");
+		list_add(b->list, sizeof(b->list), b->folded);
+	}
+}
+
 void figure_merge(struct figure *run, const struct figure *w, bool first)
 {
-	struct figure prev = *run;
+	struct figure prev;
+	struct window_book b = { 0 };
 
-	if (first || (!run->measured && w->measured) ||
-	    (w->measured && w->peak_bytes > run->peak_bytes))
-		*run = *w;      /* the peak, its time and detail */
 	if (first)
+		memset(run, 0, sizeof(*run));
+	prev = *run;
+	b.folded = prev.windows_folded;
+	b.unmeasured = prev.windows_unmeasured;
+	memcpy(b.list, prev.unmeasured_list, sizeof(b.list));
+	memcpy(b.why, prev.unmeasured_why, sizeof(b.why));
+	book_add(&b, w);
+	if (first || (!prev.measured && w->measured) ||
+	    (w->measured && w->peak_bytes > prev.peak_bytes))
+		*run = *w;      /* the peak, its time and detail */
+	run->windows_folded = b.folded;
+	run->windows_unmeasured = b.unmeasured;
+	memcpy(run->unmeasured_list, b.list, sizeof(b.list));
+	memcpy(run->unmeasured_why, b.why, sizeof(b.why));
+	if (first) {
+		/* The run's baseline is its first window's, if it has one. */
+		run->baseline_known = w->measured && w->baseline_known;
 		return;
-	if (prev.measured) {
-		/* The run began with the first window. */
-		run->baseline_known = prev.baseline_known;
-		run->baseline_bytes = prev.baseline_bytes;
 	}
+	run->baseline_known = prev.baseline_known;
+	run->baseline_bytes = prev.baseline_bytes;
 	run->samples = prev.samples + w->samples;
 	run->vanished = prev.vanished + w->vanished;
-	if (!(prev.measured && w->measured))
-		return;         /* only one window has a figure: it stands */
-	run->exact = prev.exact && w->exact;
-	run->bound_known = prev.bound_known && w->bound_known;
-	run->error_bound_bytes = prev.error_bound_bytes > w->error_bound_bytes ?
-				 prev.error_bound_bytes : w->error_bound_bytes;
-	if (!run->exact && !run->inexact_reason)
-		run->inexact_reason = prev.exact ? w->inexact_reason : prev.inexact_reason;
+	if (prev.measured && w->measured) {
+		run->exact = prev.exact && w->exact;
+		run->bound_known = prev.bound_known && w->bound_known;
+		run->error_bound_bytes = prev.error_bound_bytes > w->error_bound_bytes ?
+					 prev.error_bound_bytes : w->error_bound_bytes;
+		if (!run->exact)
+			run->inexact_reason = !prev.exact ? prev.inexact_reason : w->inexact_reason;
+	}
+	/* A run is exact only if every window was measured exactly. */
+	if (run->measured && run->windows_unmeasured) {
+		run->exact = false;
+		run->bound_known = false;
+	}
+}
+
+const char *figure_reason(const struct figure *f, char *buf, size_t len)
+{
+	if (f->measured && f->exact)
+		return NULL;
+	if (!f->measured || !f->windows_unmeasured)
+		return f->inexact_reason;
+	snprintf(buf, len, "window%s %s of %u not measured (%s): the peak is the other windows' only%s%s",
+		 f->windows_unmeasured == 1 ? "" : "s", f->unmeasured_list, f->windows_folded,
+		 f->unmeasured_why, f->inexact_reason ? "; also " : "",
+		 f->inexact_reason ? f->inexact_reason : "");
+	return buf;
+}
+
+bool figure_unique_gap(const struct figure *summed, const struct figure *u, struct unique_gap *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (!summed->measured || !u->measured || summed->peak_bytes <= u->peak_bytes)
+		return false;
+	g->bytes = summed->peak_bytes - u->peak_bytes;
+	if (summed->has_detail && summed->mms_at_peak <= 1) {
+		g->split_known = true;          /* one address space maps each page once */
+	} else if (summed->has_detail && (u->anon_bytes || u->file_bytes)) {
+		g->split_known = true;
+		if (summed->anon_bytes > u->anon_bytes)
+			g->several_bytes = summed->anon_bytes - u->anon_bytes;
+		if (g->several_bytes > g->bytes)
+			g->several_bytes = g->bytes;
+	}
+	if (g->split_known)
+		g->elsewhere_bytes = g->bytes - g->several_bytes;
+	g->several_dominates = g->several_bytes >= g->elsewhere_bytes;
+	return true;
 }
 
 static int by_pages_desc(const void *a, const void *b)

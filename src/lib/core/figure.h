@@ -48,10 +48,38 @@ void figure_judge_bpf(struct figure *f, const struct bpf_counters *c,
 
 /*
  * Fold one window's figure of a source into that source's whole-run
- * figure: the larger peak (with its detail), the first baseline, exact only
- * if every window was, the largest error bound, samples added up.
+ * figure: the larger peak (with its detail), the first baseline, the
+ * largest error bound, samples added up. Exact only if every window was
+ * measured, and exactly: a window without a figure (unless a later figure
+ * covers the run, covers_run) makes the run inexact with no known bound,
+ * and is named in figure_reason's text.
  */
 void figure_merge(struct figure *run, const struct figure *window, bool first);
+/* Why f is not exact, or not measured, with the windows it has no figure
+ * for ("windows 2-5 of 6 not measured (...)..."), in buf when composed;
+ * NULL when exact. */
+const char *figure_reason(const struct figure *f, char *buf, size_t len);
+
+/*
+ * Why summed RSS's peak exceeds the unique memory's (issue 26): pages
+ * mapped by several of the tree's processes (counted once per address
+ * space), and pages mapped by the tree but charged to another cgroup (file
+ * pages already cached when the tree mapped them: unique memory counts the
+ * tree's own cgroup only). With one address space at the peak nothing is
+ * mapped twice; otherwise anon pages are the tree's own (charged to its
+ * cgroup), so its anon excess is what several processes map, and the rest
+ * is put to other cgroups: about, as the two peaks may fall at different
+ * moments.
+ */
+struct unique_gap {
+	uint64_t bytes;                 /* summed peak - unique peak */
+	bool split_known;
+	uint64_t several_bytes;         /* mapped by several of the tree's processes */
+	uint64_t elsewhere_bytes;       /* charged to another cgroup */
+	bool several_dominates;
+};
+/* false when there is no gap (either figure not measured, or unique >= summed). */
+bool figure_unique_gap(const struct figure *summed, const struct figure *unique, struct unique_gap *g);
 
 struct holder;
 /* Keep the largest holders in f, largest first. */

@@ -13,6 +13,8 @@
 #include <sys/types.h>
 
 #define FIGURE_MAX_HOLDERS 32
+/* figure_reason's text, with the windows a run has no figure for */
+#define FIGURE_REASON_MAX 320
 
 /* A process holding memory at the peak (bpf only). */
 struct figure_holder {
@@ -43,6 +45,11 @@ struct figure {
 	const char *scope;              /* static: what the figure covers, e.g.
 					   "summed RSS of the tree", "cgroup: tree + page cache + kernel memory",
 					   "largest single process (not a sum)" */
+	const char *not_tree;           /* static: why the figure is not the tree's (a cgroup
+					   shared with other processes, a peak from before the
+					   run), so never the headline; NULL: it is the tree's */
+	bool covers_run;                /* the figure covers every window so far (rusage's
+					   all-time maximum, read at the end) */
 	uint64_t peak_bytes;
 	bool baseline_known;
 	uint64_t baseline_bytes;        /* the figure when the window opened */
@@ -67,6 +74,11 @@ struct figure {
 	uint64_t holders_bytes;         /* what they held together: the peak, but for
 					   updates racing it */
 	struct figure_holder holders[FIGURE_MAX_HOLDERS];
+	/* A run's figure (figure_merge): the windows folded in, those
+	 * without a figure ("2-5, 7"), and the first one's reason. */
+	unsigned windows_folded, windows_unmeasured;
+	char unmeasured_list[48];
+	char unmeasured_why[96];
 };
 
 struct source;
@@ -92,6 +104,10 @@ struct source_ops {
 	/* Report the window that ends now and open the next (its baseline is
 	 * the figure now). Called once more at the end of the run. */
 	int (*close_window)(struct source *s, struct figure *out);
+	/* Command mode: the command has exec'd (the proc sampler reads the
+	 * tree now: a command shorter than its interval gets a figure). NULL
+	 * when a source does not care. */
+	void (*command_started)(struct source *s, pid_t pid);
 	/* The command has been reaped; rusage reads its figure here. NULL
 	 * when a source does not care. */
 	void (*command_exited)(struct source *s, pid_t pid, const void *rusage);

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 #include "clock.h"
 #include "tracker_internal.h"
+#include "unique_api.h"
 #include "tracker.skel.h"
 
 /* A tree of a shared load drains the load's ring: one tree at a time (the
@@ -208,7 +209,7 @@ static __u64 missed_runs(struct tracker_bpf *s)
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(prog);
 
-		if (prog == s->progs.unique_stat)
+		if (unique_owns_prog(s, prog))
 			continue;
 		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
 			n += info.recursion_misses;

@@ -135,7 +135,10 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
-	unique_prepare(s, t->unique_err == 0);
+	err = unique_prepare(s, t->unique_err == 0, t->features.has_fetch_atomics);
+	if (err && t->unique_err == 0)
+		t->unique_err = err;
+	err = 0;
 	if (!t->features.has_fetch_atomics)
 		return poison_fetch_atomics(s->obj);
 	return 0;
@@ -154,7 +157,7 @@ static int reload(struct tracker *t, const struct tracker_opts *opts)
 /* Load, trying the 6.1 teardown tracepoint first: a kernel without it
  * fails the load on the attach target, and is given fentry instead. The
  * unique program never costs the tracker its load: any failure with it
- * in is retried without it (a missing attach target: no memcg tracepoint). */
+ * in is retried without it (unique.c chose its hook from the BTF). */
 static int load(struct tracker *t, const struct tracker_opts *opts)
 {
 	int err = open_configured(t, opts);
@@ -233,8 +236,7 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 		return -ENOMEM;
 	ns = monotonic_ns();
 	features_probe(&t->features);
-	t->unique_err = !opts || !opts->with_unique ? -ENODATA :
-			!t->features.has_memcg_stat_tp ? -EOPNOTSUPP : 0;
+	t->unique_err = !opts || !opts->with_unique ? -ENODATA : 0;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);

@@ -4,10 +4,11 @@
  * summed RSS headline (issue 17; docs/design.md, "Unique memory").
  *
  * Where the tree has a memory cgroup of its own (command mode) and the kernel
- * has the memcg statistic tracepoints (6.13+), bpf/unique.bpf.c keeps that
- * cgroup's mapped anon + mapped file pages and their running maximum: the
- * figure is "bpf-memcg", exact. Elsewhere the figure is not measured
- * (measured: false) and says why.
+ * has the memcg statistic tracepoints (6.13+), or a memcg statistic function
+ * to attach to (5.12 to 6.12), bpf/unique.bpf.c keeps that cgroup's mapped
+ * anon + mapped file pages and their running maximum: the figure is
+ * "bpf-memcg", exact. Elsewhere the figure is not measured (measured:
+ * false) and says why.
  */
 #ifndef PEAKBPF_UNIQUE_API_H
 #define PEAKBPF_UNIQUE_API_H
@@ -31,16 +32,25 @@ extern const char UNIQUE_SCOPE[];
  * elsewhere): 0, or -errno and a one-line reason.
  */
 int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen);
-/* Before the tracker's load (tracker.c): load the program, or, with on
- * false, leave it out. */
-void unique_prepare(struct tracker_bpf *skel, bool on);
+/*
+ * Before the tracker's load (tracker_load.c): load the program, or, with on
+ * false, leave the programs out. The hook is the memcg statistic
+ * tracepoint (6.13+), else the memcg statistic function rmap calls, as
+ * this kernel has it out of line (5.10 to 6.12: bpf/unique.bpf.c). 0;
+ * -EOPNOTSUPP: no hook here; -ENOSYS: no BPF atomics with a result (before
+ * 5.12). Then the programs stay out.
+ */
+int unique_prepare(struct tracker_bpf *skel, bool on, bool fetch_atomics);
+struct bpf_program;
+/* Whether prog is one of the unique programs (their skipped runs lose
+ * nothing: bpf/unique.bpf.c). */
+bool unique_owns_prog(const struct tracker_bpf *skel, const struct bpf_program *prog);
 /*
  * After the tracker loaded with the program: the figure of memory cgroup
  * cgroup_id from it (one load serves run after run: each unique_open
  * points it at its run's cgroup, unique_destroy at none). The cgroup must
  * hold nothing yet: the figure starts from 0 pages. 0, or -errno and a
- * one-line reason: -EOPNOTSUPP when the kernel has no memcg statistic
- * tracepoint (before 6.13).
+ * one-line reason: -EOPNOTSUPP when the kernel has no hook (unique_prepare).
  */
 int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
 		char *why, size_t whylen);

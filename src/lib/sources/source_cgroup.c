@@ -38,6 +38,10 @@
 
 static const char SCOPE_OWN[] = "cgroup: the tree's own cgroup, including page cache and kernel memory";
 static const char SCOPE_SHARED[] = "cgroup shared with other processes, including page cache and kernel memory";
+/* Why a shared cgroup's figure is never the headline (session.c). */
+static const char NOT_TREE_SHARED[] = "not comparable: the cgroup holds other processes too";
+static const char NOT_TREE_ALL_TIME[] =
+	"not comparable: the cgroup holds other processes too, and its peak is all-time (from before the run)";
 static const char WHY_OWN[] = "a cgroup's usage includes page cache and kernel memory: not the tree's summed RSS";
 static const char WHY_OWN_SINCE_CREATED[] =
 	"includes page cache and kernel memory; the peak since the cgroup was created "
@@ -236,6 +240,8 @@ static int cgroup_close_window(struct source *s, struct figure *out)
 	out->source = c->h.version == CG_V2 ? "cgroup-v2" : "cgroup-v1";
 	out->exclusive = c->own;
 	out->scope = c->own ? SCOPE_OWN : SCOPE_SHARED;
+	if (!c->own)
+		out->not_tree = c->fd_reset && c->h.version == CG_V2 ? NOT_TREE_SHARED : NOT_TREE_ALL_TIME;
 	copy_path_tail(out->cgroup_path, sizeof(out->cgroup_path), c->dir);
 	if (!c->started) {
 		out->inexact_reason = c->reason[0] ? c->reason : "the cgroup source was not started";

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * proc source: a sampler thread that sums the tree's resident memory from
- * /proc every interval. It is a sampler, so it misses whatever rises and
+ * /proc every interval, and once more at each window's end and when the
+ * command has exec'd (so a command shorter than the interval still gets a
+ * figure of its own). It is a sampler, so it misses whatever rises and
  * falls between two samples, and it says so.
  *
  * The tree is walked from the roots through /proc/PID/task/TID/children
@@ -364,6 +366,21 @@ static int proc_start(struct source *s)
 	return 0;
 }
 
+/* The command runs now, exec'd: its first sample, at once. */
+static void proc_command_started(struct source *s, pid_t pid)
+{
+	struct proc_source *p = (struct proc_source *)s;
+	struct sample smp;
+
+	(void)pid;
+	pthread_mutex_lock(&p->lock);
+	if (p->started) {
+		smp = take_sample(p);
+		window_add(p, &smp);
+	}
+	pthread_mutex_unlock(&p->lock);
+}
+
 static int proc_close_window(struct source *s, struct figure *out)
 {
 	struct proc_source *p = (struct proc_source *)s;
@@ -420,6 +437,7 @@ static const struct source_ops proc_ops = {
 	.add_root = proc_add_root,
 	.start = proc_start,
 	.close_window = proc_close_window,
+	.command_started = proc_command_started,
 	.command_exited = NULL,
 	.destroy = proc_destroy,
 };

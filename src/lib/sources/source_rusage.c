@@ -81,6 +81,7 @@ static int rusage_close_window(struct source *s, struct figure *out)
 		return 0;
 	}
 	out->measured = true;
+	out->covers_run = true;         /* the maximum since the command began */
 	out->peak_bytes = r->maxrss_bytes;
 	out->inexact_reason = WHY;
 	return 0;
