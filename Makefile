@@ -7,7 +7,7 @@ CLANG ?= clang
 BPFTOOL ?= bpftool
 CC ?= gcc
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-VERSION := 0.2.0
+VERSION := 0.3.0
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
@@ -66,6 +66,8 @@ CORE_SRCS := \
 	src/lib/core/figure.c
 KERNEL_SRCS := \
 	src/lib/kernel/tracker.c \
+	src/lib/kernel/tracker_load.c \
+	src/lib/kernel/tracker_trees.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
 	src/lib/kernel/unique.c
@@ -82,12 +84,15 @@ SOURCES_SRCS := \
 LIBTOP_SRCS := \
 	src/lib/report.c \
 	src/lib/session.c \
-	src/lib/libpeakbpf.c
+	src/lib/session_open.c \
+	src/lib/libpeakbpf.c \
+	src/lib/libpeakbpf_figure.c
 HELPER_SRCS := \
 	src/helper/serve.c \
 	src/helper/serve_client.c \
 	src/helper/serve_tree.c \
-	src/helper/serve_closer.c
+	src/helper/serve_closer.c \
+	src/helper/pidns.c
 CLITOP_SRCS := \
 	src/cli/main.c \
 	src/cli/cli.c \
@@ -151,7 +156,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host
+	merge helper_proto shell_words host pidns
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -185,6 +190,7 @@ test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merg
 test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_shell_words_SRCS := src/cli/harness/shell_words.c
 test_host_SRCS := src/base/host.c src/base/fileutil.c
+test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
@@ -206,7 +212,8 @@ BPF_UNITS := tracker unique
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h \
+	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h | $(OUTPUT)/bpf
 # The tree's unique memory (issue 17): its program loads only in command mode.
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
 
@@ -223,7 +230,7 @@ $(OUTPUT)/tracker.skel.h: $(OUTPUT)/tracker.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include the skeleton must wait for it.
-$(call obj,src/lib/kernel/tracker.c src/lib/kernel/unique.c): $(OUTPUT)/tracker.skel.h
+$(call obj,src/lib/kernel/tracker.c src/lib/kernel/tracker_load.c src/lib/kernel/tracker_trees.c src/lib/kernel/unique.c): $(OUTPUT)/tracker.skel.h
 
 # A layer's objects get its include path (the more specific pattern wins).
 $(OUTPUT)/src/base/%.o: LAYER_INC = $(INC_base)
@@ -330,7 +337,7 @@ fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
 fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.
-fuzz_serve_SRCS := src/helper/serve_tree.c src/lib/sources/helper_proto.c
+fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/pidns.c src/lib/sources/helper_proto.c src/base/fileutil.c
 
 $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@

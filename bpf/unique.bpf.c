@@ -34,9 +34,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* The tree's memory cgroup (its directory's inode number), set before load. */
-const volatile __u64 tree_cgroup_id = 0;
-
 struct unique_state ustate;
 
 static __always_inline void raise_peak(__s64 now)
@@ -77,7 +74,7 @@ static __always_inline int mapped_item(int item)
 
 static __always_inline bool is_tree_memcg(struct mem_cgroup *memcg)
 {
-	return memcg && BPF_CORE_READ(memcg, css.cgroup, kn, id) == tree_cgroup_id;
+	return memcg && BPF_CORE_READ(memcg, css.cgroup, kn, id) == ustate.cgroup_id;
 }
 
 SEC("?tp_btf/mod_memcg_lruvec_state")
@@ -88,7 +85,7 @@ int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
 	/* Filter first: this runs on every statistic update of every cgroup. */
 	if (anon < 0)
 		return 0;
-	if (memcg->css.cgroup->kn->id != tree_cgroup_id)
+	if (memcg->css.cgroup->kn->id != ustate.cgroup_id)
 		return 0;
 	count(anon, val);
 	return 0;

@@ -19,6 +19,9 @@ struct unique_state {
 	__s64 anon;             /* of pages: NR_ANON_MAPPED now */
 	__s64 peak_anon;        /* of peak: anon when the peak was last raised (a
 				   snapshot, for the cause of summed RSS's excess) */
+	/* The tree's memory cgroup (its directory's inode number), set by
+	 * userspace for each run of one load; 0: none (no cgroup has id 0). */
+	__u64 cgroup_id;
 };
 
 #endif

@@ -99,6 +99,15 @@ struct peakbpf_opts {
 	/* UNIQUE without .command: open anyway; the headline is summed RSS
 	 * and a note says why the unique memory was not measured. */
 	bool measure_fallback;
+	/* ---- since 0.3 (PEAKBPF_0.3): one load, a helper by default ---- */
+	/* A helper (peakbpf serve) is used whenever its socket answers, root
+	 * included, unless the session asks what it does not serve (a record
+	 * of the sum, UNIQUE): true loads the BPF programs here instead. */
+	bool no_helper;
+	/* Keep this process's BPF load when the session closes: the next
+	 * session whose options fit it takes a tree of it instead of loading
+	 * again (each session is still its own tree). peakbpf_unload drops it. */
+	bool keep_loaded;
 };
 
 /* peakbpf_open, for a caller whose opts.sz covers .command (0.2): the
@@ -124,7 +133,7 @@ struct peakbpf_holder {
 	uint64_t own_peak_bytes;        /* its own largest RSS so far */
 };
 
-/* "0.2.0" */
+/* "0.3.0" */
 PEAKBPF_API const char *peakbpf_version(void);
 
 /*
@@ -156,8 +165,9 @@ PEAKBPF_API const char *peakbpf_session_source(const struct peakbpf_session *s);
 /* Note i (from 0): why a better source was not used, or one was dropped;
  * NULL past the last. Valid until peakbpf_close. */
 PEAKBPF_API const char *peakbpf_note(const struct peakbpf_session *s, size_t i);
-/* Unload everything; NULL is fine. Figures stay valid. A session belongs
- * to the process that opened it: a forked child opens its own. */
+/* Unload everything (but a load kept with opts.keep_loaded); NULL is
+ * fine. Figures stay valid. A session belongs to the process that opened
+ * it: a forked child opens its own. */
 PEAKBPF_API void peakbpf_close(struct peakbpf_session *s);
 
 /* ---- since 0.2: a command's run, the tree's processes, the helper ---- */
@@ -231,6 +241,15 @@ PEAKBPF_API int peakbpf_timeline_write(struct peakbpf_session *s, const char *pa
 /* Changes lost so far because the buffer was full (0: the timeline has
  * every change). */
 PEAKBPF_API int peakbpf_timeline_drops(const struct peakbpf_session *s, uint64_t *n);
+
+/* ---- since 0.3 ---- */
+/* Stop keeping this process's BPF load (opts.keep_loaded): it goes now if
+ * no session uses it, else with the last that does. */
+PEAKBPF_API void peakbpf_unload(void);
+/* How the session's bpf source came: "loaded" (here, by this session),
+ * "reused" (the load an earlier session of this process kept), "helper"
+ * (through peakbpf serve); NULL: no bpf source. */
+PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *s);
 
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */

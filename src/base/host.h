@@ -23,6 +23,11 @@ struct host_facts {
 	 * map creation, verification; the unique program's too, where it
 	 * loads), learning the per-CPU offsets, attach. */
 	double probe_ms, load_ms, learn_ms, attach_ms;
+	/* How the bpf source came: "loaded" (by this session), "reused" (the
+	 * load an earlier session of this process made), "helper" (peakbpf
+	 * serve's, at helper_path); NULL: no bpf source. */
+	const char *bpf_load;
+	char helper_path[108];
 };
 
 #define CAPBIT_SYS_PTRACE 19

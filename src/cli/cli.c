@@ -20,6 +20,7 @@ enum {
 	OPT_MEASURE,
 	OPT_RECORD,
 	OPT_RECORD_INTERVAL,
+	OPT_NO_HELPER,
 };
 
 static const struct option long_options[] = {
@@ -39,6 +40,7 @@ static const struct option long_options[] = {
 	{ "user", required_argument, NULL, 'u' },
 	{ "timeline", required_argument, NULL, OPT_TIMELINE },
 	{ "helper", optional_argument, NULL, OPT_HELPER },
+	{ "no-helper", no_argument, NULL, OPT_NO_HELPER },
 	{ "measure", required_argument, NULL, OPT_MEASURE },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "record-interval", required_argument, NULL, OPT_RECORD_INTERVAL },
@@ -100,8 +102,12 @@ static const char usage_options[] =
 "                        ending on wall-clock multiples of --record-interval\n"
 "                        (default 10ms; 1ms to 1h), for peakbpf merge\n"
 "      --helper[=PATH]   measure through peakbpf serve at PATH (default\n"
-"                        $PEAKBPF_HELPER or /run/peakbpf.sock); without BPF\n"
-"                        privileges it is used whenever that socket exists\n"
+"                        $PEAKBPF_HELPER or /run/peakbpf.sock); without it,\n"
+"                        a helper is used whenever that socket answers (root\n"
+"                        too), unless --timeline, --compare-sampler, --record\n"
+"                        or --measure unique asks what it does not serve\n"
+"      --no-helper       load the BPF programs in this process even when a\n"
+"                        helper runs\n"
 "  -j, --json            write the JSON record(s) to stdout\n"
 "  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
 "                        line per window as it closes, then one for the run\n"
@@ -291,6 +297,9 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		o->use_helper = true;
 		o->helper_path = optarg;
 		return CLI_RUN;
+	case OPT_NO_HELPER:
+		o->no_helper = true;
+		return CLI_RUN;
 	case OPT_MEASURE:
 		if (!strcmp(optarg, "rss") || !strcmp(optarg, "unique")) {
 			o->measure_unique = optarg[0] == 'u';
@@ -442,6 +451,10 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 	}
 	if (o->record_dir && !o->record_interval_ns)
 		o->record_interval_ns = RECORD_INTERVAL_DEFAULT_NS;
+	if (o->use_helper && o->no_helper) {
+		snprintf(err, errlen, "--helper and --no-helper: choose one");
+		return CLI_ERROR;
+	}
 	if (o->use_helper && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
 		snprintf(err, errlen, "--helper gives the bpf source: use it with --source auto or bpf");
 		return CLI_ERROR;

@@ -35,6 +35,7 @@ struct options {
 	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
 	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
 	bool use_helper;        /* --helper[=PATH]: through peakbpf serve */
+	bool no_helper;         /* --no-helper: load here even when a helper runs */
 	const char *helper_path;        /* NULL: $PEAKBPF_HELPER or the default */
 	bool measure_unique;    /* --measure unique: the tree's unique memory is the headline */
 	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (rank_file.h) */

@@ -244,6 +244,9 @@ static int run_prepare(struct run *r)
 		.helper_path = o->helper_path,
 		.use_helper = o->use_helper,
 		.measure_fallback = true,
+		.no_helper = o->no_helper,
+		/* -r, -c, sweeps, --fit: every run takes a tree of one load. */
+		.keep_loaded = true,
 	);
 	char why[256] = "";
 	const char *note;

@@ -144,7 +144,7 @@ cleanup:
 static void serve_usage(FILE *out)
 {
 	fputs(
-"Usage: peakbpf serve [--socket PATH] [-v]\n"
+"Usage: peakbpf serve [--socket PATH] [--unload-idle] [-v]\n"
 "       peakbpf serve --status [--socket PATH]\n"
 "\n"
 "Run the helper that measures process trees for users who cannot load BPF:\n"
@@ -157,6 +157,10 @@ static void serve_usage(FILE *out)
 "  --socket PATH   listen on PATH (default " HELPER_SOCKET_DEFAULT ", mode 0666)\n"
 "  --status        ask the helper at PATH for its trees and their map entries\n"
 "                  (a user other than root: its own connections and trees)\n"
+"  --unload-idle   unload the BPF programs while no tree is open (each\n"
+"                  session then loads them again, ~0.1 s); by default they\n"
+"                  stay loaded, and the machine's other faults pay the\n"
+"                  untracked event's cost (docs/performance.md)\n"
 "  -v, --verbose   log each tree opened and removed on stderr\n"
 "  -h, --help      this help\n", out);
 }
@@ -227,24 +231,42 @@ static void raise_nofile(void)
 }
 
 /* Load once before listening, so that a helper that cannot measure says
- * so at its start, not to its first client; then take the socket. */
-static int serve_setup(struct server *sv, const char *path)
+ * so at its start; by default that load stays for every tree (a session
+ * through the helper then costs a round trip, not a load). */
+static int load_at_start(struct server *sv)
 {
+	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
 	struct host_facts host = { 0 };
 	struct bpf_source_opts bo = { 0 };
 	struct source *probe = NULL;
 	int err;
 
-	if (!sv->verbose)
-		libbpf_set_print(NULL);    /* NULL: libbpf prints nothing */
+	if (!sv->unload_idle) {
+		err = tracker_open(&topts, &sv->shared);
+		if (!err)
+			sv->loads++;
+		return err;
+	}
 	host_facts_fill(&host, host_effective_caps());
 	err = bpf_source_open(&bo, &host, &probe);
+	if (!err)
+		probe->ops->destroy(probe);
+	return err;
+}
+
+/* Load, then take the socket. */
+static int serve_setup(struct server *sv, const char *path)
+{
+	int err;
+
+	if (!sv->verbose)
+		libbpf_set_print(NULL);    /* NULL: libbpf prints nothing */
+	err = load_at_start(sv);
 	if (err) {
 		serve_say("cannot load the BPF programs: %s: run it as root, or with CAP_BPF and CAP_PERFMON",
 			  strerror(-err));
 		return err;
 	}
-	probe->ops->destroy(probe);
 	raise_nofile();
 	sv->closer = calloc(1, sizeof(*sv->closer));
 	err = sv->closer ? closer_start(sv->closer) : -ENOMEM;
@@ -290,6 +312,8 @@ static int serve_run(struct server *sv, const char *path)
 		unlink(sv->path);
 	if (sv->sigfd >= 0)
 		close(sv->sigfd);
+	tracker_close(sv->shared);
+	sv->shared = NULL;
 	/* The closer's threads may still be closing (they are not waited
 	 * for: a close may wait for ever), so it stays until the exit. */
 	return err;
@@ -301,6 +325,7 @@ int serve_main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 'S' },
 		{ "status", no_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "unload-idle", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -320,6 +345,9 @@ int serve_main(int argc, char **argv)
 			break;
 		case 'v':
 			sv.verbose = true;
+			break;
+		case 'U':
+			sv.unload_idle = true;
 			break;
 		case 'h':
 			serve_usage(stdout);

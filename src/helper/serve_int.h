@@ -81,6 +81,7 @@ struct server {
 	struct tracker *shared;         /* the load every tree shares, or NULL */
 	bool slot_used[MAX_TREES];
 	bool verbose;
+	bool unload_idle;               /* --unload-idle: the load goes with the last tree */
 	uint64_t accept_after_ns;       /* accept nothing before (backing off) */
 	uint64_t accept_said_ns;        /* when the last back-off was logged */
 	uint64_t refused_fds;           /* fds received and not kept */

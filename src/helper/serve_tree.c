@@ -10,6 +10,7 @@
 #include <string.h>
 #include "host.h"
 #include "clock.h"
+#include "pidns.h"
 #include "serve_int.h"
 #include "sources.h"
 #include "status.h"
@@ -23,6 +24,19 @@ static size_t trees_of(const struct server *sv, uid_t uid)
 	for (size_t i = 0; i < sv->n; i++)
 		n += sv->clients[i].src && sv->clients[i].cred.uid == uid;
 	return n;
+}
+
+/* The tree's PIDs as the client numbers them: a client in a container
+ * sees its holders by its own PIDs, or as not visible (0). */
+static void set_pid_depth(struct client *c)
+{
+	unsigned depth;
+	int err;
+
+	if (!c->src->ops->tracker)
+		return;
+	err = pidns_depth_of(c->cred.pid, &depth);
+	tracker_set_pid_depth(c->src->ops->tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
 }
 
 static size_t trees_open(const struct server *sv)
@@ -52,7 +66,7 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 	c->host = NULL;
 	sv->slot_used[c->slot] = false;
 	sv->counted_ns = 0;             /* the next status counts afresh */
-	if (!trees_open(sv)) {
+	if (!trees_open(sv) && sv->unload_idle) {
 		tracker_close(sv->shared);
 		sv->shared = NULL;
 	}
@@ -122,12 +136,13 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 		free(c->host);
 		c->host = NULL;
 		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot open a tree: %s", strerror(-err));
-		if (!trees_open(sv)) {
+		if (!trees_open(sv) && sv->unload_idle) {
 			tracker_close(sv->shared);
 			sv->shared = NULL;
 		}
 		return err;
 	}
+	set_pid_depth(c);
 	c->slot = slot;
 	sv->slot_used[slot] = true;
 	sv->counted_ns = 0;

@@ -188,6 +188,9 @@ static void json_host(struct json_writer *w, const struct host_facts *h)
 			h->rss_percpu ? "percpu" : "atomic+task-cache");
 	json_kv_string(w, "teardown_hook", h->bpf_loaded ? h->teardown_hook : NULL);
 	json_kv_string(w, "exact_path", h->bpf_loaded ? exact_path_name(h->exact_path_err) : NULL);
+	json_kv_string(w, "bpf_load", h->bpf_load);
+	if (h->bpf_load && !strcmp(h->bpf_load, "helper"))
+		json_kv_string(w, "helper_socket", h->helper_path);
 	if (h->bpf_loaded) {
 		json_key(w, "bpf_startup_ms");
 		json_begin_object(w);
@@ -369,6 +372,21 @@ static void human_unique(const struct report *r, FILE *out)
 		fprintf(out, "mostly pages %s (%s), the rest %s (%s)\n", ELSEWHERE, b, SEVERAL, a);
 }
 
+/* Which way the bpf source came (host_facts.bpf_load). */
+static void human_load(const struct host_facts *h, FILE *out)
+{
+	if (!h || !h->bpf_load)
+		return;
+	if (!strcmp(h->bpf_load, "helper"))
+		fprintf(out, "  bpf: through the helper, peakbpf serve at %s (--no-helper loads it here)\n",
+			h->helper_path);
+	else if (!strcmp(h->bpf_load, "reused"))
+		fprintf(out, "  bpf: the BPF load of an earlier run of this process, reused\n");
+	else
+		fprintf(out, "  bpf: loaded in this process in %.1f ms\n",
+			h->probe_ms + h->load_ms + h->learn_ms + h->attach_ms);
+}
+
 void report_human_extra(const struct report *r, const char *extra, FILE *out)
 {
 	const struct figure *f = &r->primary;
@@ -397,6 +415,7 @@ void report_human_extra(const struct report *r, const char *extra, FILE *out)
 		human_holders(f, r->top, out);
 	if (f->scope)
 		fprintf(out, "  measures: %s\n", f->scope);
+	human_load(r->host, out);
 	for (i = 0; i < r->n_others; i++) {
 		human_peak(&r->others[i], peak, sizeof(peak));
 		fprintf(out, "  also: %s", peak);

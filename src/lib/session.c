@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* A session driven through a run: roots, start, windows, the record's context (session.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,34 +12,9 @@
 #include "session.h"
 #include "sources.h"
 #include "unique_api.h"
+#include "session_internal.h"
 
-#define SESSION_MAX_SOURCES 4
-#define SESSION_MAX_NOTES 8
-
-struct session {
-	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
-	size_t n_sources;
-	/* The source that tracks the tree in the kernel, also in sources[]:
-	 * bpf here, or through peakbpf serve; NULL: neither is open. */
-	struct source *kernel;
-	char notes[SESSION_MAX_NOTES][192];
-	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
-	size_t n_notes;
-	/* In source order, as sources[]. */
-	struct figure figures[SESSION_MAX_SOURCES];     /* the last window */
-	struct figure run_figures[SESSION_MAX_SOURCES]; /* every window so far, folded */
-	unsigned windows;               /* closed so far */
-	struct figure others[SESSION_MAX_SOURCES];      /* a record's others */
-	struct host_facts host;
-	struct bpf_counters counters;
-	/* The tree's unique memory, beside the sources (unique_api.h). */
-	struct unique *unique;          /* NULL: not measured, unique_why says why */
-	char unique_why[256];
-	bool measure_unique;
-	struct figure unique_fig, unique_run;
-};
-
-static void note(struct session *s, const char *fmt, ...)
+void session_note_add(struct session *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -51,282 +27,12 @@ static void note(struct session *s, const char *fmt, ...)
 	s->n_notes++;
 }
 
-static void add_source(struct session *s, struct source *src)
+void session_add_source(struct session *s, struct source *src)
 {
 	if (s->n_sources < SESSION_MAX_SOURCES)
 		s->sources[s->n_sources++] = src;
 	else
 		src->ops->destroy(src);
-}
-
-/* Why BPF cannot be used here, checked before trying: the answer names the fix. */
-static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
-{
-	if (!h->btf)
-		return "kernel has no BTF (/sys/kernel/btf/vmlinux): use a kernel built with CONFIG_DEBUG_INFO_BTF=y";
-	if (!bpf_privileges(capeff))
-		return "CAP_BPF and CAP_PERFMON missing: run as root, or grant them "
-		       "(setcap cap_bpf,cap_perfmon+ep peakbpf, or a container's --cap-add), "
-		       "or have root run the helper, peakbpf serve";
-	return NULL;
-}
-
-/* unique_cgroup_id: the tree's own cgroup, for the unique program; 0: none. */
-static int open_bpf(struct session *s, const struct session_opts *o, uint64_t unique_cgroup_id,
-		    char *why, size_t len)
-{
-	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode,
-				      .record_ring_bytes = o->record_ring_bytes,
-				      .unique_cgroup_id = unique_cgroup_id };
-	struct source *src;
-	int err = bpf_source_open(&bo, &s->host, &src);
-
-	if (err) {
-		if ((err == -EPERM || err == -EACCES) && s->host.privileges &&
-		    strcmp(s->host.privileges, "none") && strcmp(s->host.privileges, "root"))
-			/* Capabilities are there: before 5.11 maps are charged
-			 * to RLIMIT_MEMLOCK, which only CAP_SYS_RESOURCE raises. */
-			snprintf(why, len, "the kernel refused to load the BPF programs (%s) although "
-				 "peakbpf has %s: on kernels before 5.11 BPF maps count against the "
-				 "locked-memory limit: raise it (ulimit -l unlimited) or run as root",
-				 strerror(-err), s->host.privileges);
-		else if (err == -EPERM || err == -EACCES)
-			snprintf(why, len, "the kernel refused to load the BPF programs (%s): "
-				 "run as root, or grant CAP_BPF and CAP_PERFMON", strerror(-err));
-		else
-			snprintf(why, len, "cannot load the BPF programs: %s (run with -v for the kernel's log)",
-				 strerror(-err));
-		return err;
-	}
-	s->kernel = src;
-	s->host.bpf_loaded = true;
-	add_source(s, src);
-	return 0;
-}
-
-/* The helper's socket: --helper's, $PEAKBPF_HELPER (not for setuid or
- * setcap callers), or the default. */
-static const char *helper_path(const struct session_opts *o)
-{
-	const char *p = o->helper_path;
-
-	if (!p || !*p)
-		p = secure_getenv(HELPER_ENV);
-	return p && *p ? p : HELPER_SOCKET_DEFAULT;
-}
-
-/* The helper stands in for bpf when asked to, or when bpf cannot be used
- * here and its socket exists. */
-static bool want_helper(const struct session_opts *o, const char *no_bpf)
-{
-	return o->use_helper || (no_bpf && helper_socket_exists(helper_path(o)));
-}
-
-static int open_helper(struct session *s, const struct session_opts *o, char *why, size_t len)
-{
-	struct source *src;
-	int err = helper_source_open(helper_path(o), o->max_tracked, o->command_mode, &s->host,
-				     &src, why, len);
-
-	if (err)
-		return err;
-	s->kernel = src;
-	add_source(s, src);
-	return 0;
-}
-
-/*
- * The sources --source (opts.source) can name, one row each, but bpf,
- * which is here or through the helper (open_named). A new source is its
- * file (sources.h declares its open), a row here, the public enum's value
- * (include/peakbpf/peakbpf.h) and its place in open_auto's order.
- */
-static const struct {
-	enum peakbpf_source id;
-	source_open_fn open;
-} named_sources[] = {
-	{ PEAKBPF_SOURCE_CGROUP, cgroup_source_open },
-	{ PEAKBPF_SOURCE_PROC, proc_source_open },
-	{ PEAKBPF_SOURCE_RUSAGE, rusage_source_open },
-};
-
-#define N_NAMED (sizeof(named_sources) / sizeof(named_sources[0]))
-
-bool session_source_known(enum peakbpf_source source)
-{
-	if (source == PEAKBPF_SOURCE_AUTO || source == PEAKBPF_SOURCE_BPF)
-		return true;
-	for (size_t i = 0; i < N_NAMED; i++)
-		if (named_sources[i].id == source)
-			return true;
-	return false;
-}
-
-/* A source named by --source: it, or the reason it cannot be used. */
-static int open_named(struct session *s, const struct session_opts *o,
-		      const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
-{
-	struct source *src;
-	char reason[192];
-	int err;
-
-	if (o->source == PEAKBPF_SOURCE_BPF) {
-		if (want_helper(o, no_bpf))
-			err = open_helper(s, o, why, whylen);
-		else if (no_bpf) {
-			snprintf(why, whylen, "%s", no_bpf);
-			return -EPERM;
-		}
-		else
-			err = open_bpf(s, o, 0, why, whylen);
-		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
-			add_source(s, src);
-		return err;
-	}
-	for (size_t i = 0; i < N_NAMED; i++) {
-		if (named_sources[i].id != o->source)
-			continue;
-		err = named_sources[i].open(so, &src, why, whylen);
-		if (!err)
-			add_source(s, src);
-		return err;
-	}
-	snprintf(why, whylen, "unknown source %d", (int)o->source);
-	return -EINVAL;
-}
-
-/* The unique memory of the tree's own cgroup, from the tracker's object
- * (loaded with the cgroup's id), or why not. */
-static void open_unique(struct session *s, const char *no_bpf, const char *bpf_why)
-{
-	char why[160];
-
-	if (s->kernel && !s->kernel->ops->tracker)
-		snprintf(s->unique_why, sizeof(s->unique_why), "through the helper: not measured (it serves summed RSS)");
-	else if (no_bpf)
-		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
-	else if (!s->kernel)
-		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", bpf_why);
-	else if (unique_open(s->kernel->ops->tracker(s->kernel), s->host.page_size, &s->unique, why,
-			     sizeof(why)))
-		snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
-}
-
-/*
- * auto: bpf > exclusive cgroup > proc > shared cgroup > rusage. The
- * cgroup and rusage figures cost nothing more, so they are read beside a
- * better source and recorded as other_sources. A cgroup the tree does not
- * own is never the headline (choose_primary): it is shown beside, marked
- * not comparable.
- */
-static int open_auto(struct session *s, const struct session_opts *o,
-		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
-{
-	struct source *src = NULL, *shared_cgroup = NULL;
-	char reason[192], bpf_why[192] = "", no_own_cgroup[192] = "its cgroup is shared";
-	uint64_t cgroup_id = 0;
-	int err;
-
-	/* The cgroup before the tracker: the unique program in its object
-	 * needs the cgroup's id before load. */
-	err = cgroup_source_open(so, &src, reason, sizeof(reason));
-	if (err == -CGROUP_ROOT_UNSAFE) {
-		/* An unsafe root is refused, not fallen back from. */
-		snprintf(why, whylen, "%s", reason);
-		return err;
-	}
-	if (!err && cgroup_source_is_exclusive(src) && !no_bpf &&
-	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
-		cgroup_id = 0;
-	if (want_helper(o, no_bpf)) {
-		int herr = open_helper(s, o, bpf_why, sizeof(bpf_why));
-
-		if (herr && o->use_helper) {
-			/* Asked for by name: no silent fallback. */
-			snprintf(why, whylen, "%s", bpf_why);
-			if (!err)
-				src->ops->destroy(src);
-			return herr;
-		}
-		if (herr) {
-			if (no_bpf)
-				note(s, "bpf: %s", no_bpf);
-			note(s, "bpf: %s", bpf_why);
-		}
-	} else if (no_bpf)
-		note(s, "bpf: %s", no_bpf);
-	else if (open_bpf(s, o, cgroup_id, bpf_why, sizeof(bpf_why)))
-		note(s, "bpf: %s", bpf_why);
-	if (!err) {
-		if (cgroup_source_is_exclusive(src)) {
-			if (no_bpf || cgroup_id)
-				open_unique(s, no_bpf, bpf_why);
-			add_source(s, src);
-		} else {
-			shared_cgroup = src;
-		}
-	} else {
-		note(s, "cgroup: %s", reason);
-		snprintf(no_own_cgroup, sizeof(no_own_cgroup), "%s", reason);
-	}
-	if (o->command_mode && !s->unique && !cgroup_source_is_exclusive(src))
-		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
-			 no_own_cgroup);
-	if (!s->kernel || o->with_proc) {
-		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
-			add_source(s, src);
-		else
-			note(s, "proc: %s", reason);
-	}
-	if (shared_cgroup) {
-		if (o->command_mode)
-			note(s, "cgroup: could not make a cgroup of its own; the shared one's figure is "
-				"shown beside, not comparable");
-		add_source(s, shared_cgroup);
-	}
-	if (o->command_mode) {
-		if (rusage_source_open(so, &src, reason, sizeof(reason)) == 0)
-			add_source(s, src);
-		else
-			note(s, "rusage: %s", reason);
-	}
-	return 0;
-}
-
-int session_open(const struct session_opts *o, struct session **out, char *why, size_t whylen)
-{
-	struct source_opts so = {
-		.cgroup_root = o->cgroup_root,
-		.command_mode = o->command_mode,
-		.sample_interval_ns = o->sample_interval_ns,
-	};
-	uint64_t capeff = host_effective_caps();
-	struct session *s;
-	const char *no_bpf;
-	int err = 0;
-
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	host_facts_fill(&s->host, capeff);
-	no_bpf = bpf_unusable(&s->host, capeff);
-	s->measure_unique = o->measure_unique;
-	snprintf(s->unique_why, sizeof(s->unique_why), "%s",
-		 o->command_mode ? "the tree has no cgroup of its own: only --source auto makes one"
-				 : "attach mode: the tree has no cgroup of its own");
-	if (o->source == PEAKBPF_SOURCE_AUTO)
-		err = open_auto(s, o, &so, no_bpf, why, whylen);
-	else
-		err = open_named(s, o, &so, no_bpf, why, whylen);
-	if (err) {
-		session_close(s);
-		return err;
-	}
-	if (o->measure_unique && !s->unique)
-		note(s, "--measure unique: not measured (%s); the headline is summed RSS", s->unique_why);
-	*out = s;
-	return 0;
 }
 
 /* Drop source i (a secondary that failed), noting why. */
@@ -335,7 +41,7 @@ static void drop_source(struct session *s, size_t i, const char *what, int err)
 	struct source *src = s->sources[i];
 	size_t tail;
 
-	note(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
+	session_note_add(s, "%s: dropped: %s failed: %s", src->name, what, strerror(-err));
 	if (src == s->kernel)
 		s->kernel = NULL;
 	src->ops->destroy(src);
@@ -523,6 +229,11 @@ int64_t session_procs_live(struct session *s)
 const char *session_helper_why(const struct session *s)
 {
 	return KERNEL_OP(s, refusal) ? s->kernel->ops->refusal(s->kernel) : NULL;
+}
+
+const char *session_bpf_load(const struct session *s)
+{
+	return s->host.bpf_load;
 }
 
 bool session_has_bpf(const struct session *s)

@@ -25,11 +25,17 @@ struct session_opts {
 	uint32_t record_ring_bytes;     /* bpf: record every change of the sum (the record of the sum) */
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
 	/* peakbpf serve: the bpf source through the helper at helper_path
-	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used when bpf cannot
-	 * be loaded here and the socket exists, or always with use_helper. */
+	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used whenever its
+	 * socket answers and the session asks nothing it does not serve (a
+	 * record of the sum, --measure unique), root included; always with
+	 * use_helper; never with no_helper (loaded here instead). */
 	const char *helper_path;
 	bool use_helper;
+	bool no_helper;
 	bool measure_unique;            /* --measure unique: the unique figure is the primary */
+	/* Keep this process's BPF load when the session closes, for the next
+	 * session (bpf_source_open: one load per process). */
+	bool keep_loaded;
 };
 
 /* Whether source names one the session can open. */
@@ -70,6 +76,9 @@ int64_t session_procs_live(struct session *s);
 /* Whether the bpf source is open: the exact figure, and the record of the
  * sum (--timeline, --compare-sampler, --record, the library's timeline). */
 bool session_has_bpf(const struct session *s);
+/* How the bpf source came (host_facts.bpf_load): "loaded", "reused",
+ * "helper"; NULL: none. */
+const char *session_bpf_load(const struct session *s);
 /* The helper's reason for refusing the last request ("" if none), or
  * NULL when the session does not use the helper. */
 const char *session_helper_why(const struct session *s);

@@ -12,6 +12,10 @@ WORKLOAD=${WORKLOAD:-$OUTPUT/workload}
 TMP=$(mktemp -d)
 RESULTS=${RESULTS:-$TMP/results.txt}
 trap 'rm -rf "$TMP"' EXIT
+# A helper running on this machine (peakbpf serve at the default socket) is
+# used by default (issue 24): tests measure here unless they start their own.
+PEAKBPF_HELPER=${PEAKBPF_HELPER:-$TMP/no-helper.sock}
+export PEAKBPF_HELPER
 . "$here/lib.sh"
 TESTS=""
 . "$here/test_command.sh"

@@ -3,7 +3,8 @@
 # sweeps with a fit, --wait-descendants.
 
 TESTS="$TESTS t_runs_five t_runs_compare t_budget_exceeded t_budget_within
- t_budget_failing_command t_exports_parse t_sweep_slope t_wait_descendants"
+ t_budget_failing_command t_exports_parse t_sweep_slope t_wait_descendants
+ t_runs_one_load t_runs_unique_reused"
 
 # peak_field FILE KEY: KEY inside the first result's peak_bytes object.
 peak_field() {
@@ -137,5 +138,49 @@ t_wait_descendants() {
 		ok "--wait-descendants: $(mib "$with") with, $(mib "$without") without"
 	else
 		fail "--wait-descendants: rc $rc, with '$with', without '$without', alive '$alive': $(cat "$TMP/wait.err")"
+	fi
+}
+
+# One BPF load serves every run of a process (issue 24): each run's command
+# lists the BPF programs its parent, peakbpf, holds; three runs list the
+# same program ids (before: each run loaded anew, new ids every run). And
+# each run is still its own, exact tree.
+t_runs_one_load() {
+	rm -f "$TMP/ids"
+	"$PEAKBPF" -q -r 3 -o "$TMP/oneload.json" -- sh -c 'for f in /proc/$PPID/fdinfo/*; do
+		sed -n "s/^prog_id:[[:space:]]*//p" "$f" 2>/dev/null; done | sort -un | tr "\n" " " >>"$0"
+		echo >>"$0"' "$TMP/ids" 2>"$TMP/oneload.err"
+	rc=$?
+	lines=$(grep -c . "$TMP/ids" 2>/dev/null)
+	distinct=$(sort -u "$TMP/ids" 2>/dev/null | grep -c .)
+	"$PEAKBPF" -q -r 3 -o "$TMP/oneload2.json" -- "$WORKLOAD" -s 32MiB -t 5ms spike >/dev/null 2>>"$TMP/oneload.err"
+	rc2=$?
+	values=$(grep -o '"values":\[[^]]*\]' "$TMP/oneload2.json" | head -n 1 | sed 's/.*\[//; s/\]//' | tr , '\n')
+	low=$(echo "$values" | awk -v w=$((32 << 20)) '$1 < w { n++ } END { print n + 0 }')
+	if [ "$rc" = 0 ] && [ "$lines" = 3 ] && [ "$distinct" = 1 ] && [ -n "$(head -n 1 "$TMP/ids" | tr -d ' ')" ] &&
+		[ "$rc2" = 0 ] && [ "$(echo "$values" | grep -c .)" = 3 ] && [ "$low" = 0 ]; then
+		ok "3 runs, one load: the same BPF programs ($(head -n 1 "$TMP/ids" | wc -w)) in every run; 32 MiB seen in each"
+	else
+		fail "one load: rc $rc/$rc2, $lines runs listed, $distinct distinct sets, values $(echo $values), $low below 32 MiB: $(cat "$TMP/ids" "$TMP/oneload.err")"
+	fi
+}
+
+# The unique program of the one load follows each run's own cgroup: every
+# run's unique figure is its 64 MiB spike, exact (were the cgroup id left
+# at the first run's, later runs would read 0).
+t_runs_unique_reused() {
+	"$PEAKBPF" -q --json -- true 2>/dev/null | grep -q '"source":"bpf-memcg"' ||
+		{ skip "unique memory over runs: no memcg statistic tracepoint (6.13+) or no cgroup of its own"; return; }
+	"$PEAKBPF" -q -r 3 --measure unique -o "$TMP/ureuse.json" -- "$WORKLOAD" -s 64MiB -t 5ms spike \
+		>/dev/null 2>"$TMP/ureuse.err"
+	rc=$?
+	fig=$(grep -o '"peak_bytes":{[^}]*}' "$TMP/ureuse.json" | head -n 1)
+	values=$(echo "$fig" | grep -o '"values":\[[^]]*\]' | sed 's/.*\[//; s/\]//' | tr , '\n')
+	off=$(echo "$values" | awk -v w=$((64 << 20)) '$1 < w || $1 > w + 8388608 { n++ } END { print n + 0 }')
+	if [ "$rc" = 0 ] && [ "$(echo "$values" | grep -c .)" = 3 ] && [ "$off" = 0 ] &&
+		echo "$fig" | grep -q '"source":"bpf-memcg","exact":true'; then
+		ok "unique memory, 3 runs of one load: $(echo $values) (bpf-memcg, exact)"
+	else
+		fail "unique over runs: rc $rc, $off values off 64 MiB: $fig: $(cat "$TMP/ureuse.err")"
 	fi
 }

@@ -3,24 +3,27 @@
 # its own; its clients run as nobody with no capabilities at all.
 
 TESTS="$TESTS t_serve_nobody_exact t_serve_refuses_root_pid t_serve_client_killed
- t_serve_two_trees t_serve_limits t_serve_socket_activation"
+ t_serve_two_trees t_serve_limits t_serve_socket_activation t_serve_resident_default
+ t_serve_pidns_holders"
 
 AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
 
-# serve_start NAME: a helper on $SOCK (in a directory nobody can reach);
-# false, with NAME skipped or failed, if it cannot run.
+# serve_start NAME [ARG...]: a helper on $SOCK (in a directory nobody can
+# reach), with ARGs; false, with NAME skipped or failed, if it cannot run.
 serve_start() {
 	need setpriv "$1" || return 1
 	SERVE_DIR=$(mktemp -d) || { fail "$1: mktemp"; return 1; }
 	chmod 755 "$SERVE_DIR"
 	SOCK=$SERVE_DIR/peakbpf.sock
-	"$PEAKBPF" serve --socket "$SOCK" -v 2>"$TMP/serve.log" &
+	name=$1
+	shift
+	"$PEAKBPF" serve --socket "$SOCK" -v "$@" 2>"$TMP/serve.log" &
 	SERVE_PID=$!
 	i=0
 	while ! "$PEAKBPF" serve --status --socket "$SOCK" >/dev/null 2>&1; do
 		i=$((i + 1))
 		if [ "$i" -gt "$(q 100 600)" ] || ! kill -0 "$SERVE_PID" 2>/dev/null; then
-			fail "$1: the helper did not start: $(cat "$TMP/serve.log")"
+			fail "$name: the helper did not start: $(cat "$TMP/serve.log")"
 			serve_stop
 			return 1
 		fi
@@ -136,7 +139,7 @@ t_serve_refuses_root_pid() {
 # status queries after the kill connect into the place it left (its host
 # facts, which its figure reads, must not move with it: 0ed64b4).
 t_serve_client_killed() {
-	serve_start "serve: client killed" || return
+	serve_start "serve: client killed" --unload-idle || return
 	expected=$("$WORKLOAD" -x -s 48MiB -n 2 concurrent)
 	# shellcheck disable=SC2086
 	$AS_NOBODY "$PEAKBPF" -q --helper="$SOCK" -- "$WORKLOAD" -s 32MiB -t "$(q 4s 15s)" spike \
@@ -289,5 +292,63 @@ t_serve_socket_activation() {
 		check_growth "serve: socket activation" "$TMP/serve4.json" $((64 * MIB))
 	else
 		fail "serve: socket activation: exit $rc: $(cat "$TMP/serve4.err" "$TMP/serve4.log")"
+	fi
+}
+
+# A helper keeps its one load while no tree is open (issue 24), and root's
+# peakbpf uses it by default whenever its socket answers: the record says
+# "helper", the figure is exact and names its holders by their PIDs;
+# --no-helper loads here; --timeline, which the helper does not serve, loads
+# here and says why. Two sessions one after the other: still one load.
+t_serve_resident_default() {
+	serve_start "serve: resident, used by default" || return
+	PEAKBPF_HELPER=$SOCK "$PEAKBPF" -q --json -- "$WORKLOAD" -s 48MiB -t 5ms spike >"$TMP/res1.json" 2>"$TMP/res.err"
+	rc1=$?
+	PEAKBPF_HELPER=$SOCK "$PEAKBPF" -q --json -- "$WORKLOAD" -s 48MiB -t 5ms spike >"$TMP/res2.json" 2>>"$TMP/res.err"
+	rc2=$?
+	maps=$(serve_maps)
+	loaded=$(status_num loaded)
+	loads=$(status_num loads)
+	PEAKBPF_HELPER=$SOCK "$PEAKBPF" -q --json --no-helper -- true >"$TMP/res3.json" 2>>"$TMP/res.err"
+	PEAKBPF_HELPER=$SOCK "$PEAKBPF" -q --json --timeline "$TMP/res.json" -- true >"$TMP/res4.json" 2>>"$TMP/res.err"
+	serve_stop
+	wl_pid=$(grep -o '"processes":\[{"pid":[0-9]*' "$TMP/res2.json" | grep -o '[0-9]*$')
+	cmd_pid=$(grep -o '"command":{"argv":[^]]*\],"pid":[0-9]*' "$TMP/res2.json" | grep -o '[0-9]*$')
+	via1=$(grep -o '"bpf_load":"[a-z]*"' "$TMP/res1.json")
+	via3=$(grep -o '"bpf_load":"[a-z]*"' "$TMP/res3.json")
+	via4=$(grep -o '"bpf_load":"[a-z]*"' "$TMP/res4.json")
+	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$via1" = '"bpf_load":"helper"' ] &&
+		grep -q '"bpf_load":"helper"' "$TMP/res2.json" && [ "$loaded" = 1 ] && [ "$loads" = 1 ] &&
+		[ "${maps:-0}" -gt 0 ] && [ "${wl_pid:-0}" -gt 0 ] && [ "$wl_pid" = "$cmd_pid" ] &&
+		[ "$via3" = '"bpf_load":"loaded"' ] && [ "$via4" = '"bpf_load":"loaded"' ] &&
+		grep -q 'helper: not used: it does not serve the record of the sum' "$TMP/res4.json"; then
+		ok "serve: resident ($maps maps, $loads load for 2 sessions), root uses it by default; --no-helper and --timeline load here"
+		check_growth "serve: root through the default helper" "$TMP/res2.json" $((48 << 20))
+	else
+		fail "serve: resident: rc $rc1/$rc2, $via1, $via3, $via4, loaded $loaded, loads $loads, maps $maps, holder pid '$wl_pid' (command $cmd_pid): $(cat "$TMP/res.err" "$TMP/res4.json" "$TMP/serve.log")"
+	fi
+}
+
+# A client in a PID namespace of its own (a container): the helper gives
+# the holders by the client's PIDs (issue 24). The record's command PID is
+# the client's own numbering; the holder at the peak is the command. Before:
+# the helper's numbering, another number.
+t_serve_pidns_holders() {
+	need unshare "serve: holders in the client's PID namespace" || return
+	unshare --pid --fork --mount-proc true 2>/dev/null ||
+		{ skip "serve: holders in the client's PID namespace: unshare --pid cannot run here"; return; }
+	serve_start "serve: holders in the client's PID namespace" || return
+	PEAKBPF_HELPER=$SOCK unshare --pid --fork --mount-proc "$PEAKBPF" -q --json -- \
+		"$WORKLOAD" -s 64MiB -t 5ms spike >"$TMP/ns.json" 2>"$TMP/ns.err"
+	rc=$?
+	serve_stop
+	holder=$(grep -o '"processes":\[{"pid":[0-9]*' "$TMP/ns.json" | grep -o '[0-9]*$')
+	cmd=$(grep -o '"command":{"argv":[^]]*\],"pid":[0-9]*' "$TMP/ns.json" | grep -o '[0-9]*$')
+	if [ "$rc" = 0 ] && grep -q '"bpf_load":"helper"' "$TMP/ns.json" && [ -n "$cmd" ] &&
+		[ "$holder" = "$cmd" ] && [ "$cmd" -lt 100 ]; then
+		ok "serve: a client in its own PID namespace sees the holder as its PID $holder"
+		check_growth "serve: the client in its own PID namespace" "$TMP/ns.json" $((64 << 20))
+	else
+		fail "serve: PID namespace: rc $rc, holder '$holder', command '$cmd': $(cat "$TMP/ns.err" "$TMP/ns.json" "$TMP/serve.log")"
 	fi
 }

@@ -370,6 +370,37 @@ static void command_mode(void)
 	peakbpf_close(s);
 }
 
+/* One load per process (0.3): a session kept loaded lends its load to the
+ * next, which measures its own tree exactly; a session opened while the
+ * load is in use loads apart; peakbpf_unload lets it go. no_helper: a
+ * helper running on this machine is not what these check. */
+static void one_load(void)
+{
+	PEAKBPF_OPTS(keep, .source = PEAKBPF_SOURCE_BPF, .keep_loaded = true, .no_helper = true);
+	PEAKBPF_OPTS(plain, .source = PEAKBPF_SOURCE_BPF, .no_helper = true);
+	PEAKBPF_OPTS(both, .use_helper = true, .no_helper = true);
+	struct peakbpf_session *a, *b;
+	struct peakbpf_figure *f;
+	uint64_t growth = 0;
+	char why[256] = "";
+
+	CHECK(peakbpf_open(&both, &a, why, sizeof(why)) == -EINVAL && strstr(why, ".no_helper"));
+	CHECK(peakbpf_open(&keep, &a, NULL, 0) == 0 && !strcmp(peakbpf_bpf_load(a), "loaded"));
+	peakbpf_close(a);
+	CHECK(peakbpf_open(&keep, &a, NULL, 0) == 0 && !strcmp(peakbpf_bpf_load(a), "reused"));
+	CHECK(peakbpf_open(&plain, &b, NULL, 0) == 0 && !strcmp(peakbpf_bpf_load(b), "loaded"));
+	peakbpf_close(b);
+	CHECK(peakbpf_add_self(a) == 0 && peakbpf_start(a) == 0);
+	hold(48);
+	CHECK(peakbpf_close_window(a, &f) == 0 && peakbpf_figure_growth(f, &growth) == 0 &&
+	      growth >= 48u << 20 && growth < 64u << 20 && peakbpf_figure_exact(f));
+	peakbpf_figure_free(f);
+	peakbpf_close(a);
+	peakbpf_unload();
+	CHECK(peakbpf_open(&plain, &a, NULL, 0) == 0 && !strcmp(peakbpf_bpf_load(a), "loaded"));
+	peakbpf_close(a);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--hold")) {
@@ -383,6 +414,7 @@ int main(int argc, char **argv)
 		timeline_checks();
 		cli_calls();
 		command_mode();
+		one_load();
 	}
 	printf("api: %d checks passed, libpeakbpf %s\n", checks, peakbpf_version());
 	return 0;

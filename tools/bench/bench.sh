@@ -53,13 +53,13 @@ GNU_TIME=/usr/bin/time
 
 case $MODE in
 full)
-	: "${BENCH_COST_SIZE:=256MiB}" "${BENCH_COST_REPS:=2}"
+	: "${BENCH_COST_SIZE:=256MiB}" "${BENCH_COST_REPS:=5}"
 	: "${BENCH_WALL_SIZE:=1GiB}" "${BENCH_WALL_RUNS:=7}"
 	: "${BENCH_START_RUNS:=11}"
 	: "${BENCH_SCALE_SIZE:=256MiB}" "${BENCH_SCALE_N:=1 100 1000}"
 	: "${BENCH_ACC_SPIKE:=256MiB}" "${BENCH_ACC_SIZE:=64MiB}" ;;
 short)
-	: "${BENCH_COST_SIZE:=64MiB}" "${BENCH_COST_REPS:=1}"
+	: "${BENCH_COST_SIZE:=64MiB}" "${BENCH_COST_REPS:=3}"
 	: "${BENCH_WALL_SIZE:=256MiB}" "${BENCH_WALL_RUNS:=5}"
 	: "${BENCH_START_RUNS:=5}"
 	: "${BENCH_SCALE_SIZE:=64MiB}" "${BENCH_SCALE_N:=1 100 1000}"
@@ -81,6 +81,10 @@ for f in "$PEAKBPF" "$WORKLOAD" "$BPFSTAT" "$SAMPLER"; do
 done
 mkdir -p "$OUT" || die "cannot create $OUT"
 TMP=$(mktemp -d /tmp/peakbpf-bench.XXXXXX) || die "mktemp failed"
+# peakbpf uses a running helper (peakbpf serve) by default: every row
+# measures peakbpf loaded in its own process but the helper's rows, which
+# start a helper of their own (tools/bench/paths.sh).
+export PEAKBPF_HELPER="$TMP/no-helper.sock"
 PAGE=$(getconf PAGESIZE)
 # Every timed fault loop ([1], [2], [4]) runs on one CPU, the last this
 # shell may use: on the 2-CPU machine the same loop ran ~30 % slower on
@@ -243,6 +247,9 @@ measure() {  # KEY FUNCTION ARGS...
 	done
 	[ "$best" -ge 0 ] || return 1
 	add_window "$key" "$b1" "$b2"
+	# The round's own window too (ROUND: [1]'s rounds), for the median of
+	# the rounds' ratios and their spread.
+	[ -n "${ROUND:-}" ] && add_window "$key@$ROUND" "$b1" "$b2" && W[$key@$ROUND.ours]=$bours
 	W[$key.ours]=$(( ${W[$key.ours]:-0} + bours ))
 	W[$key.foreign]=$(( ${W[$key.foreign]:-0} + best ))
 	W[$key.takes]=$(( ${W[$key.takes]:-0} + btk ))
@@ -331,6 +338,30 @@ cost_tracked() {
 # Tracked ns/event of pooled windows KEY: the events that were not the fault
 # loop's (other processes' faults: untracked, rejected at the first lookup)
 # are taken out at the untracked cost measured at the same position.
+# Per round r of [1]: peakbpf's ns/event over the floor's at the other
+# position in the same round (u.first against the floor of u.second, where
+# the floor ran first, and so on), in RR[KEY] as "ratio ratio ...".
+declare -A RR RRM RRS
+round_ratios() {
+	local r pu1 pu2 pt fu
+	for ((r = 0; r < BENCH_COST_REPS; r++)); do
+		[ -n "${W[u.first@$r.pcnt]:-}" ] && [ -n "${W[u.second@$r.pcnt]:-}" ] || continue
+		pu1=$(per_event "u.first@$r" p) pu2=$(per_event "u.second@$r" p)
+		fu=$(per_event "u.second@$r" f)
+		[ -n "$pu1" ] && [ -n "$fu" ] && RR[u.first]+="$(calc "$pu1 / $fu") "
+		fu=$(per_event "u.first@$r" f)
+		[ -n "$pu2" ] && [ -n "$fu" ] && RR[u.second]+="$(calc "$pu2 / $fu") "
+		if [ -n "${W[t.first@$r.pcnt]:-}" ] && [ -n "${W[t.second@$r.pcnt]:-}" ]; then
+			read -r pt _ <<<"$(tracked_ns "t.first@$r" "$pu1")"
+			fu=$(per_event "t.second@$r" f)
+			RR[t.first]+="$(calc "$pt / $fu") "
+			read -r pt _ <<<"$(tracked_ns "t.second@$r" "$pu2")"
+			fu=$(per_event "t.first@$r" f)
+			RR[t.second]+="$(calc "$pt / $fu") "
+		fi
+	done
+}
+
 tracked_ns() {  # KEY UNTRACKED_NS -> "NS FOREIGN"
 	local key=$1 tu=${2:-0}
 	awk -v pns="${W[$key.pns]}" -v pcnt="${W[$key.pcnt]}" -v t="${W[$key.ours]}" -v tu="$tu" 'BEGIN {
@@ -416,6 +447,12 @@ if [ -x "$GNU_TIME" ]; then
 else
 	HWM_TRUE=""
 fi
+# The other ways in (issue 24): a running helper, -r 20 on one load, Python.
+. "$(dirname "$0")/paths.sh"
+echo "bench: [3] start-up through a helper, -r 20 on one load, a Python block" >&2
+paths_helper
+paths_runs
+paths_python
 
 # ---------------------------------------------------------------- 2. wall time
 
@@ -537,6 +574,7 @@ COST_OK=0
 if bs_start; then
 	COST_OK=1
 	for ((r = 0; r < BENCH_COST_REPS; r++)); do
+		ROUND=$r
 		if ((r % 2)); then order="t.second t.first r.second r.first u.second u.first"
 		else order="u.first u.second r.first r.second t.first t.second"; fi
 		for w in $order; do
@@ -547,6 +585,7 @@ if bs_start; then
 			esac
 		done
 	done
+	ROUND=""
 	echo "bench: [4] scale: tracked per-event cost with N live tracked processes (N-1 idle), N = $BENCH_SCALE_N" >&2
 	SCALE_HWM=""
 	for n in $BENCH_SCALE_N; do
@@ -573,10 +612,20 @@ if [ $COST_OK = 1 ]; then
 	rf1=$(per_event r.second f) rf2=$(per_event r.first f)
 	q1=$(calc "$rl1 / $rf1") q2=$(calc "$rl2 / $rf2")
 	row cost "reference: one hash-map lookup, first / second (ns/event)" "$(printf '%.1f / %.1f ns = %.2f / %.2f × floor' "$rl1" "$rl2" "$q1" "$q2")" "" "" "$rl1" ns "not peakbpf: the least a one-lookup reject costs (16384-entry hash, 8-byte key, miss); floor in the same windows $(printf '%.1f / %.1f' "$rf1" "$rf2") ns"
+	round_ratios
 	r3=$(calc "$pt1 / $ft1") r4=$(calc "$pt2 / $ft2")
 	row cost "floor, tracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$ft1" "$ft2")" "" "" "$ft1" ns "the same program while peakbpf tracks the workload"
 	row cost "peakbpf, tracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt1" "$r3")" "≤ 3 × floor" "$(verdict "$r3" 3)" "$pt1" ns "count_takes ${W[t.first.takes]}, settles ${W[t.first.settles]} (whole runs); $nt events in windows, $ut1 untracked taken out"
 	row cost "peakbpf, tracked event, second (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt2" "$r4")" "≤ 3 × floor" "$(verdict "$r4" 3)" "$pt2" ns "floor attached first; count_takes ${W[t.second.takes]}, settles ${W[t.second.settles]}; $ut2 untracked taken out"
+	for k in u.first u.second t.first t.second; do
+		[ -n "${RR[$k]:-}" ] || continue
+		read -r rm rmin rmax <<<"$(stats ${RR[$k]})"
+		case $k in u.*) tgt=1.2 what="untracked" ;; *) tgt=3 what="tracked" ;; esac
+		row cost "peakbpf, $what event, ${k#*.}: median of $BENCH_COST_REPS rounds (× floor)" \
+			"$(printf '%.2f × (%.2f–%.2f)' "$rm" "$rmin" "$rmax")" "≤ $tgt × floor" "$(verdict "$rm" "$tgt")" "$rm" "x" \
+			"each round's own windows, the floor at the other position in the same round; min–max over rounds"
+		RRM[$k]=$rm RRS[$k]=$(printf '%.2f–%.2f' "$rmin" "$rmax")
+	done
 	if [ -n "${lam:-}" ]; then
 		est=$(calc "$pt1 * $WALL_BYTES / $PAGE / ($lam * 1e9) * 100")
 		row wall "overhead estimated from [1] (%)" "$(printf '%+.2f %%' "$est")" "" "" "$est" "%" "derived, not timed, a cross-check of the timed row: tracked ns/event (first) × $((WALL_BYTES / PAGE)) faults ÷ the fault loop's median alone"
@@ -687,6 +736,42 @@ done
 
 T_TOTAL=$(calc "$EPOCHREALTIME - $T_START")
 OTHER_PROGS_END=$( (bpftool prog show 2>/dev/null || true) | grep -c 'name handle_rss_stat')
+# One line per target of issue 24, from the rows below it ("n/a": not
+# measured in this run, and why).
+targets_table() {  # [md]
+	local f fmt=${1:-text}
+	if [ "$fmt" = md ]; then
+		echo "| target (issue 24) | figure | target | result |"
+		echo "|---|---|---|---|"
+		tline() { echo "| $1 | ${2:-n/a} | $3 | ${4:-n/a} |"; }
+	else
+		echo "Targets (issue 24): each with the row it comes from"
+		tline() { printf '  %-46s %-46s %-14s %s\n' "$1" "$2" "$3" "$4"; }
+	fi
+	tline "peakbpf -q -- true with a helper running" "${PATHS_HELPER_ADDED:+$(printf '+%.2f ms' "$PATHS_HELPER_ADDED")}" "≤ 5 ms" \
+		"${PATHS_HELPER_ADDED:+$(verdict "$PATHS_HELPER_ADDED" 5)}"
+	tline "  the same, CPU scaling 2 → 64 vCPUs" "make bench-cpus (6.12 VM)" "≤ x1.15" "not run here"
+	tline "-r 20 -- true, per run after the first" "${PATHS_RUN_ADDED:+$(printf '+%.2f ms' "$PATHS_RUN_ADDED")}" "≤ 2 ms" \
+		"${PATHS_RUN_ADDED:+$(verdict "$PATHS_RUN_ADDED" 2)}"
+	tline "standalone start-up (--no-helper)" "${added:+$(printf '+%.2f ms' "$added")}" "≤ 25 ms" "${added:+$(verdict "$added" 25)}"
+	f=${HWM_TRUE:+$(calc "$HWM_TRUE / 1024")}
+	tline "standalone own peak RSS" "${f:+$(printf '%.2f MiB' "$f")}" "≤ 10 MiB" "${f:+$(verdict "$f" 10)}"
+	tline "Python measure() block" "${PATHS_PY_BLOCK:+$(printf '%.3f ms' "$PATHS_PY_BLOCK")}" "≤ 1 ms" \
+		"${PATHS_PY_BLOCK:+$(verdict "$PATHS_PY_BLOCK" 1)}"
+	for k in u.first u.second; do
+		tline "untracked rss_stat event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
+			"≤ 1.2 × empty" "${RRM[$k]:+$(verdict "${RRM[$k]}" 1.2)}"
+	done
+	tline "untracked memcg statistic event" "make bench-unique (wall, ns/run)" "≤ 1.2 × empty" "not run here"
+	for k in t.first t.second; do
+		tline "tracked event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
+			"≤ 3 × floor" "${RRM[$k]:+$(verdict "${RRM[$k]}" 3)}"
+	done
+	tline "$BENCH_WALL_SIZE in 4 KiB pages, wall" "${prm:+$(printf '%+.2f %% (empty program alone %+.2f %%)' "$prm" "${pfm:-0}")}" "≤ 10 %" \
+		"${prm:+$(verdict "$prm" 10)}"
+	[ "$fmt" = md ] || echo "  (an empty figure: not measured in this run; the rows below say why)"
+	echo
+}
 acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	[ -n "$1" ] || { echo "n/a"; return; }
 	awk -v b="$1" -v t="$2" 'BEGIN { printf "%.2f MiB (%+.1f %%)", b / 1048576, (b - t) / t * 100 }'
@@ -696,6 +781,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	echo "peakbpf benchmark, $MODE mode: Linux $KERNEL, $NCPU CPUs (fault loops on CPU ${FAULT_CPU:-any}), $(date -u '+%Y-%m-%d %H:%M UTC'), ${T_TOTAL%.*} s"
 	echo "Every figure below was measured in this run."
 	echo
+	targets_table
 	for sec in cost wall startup scale; do
 		case $sec in
 		cost) echo "[1] per-event cost of the rss_stat program (kernel BPF run-time statistics, ns = run_time_ns / run_cnt)" ;;
@@ -772,6 +858,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 {
 	echo "peakbpf benchmark ($MODE mode, \`make bench$([ "$MODE" = short ] && echo -short)\`): Linux $KERNEL, $NCPU CPUs."
 	echo
+	targets_table md
 	echo "| # | measurement | figure | target | result |"
 	echo "|---|---|---|---|---|"
 	n=0

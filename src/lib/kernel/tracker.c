@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The BPF tracker: open, load, attach, enter processes, read, close. */
+/* The BPF tracker's trees at work: enter processes, read the tree, close
+ * windows, hand on the record of the sum. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -10,254 +11,23 @@
 #include <bpf/libbpf.h>
 #include "clock.h"
 #include "tracker_internal.h"
-#include "kfeatures.h"
-#include "host.h"
 #include "unique_api.h"
 #include "tracker.skel.h"
 
-struct tracker {
-	struct tracker_bpf *skel;
-	struct tracker *base;   /* tracker_open_tree: the load this tree shares, else NULL */
-	unsigned tree;          /* index into hot.trees: 0 for the load's own */
-	struct tracker_features features;
-	int exact_err;          /* 0: the exact per-CPU path is on */
-	int unique_err;         /* tracker_unique_err */
-	struct bpf_link *settle_links[2];
-	__u64 departed_at_cut;  /* departed_seq when the open window began */
-	__u64 mark_races_at_cut; /* the tree's mark_races then */
-	struct tracker_startup startup;
-	struct ring_buffer *sums;       /* --compare-sampler's record */
-	source_sum_fn sum_fn;
-	void *sum_ctx;
-};
-
-/* Atomic operations on the tree state the kernel updates concurrently. */
-#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
-
-static struct tree_state *tree_of(struct tracker *t)
-{
-	return &t->skel->bss->hot.trees[t->tree];
-}
-
-/*
- * Before 5.12 the verifier rejects a program that holds an atomic with a
- * result anywhere, reachable or not (compat.bpf.h). With has_fetch_atomics
- * false every one of them is on a branch the verifier prunes, so each is
- * replaced with a call to a helper that does not exist, the way libbpf
- * poisons a failed CO-RE relocation: dropped as dead code where it is dead,
- * a load error ("invalid func") where it is not.
- */
-#define FETCH_ATOMIC_POISON 0xbadf37c
-
-static int poison_fetch_atomics(struct bpf_object *obj)
-{
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, obj) {
-		size_t n = bpf_program__insn_cnt(prog), changed = 0;
-		struct bpf_insn *insns;
-		int err = 0;
-
-		if (!bpf_program__autoload(prog))
-			continue;
-		insns = malloc(n * sizeof(*insns));
-		if (!insns)
-			return -ENOMEM;
-		memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
-		for (size_t i = 0; i < n; i++) {
-			/* XADD (BPF_ADD, no result) is all that came before. */
-			if (BPF_CLASS(insns[i].code) != BPF_STX || BPF_MODE(insns[i].code) != BPF_ATOMIC ||
-			    insns[i].imm == BPF_ADD)
-				continue;
-			insns[i] = (struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = FETCH_ATOMIC_POISON };
-			changed++;
-		}
-		if (changed)
-			err = bpf_program__set_insns(prog, insns, n);
-		free(insns);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/*
- * Choose the programs this kernel loads, by name (kfeatures.h): NAME__F
- * loads only where has_F, and then replaces NAME. Programs with "?" in
- * their section are off by default, so the base programs are the ones
- * that load where no feature says otherwise.
- */
-static int load_variants(struct bpf_object *obj, const struct tracker_features *f)
-{
-	struct bpf_program *prog, *base;
-	char name[64];
-
-	bpf_object__for_each_program(prog, obj) {
-		const char *sep = strstr(bpf_program__name(prog), "__");
-		bool on;
-
-		if (!sep)
-			continue;
-		if (features_lookup(f, sep + 2, &on))
-			return -EINVAL;         /* a program named after no feature */
-		bpf_program__set_autoload(prog, on);
-		snprintf(name, sizeof(name), "%.*s", (int)(sep - bpf_program__name(prog)),
-			 bpf_program__name(prog));
-		base = bpf_object__find_program_by_name(obj, name);
-		if (base)
-			bpf_program__set_autoload(base, !on);
-	}
-	return 0;
-}
-
-/* Open the object and set everything that must be known before load. */
-static int open_configured(struct tracker *t, const struct tracker_opts *opts)
-{
-	/* Without CAP_SYS_ADMIN, libbpf 1.1 fails listing kernel modules' BTF
-	 * (BPF_BTF_GET_NEXT_ID) when a CO-RE type is missing from vmlinux (as
-	 * the pre-6.2 flavours are on new kernels): then point CO-RE at
-	 * vmlinux's BTF alone; nothing peakbpf reads lives in a module. With
-	 * CAP_SYS_ADMIN leave it, so libbpf parses the 5 MiB BTF once, not twice. */
-	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
-	__u32 max = opts && opts->max_tracked ? opts->max_tracked : DEFAULT_MAX_TRACKED;
-	struct tracker_bpf *s;
-	int err;
-
-	if (!(host_effective_caps() & (1ULL << CAPBIT_SYS_ADMIN)))
-		open_opts.btf_custom_path = "/sys/kernel/btf/vmlinux";
-	s = t->skel = tracker_bpf__open_opts(&open_opts);
-	if (!s)
-		return -errno;
-	if (opts && opts->record_ring_bytes) {
-		s->rodata->record_sums = true;
-		err = bpf_map__set_max_entries(s->maps.sum_events, opts->record_ring_bytes);
-		if (err)
-			return err;
-	}
-	err = bpf_map__set_max_entries(s->maps.mm_states, max);
-	if (!err)
-		err = bpf_map__set_max_entries(s->maps.mm_cpu_slots, max);
-	if (!err)
-		err = bpf_map__set_max_entries(s->maps.task_states, max);
-	if (!err)
-		err = bpf_map__set_max_entries(s->maps.thread_states, max);
-	if (!err)
-		err = load_variants(s->obj, &t->features);
-	if (err)
-		return err;
-	/* The features the BPF object reads as rodata (kfeatures.h). */
-#define RODATA(name) s->rodata->has_##name = t->features.has_##name;
-#define NONE(name)
-#define KFEATURE_RODATA(name, probe, bpf) bpf(name)
-	KFEATURES(KFEATURE_RODATA)
-#undef KFEATURE_RODATA
-#undef NONE
-#undef RODATA
-	s->rodata->nr_cpus = (__u32)t->features.possible_cpus;
-	s->rodata->fault_pages = t->features.fault_pages;
-	/* Attached by hand after the others: they must run after handle_fork
-	 * and handle_exec on the same tracepoints (attach order). */
-	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
-	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
-	err = unique_prepare(s, opts ? opts->unique_cgroup_id : 0, t->unique_err == 0,
-			     t->features.has_fetch_atomics);
-	if (err && t->unique_err == 0)
-		t->unique_err = err;
-	err = 0;
-	if (!t->features.has_fetch_atomics)
-		return poison_fetch_atomics(s->obj);
-	return 0;
-}
-
-static int reload(struct tracker *t, const struct tracker_opts *opts)
-{
-	int err;
-
-	tracker_bpf__destroy(t->skel);
-	t->skel = NULL;
-	err = open_configured(t, opts);
-	return err ? err : tracker_bpf__load(t->skel);
-}
-
-/* Load, trying the 6.1 teardown tracepoint first: a kernel without it
- * fails the load on the attach target, and is given fentry instead. The
- * unique program never costs the tracker its load: any failure with it
- * in is retried without it (unique.c chose its hook from the BTF). */
-static int load(struct tracker *t, const struct tracker_opts *opts)
-{
-	int err = open_configured(t, opts);
-
-	if (!err)
-		err = tracker_bpf__load(t->skel);
-	if (err && t->unique_err == 0) {
-		t->unique_err = err == -ESRCH || err == -ENOENT ? -EOPNOTSUPP : err;
-		if (t->unique_err == -EOPNOTSUPP)
-			t->features.has_memcg_stat_tp = false;
-		err = reload(t, opts);
-	}
-	if ((err == -ESRCH || err == -ENOENT) && t->features.has_exit_mmap_tp) {
-		t->features.has_exit_mmap_tp = false;
-		err = reload(t, opts);
-	}
-	return err;
-}
-
-/* The exact path: learn the per-CPU offsets (which also reports whether
- * the counters are percpu at all). 0, or why the path is off. */
-static int learn_cpu_offsets(struct tracker *t)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, run);
-	struct tracker_bpf *s = t->skel;
-	int err;
-
-	if (!t->features.has_percpu_sum)
-		return -EOPNOTSUPP;
-	err = bpf_prog_test_run_opts(bpf_program__fd(s->progs.learn_cpu_offsets__percpu_sum), &run);
-	if (err)
-		return err;
-	t->features.has_percpu_rss = s->bss->percpu_rss_kernel;
-	if (run.retval == 2)
-		return -E2BIG;          /* more CPUs than MAX_CPUS */
-	if (run.retval)
-		return -EFAULT;
-	return s->bss->hot.cpu_offsets_ready ? 0 : -EOPNOTSUPP;
-}
-
-static int attach(struct tracker *t)
-{
-	struct tracker_bpf *s = t->skel;
-	struct bpf_program *later[2] = { s->progs.settle_fork__percpu_sum,
-					 s->progs.settle_exec__percpu_sum };
-	int err = tracker_bpf__attach(s);
-
-	for (int i = 0; i < 2 && !err && t->features.has_percpu_sum; i++) {
-		t->settle_links[i] = bpf_program__attach(later[i]);
-		if (!t->settle_links[i])
-			err = -errno;
-	}
-	return err;
-}
-
-static int on_sum_event(void *ctx, void *data, size_t size)
-{
-	struct tracker *t = ctx;
-	const struct sum_event *e = data;
-
-	if (size < sizeof(*e) || !t->sum_fn || e->tree != t->tree)
-		return 0;
-	return t->sum_fn(t->sum_ctx, e);
-}
-
+/* A tree of a shared load drains the load's ring: one tree at a time (the
+ * process's load serves one run after another; peakbpf serve has none). */
 int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx)
 {
+	struct tracker *owner = t->base ? t->base : t;
 	int n;
 
-	if (!t->sums)
+	if (!owner->sums)
 		return -EOPNOTSUPP;
-	t->sum_fn = fn;
-	t->sum_ctx = ctx;
-	n = ring_buffer__consume(t->sums);
-	t->sum_fn = NULL;
+	owner->sum_fn = fn;
+	owner->sum_ctx = ctx;
+	owner->drain_tree = t->tree;
+	n = ring_buffer__consume(owner->sums);
+	owner->sum_fn = NULL;
 	return n < 0 ? n : 0;
 }
 
@@ -284,52 +54,6 @@ int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, c
 		memcpy(comm, e.comm, COMM_LEN);
 	}
 	return best ? 0 : -ENOENT;
-}
-
-int tracker_open(const struct tracker_opts *opts, struct tracker **out)
-{
-	struct tracker *t;
-	__u64 ns;
-	int err;
-
-	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	ns = monotonic_ns();
-	features_probe(&t->features);
-	t->unique_err = !opts || !opts->unique_cgroup_id ? -ENODATA : 0;
-	t->startup.probe_ns = monotonic_ns() - ns;
-	ns += t->startup.probe_ns;
-	err = load(t, opts);
-	t->startup.load_ns = monotonic_ns() - ns;
-	if (err)
-		goto cleanup;
-	if (!t->skel->bss) {    /* kernel without mmapable global data */
-		err = -EOPNOTSUPP;
-		goto cleanup;
-	}
-	/* Before attaching, so that no event runs without the offsets. */
-	ns += t->startup.load_ns;
-	t->exact_err = learn_cpu_offsets(t);
-	t->startup.learn_ns = monotonic_ns() - ns;
-	ns += t->startup.learn_ns;
-	err = attach(t);
-	t->startup.attach_ns = monotonic_ns() - ns;
-	if (err)
-		goto cleanup;
-	if (opts && opts->record_ring_bytes) {
-		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
-		if (!t->sums) {
-			err = -errno;
-			goto cleanup;
-		}
-	}
-	*out = t;
-	t = NULL;
-cleanup:
-	tracker_close(t);
-	return err;
 }
 
 static int run_syscall_prog(struct bpf_program *prog)
@@ -498,7 +222,7 @@ void tracker_read_tree(struct tracker *t, struct tree_state *out)
 	/* A copy of memory the kernel updates concurrently: each field is
 	 * current, the fields together only nearly consistent. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	*out = *tree_of(t);
+	*out = *TREE_OF(t);
 }
 
 int tracker_read(struct tracker *t, struct tree_reading *out)
@@ -519,17 +243,13 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
  * number advances first, so that every mm's mark of the closing window
  * stays as it was at the cut while the holders are read from them.
  */
-int tracker_close_window(struct tracker *t, struct tree_reading *closed)
+/* The cut itself: the closing window's peak, its context and upper end
+ * into closed, the sum at the cut into *end_sum; the next window opens. */
+static void cut(struct tracker *t, struct tree_state *closed, __s64 *end_sum)
 {
-	struct tree_state *tree = tree_of(t);
-	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
-	__u64 races;
+	struct tree_state *tree = TREE_OF(t);
 	__s64 sum, word;
-	int err;
 
-	err = tracker_read(t, closed);
-	if (err)
-		return err;
 	__atomic_fetch_add(&tree->window, 1, __ATOMIC_SEQ_CST);
 	/* The sum word's count moves on (tracker.h): a change that read the
 	 * word before this noted its mark in the closing window, and now
@@ -543,14 +263,14 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 		;
 	sum = sum_of_word(word);
 	raise_to(&tree->peak_pages, sum);
-	closed->tree.peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
-	closed->tree.peak_ns = LOAD(tree->peak_ns);
-	closed->tree.peak_mms = LOAD(tree->peak_mms);
-	closed->tree.peak_procs = LOAD(tree->peak_procs);
-	closed->window_end_sum = sum;
+	closed->peak_pages = __atomic_exchange_n(&tree->peak_pages, sum, __ATOMIC_SEQ_CST);
+	closed->peak_ns = LOAD(tree->peak_ns);
+	closed->peak_mms = LOAD(tree->peak_mms);
+	closed->peak_procs = LOAD(tree->peak_procs);
+	*end_sum = sum;
 	/* Before 6.2: the window's upper end, cut the same way. */
-	closed->tree.upper_pages = __atomic_exchange_n(&tree->upper_pages,
-						       sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
+	closed->upper_pages = __atomic_exchange_n(&tree->upper_pages,
+						  sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
 	raise_to(&tree->upper_pages, sum_of_word(LOAD(tree->sum_word)) + LOAD(tree->bound_sum_pages));
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
@@ -559,6 +279,19 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	STORE(tree->peak_ns, monotonic_ns());
 	STORE(tree->peak_mms, LOAD(tree->mms_live));
 	STORE(tree->peak_procs, LOAD(tree->procs_live));
+}
+
+int tracker_close_window(struct tracker *t, struct tree_reading *closed)
+{
+	struct tree_state *tree = TREE_OF(t);
+	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
+	__u64 races;
+	int err;
+
+	err = tracker_read(t, closed);
+	if (err)
+		return err;
+	cut(t, &closed->tree, &closed->window_end_sum);
 	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,
 						      closed->holders, MAX_HOLDERS, &closed->holders_info);
 	/* A change that lost every swap of the sum (tracker.bpf.c,
@@ -568,27 +301,6 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 		closed->holders_info.truncated = true;
 	t->mark_races_at_cut = races;
 	return 0;
-}
-
-unsigned tracker_fault_pages(const struct tracker *t, bool *read)
-{
-	*read = t->features.fault_pages_read;
-	return t->features.fault_pages;
-}
-
-bool tracker_has_percpu_rss(const struct tracker *t)
-{
-	return t->features.has_percpu_rss;
-}
-
-const char *tracker_teardown_hook(const struct tracker *t)
-{
-	return t->features.has_exit_mmap_tp ? "tp_btf/exit_mmap" : "fentry/exit_mmap";
-}
-
-int tracker_exact_path(const struct tracker *t)
-{
-	return t->exact_err;
 }
 
 int tracker_verify_sums(struct tracker *t, struct sum_check *out)
@@ -605,241 +317,11 @@ int tracker_verify_sums(struct tracker *t, struct sum_check *out)
 	return 0;
 }
 
-int tracker_possible_cpus(const struct tracker *t)
+int tracker_open_window(struct tracker *t, __s64 *sum)
 {
-	return t->features.possible_cpus;
-}
+	struct tree_state before;
 
-struct bpf_object *tracker_object(struct tracker *t)
-{
-	return t->skel->obj;
-}
-
-const struct departed_mm *tracker_departed(struct tracker *t)
-{
-	return t->skel->bss->departed;
-}
-
-__u64 tracker_departed_seq(struct tracker *t)
-{
-	return LOAD(t->skel->bss->departed_seq);
-}
-
-struct tracker_bpf *tracker_skeleton(struct tracker *t)
-{
-	return t->skel;
-}
-
-int tracker_unique_err(const struct tracker *t)
-{
-	return t->unique_err;
-}
-
-void tracker_startup(const struct tracker *t, struct tracker_startup *out)
-{
-	*out = t->startup;
-}
-
-unsigned tracker_tree(const struct tracker *t)
-{
-	return t->tree;
-}
-
-int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out)
-{
-	struct tracker *t;
-	int err;
-
-	*out = NULL;
-	if (base->base || tree >= MAX_TREES)
-		return -EINVAL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	*t = *base;
-	t->base = base;
-	t->tree = tree;
-	t->sums = NULL;         /* the load's ring stays its own */
-	t->sum_fn = NULL;
-	memset(t->settle_links, 0, sizeof(t->settle_links));
-	/* The slot's last tree was cleared at its close, but a fork whose
-	 * handler found the parent before that walk deleted it can have
-	 * entered the child behind the walk: such entries go now, when
-	 * hardly any can be made (a new one needs a process of the tree:
-	 * all went at the close but such a child, which this walk takes
-	 * first). The walk zeroes the
-	 * state, so whatever a late event left goes too; departures before
-	 * now are not this tree's. */
-	err = tracker_clear_tree(t, NULL);
-	if (err) {
-		free(t);
-		return err;
-	}
-	STORE(tree_of(t)->max_entries, max_entries);
-	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
-	t->mark_races_at_cut = 0;
-	*out = t;
+	cut(t, &before, sum);
+	t->mark_races_at_cut = LOAD(TREE_OF(t)->mark_races);
 	return 0;
-}
-
-/* The keys of a map whose value's tree (a __u32 at tree_off) is tree. */
-static int tree_keys(struct bpf_map *map, size_t key_size, size_t value_size, size_t tree_off,
-		     unsigned tree, void **keys, size_t *n)
-{
-	__u64 key = 0, next = 0, value[32];
-	size_t cap = 0;
-	void *prev = NULL;
-	int err = 0;
-
-	*keys = NULL;
-	*n = 0;
-	if (value_size > sizeof(value))
-		return -E2BIG;
-	while (!err && bpf_map__get_next_key(map, prev, &next, key_size) == 0) {
-		__u32 owner;
-
-		key = next;
-		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, key_size, value, value_size, 0))
-			continue;
-		memcpy(&owner, (char *)value + tree_off, sizeof(owner));
-		if (owner != tree)
-			continue;
-		if (*n == cap) {
-			void *v = realloc(*keys, (cap ? cap * 2 : 64) * key_size);
-
-			if (!v) {
-				err = -ENOMEM;
-				break;
-			}
-			*keys = v;
-			cap = cap ? cap * 2 : 64;
-		}
-		memcpy((char *)*keys + *n * key_size, &key, key_size);
-		(*n)++;
-	}
-	return err;
-}
-
-/* Delete the entries of t's tree from a map keyed by key_size bytes;
- * mms also leave mm_cpu_slots and the filter. The count deleted, or -errno. */
-static long clear_map(struct tracker *t, struct bpf_map *map, size_t key_size, size_t value_size,
-		      size_t tree_off, bool mms)
-{
-	void *keys = NULL;
-	size_t n = 0;
-	long done = 0;
-	int err = tree_keys(map, key_size, value_size, tree_off, t->tree, &keys, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		void *k = (char *)keys + i * key_size;
-		__u64 mm;
-
-		if (mms)
-			bpf_map__delete_elem(t->skel->maps.mm_cpu_slots, k, key_size, 0);
-		/* An mm torn down meanwhile was deleted by the kernel, which
-		 * then dropped it from the filter itself: only one of us does. */
-		if (bpf_map__delete_elem(map, k, key_size, 0))
-			continue;
-		done++;
-		if (mms) {
-			memcpy(&mm, k, sizeof(mm));
-			__atomic_fetch_sub(&t->skel->bss->mm_filter[mm_filter_hash((__u32)mm)], 1,
-					   __ATOMIC_SEQ_CST);
-		}
-	}
-	free(keys);
-	return err ? err : done;
-}
-
-/*
- * Remove t's tree from the load's maps: one walk of each map, processes
- * first (so that no fork adds to the tree behind the walk), then threads
- * and mms, then processes again for a fork that raced the first walk.
- * Then the tree's state starts over. O(entries of every tree).
- */
-int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
-{
-	struct tracker_bpf *s = t->skel;
-	struct tree_entries r = { 0 };
-	long n;
-	int err = 0;
-
-	for (int pass = 0; pass < 2 && !err; pass++) {
-		n = clear_map(t, s->maps.task_states, sizeof(__u32), sizeof(struct task_state),
-			      offsetof(struct task_state, tree), false);
-		if (n < 0) {
-			err = (int)n;
-			break;
-		}
-		r.tasks += (__u64)n;
-		if (pass)
-			break;
-		n = clear_map(t, s->maps.thread_states, sizeof(__u32), sizeof(struct thread_state),
-			      offsetof(struct thread_state, tree), false);
-		if (n >= 0) {
-			r.threads += (__u64)n;
-			n = clear_map(t, s->maps.mm_states, sizeof(__u64), sizeof(struct mm_state),
-				      offsetof(struct mm_state, tree), true);
-		}
-		if (n < 0)
-			err = (int)n;
-		else
-			r.mms += (__u64)n;
-	}
-	memset(tree_of(t), 0, sizeof(struct tree_state));
-	if (removed)
-		*removed = r;
-	return err;
-}
-
-int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES])
-{
-	struct tracker_bpf *s = t->skel;
-	__u64 key = 0, next = 0;
-	void *prev = NULL;
-
-	memset(per_tree, 0, MAX_TREES * sizeof(*per_tree));
-	while (bpf_map__get_next_key(s->maps.mm_states, prev, &next, sizeof(next)) == 0) {
-		struct mm_state ms;
-
-		key = next;
-		prev = &key;
-		if (!bpf_map__lookup_elem(s->maps.mm_states, &key, sizeof(key), &ms, sizeof(ms), 0))
-			per_tree[ms.tree & (MAX_TREES - 1)].mms++;
-	}
-	for (int m = 0; m < 2; m++) {
-		struct bpf_map *map = m ? s->maps.thread_states : s->maps.task_states;
-		__u32 k = 0, nk = 0;
-
-		prev = NULL;
-		while (bpf_map__get_next_key(map, prev, &nk, sizeof(nk)) == 0) {
-			struct thread_state th;
-			struct task_state ts;
-
-			k = nk;
-			prev = &k;
-			if (m && !bpf_map__lookup_elem(map, &k, sizeof(k), &th, sizeof(th), 0))
-				per_tree[th.tree & (MAX_TREES - 1)].threads++;
-			else if (!m && !bpf_map__lookup_elem(map, &k, sizeof(k), &ts, sizeof(ts), 0))
-				per_tree[ts.tree & (MAX_TREES - 1)].tasks++;
-		}
-	}
-	return 0;
-}
-
-void tracker_close(struct tracker *t)
-{
-	if (!t)
-		return;
-	if (t->base) {          /* a tree of a shared load: only its entries go */
-		tracker_clear_tree(t, NULL);
-		free(t);
-		return;
-	}
-	for (int i = 0; i < 2; i++)
-		bpf_link__destroy(t->settle_links[i]);
-	ring_buffer__free(t->sums);
-	tracker_bpf__destroy(t->skel);
-	free(t);
 }

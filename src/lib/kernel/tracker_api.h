@@ -24,8 +24,7 @@ struct tracker_opts {
 	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
 	__u32 record_ring_bytes;        /* record every change of the sum in a ring
 					   of this size (a power of 2 of pages); 0: off */
-	__u64 unique_cgroup_id; /* the tree's own memory cgroup, for the unique
-				   program (unique_api.h); 0: not loaded */
+	bool with_unique;       /* load the unique program (unique_api.h) */
 };
 
 
@@ -70,6 +69,10 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 /* Read the window that ends now, with its holders, and open the next: its
  * peak starts from the sum at this instant. */
 int tracker_close_window(struct tracker *t, struct tree_reading *closed);
+/* The first window opens now (its peak starts from the sum at this
+ * instant, *sum): the cut of tracker_close_window without reading the
+ * maps or the holders of what came before (nothing was measured). */
+int tracker_open_window(struct tracker *t, __s64 *sum);
 /* The tree's state now, from mapped memory: no system call. */
 void tracker_read_tree(struct tracker *t, struct tree_state *out);
 /* The tree's state with the map sizes and the skipped runs (system calls). */
@@ -106,7 +109,8 @@ void tracker_startup(const struct tracker *t, struct tracker_startup *out);
  * but any free index will do when base itself measures nothing): the same
  * programs and maps, its own tree state, capped at max_entries mms and
  * processes (0: none but the maps'). tracker_close on it clears the tree
- * and leaves the load. No --timeline ring: the load's alone has one.
+ * and leaves the load. The load's --timeline ring, if it has one, is
+ * drained for one tree at a time (tracker_drain_sums).
  */
 int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out);
 unsigned tracker_tree(const struct tracker *t);
@@ -116,6 +120,12 @@ struct tree_entries {
 /* Delete t's tree's entries from every map (and the mm filter) and reset
  * its state; removed: how many went. */
 int tracker_clear_tree(struct tracker *t, struct tree_entries *removed);
+/* Give t's processes' PIDs (holders, the departed) as the PID namespace
+ * depth levels below peakbpf's numbers them (peakbpf serve: its client's);
+ * before its roots are added. TRACKER_PID_HIDDEN: as none (0: not
+ * visible). A cleared tree is back at 0: peakbpf's own. */
+#define TRACKER_PID_HIDDEN 0xffffU
+void tracker_set_pid_depth(struct tracker *t, unsigned depth);
 /* Every tree's entries in the maps now, by tree. */
 int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES]);
 /* Detach and unload everything; NULL is fine. A tracker_open_tree tree:

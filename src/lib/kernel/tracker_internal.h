@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the tracker's own parts share, and nothing outside src/lib/kernel
- * uses: tracker.c loads the object and closes windows, holders.c reads who
+ * uses: tracker_load.c loads the object, tracker_trees.c opens and clears
+ * trees of it, tracker.c closes windows, holders.c reads who
  * held the peak from its maps, unique.c reads the unique program's state.
  */
 #ifndef PEAKBPF_TRACKER_INTERNAL_H
@@ -9,10 +10,12 @@
 
 #include <stdbool.h>
 #include <string.h>
+#include "kfeatures.h"
 #include "tracker_api.h"
 
 /* The BPF side's mapped state is shared with it: every access is atomic. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_SEQ_CST)
 
 /* A slot of the departed ring, read like a seqlock: false while the kernel
  * writes it (seq 0), or when it changed under the copy. */
@@ -36,6 +39,33 @@ static inline void raise_to(__s64 *peak, __s64 v)
 							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
 }
+
+struct ring_buffer;
+
+/* A load (base NULL), or a tree of one (tracker_open_tree). tracker_load.c
+ * makes and closes loads, tracker_trees.c trees, tracker.c works them. */
+struct tracker {
+	struct tracker_bpf *skel;
+	struct tracker *base;   /* tracker_open_tree: the load this tree shares, else NULL */
+	unsigned tree;          /* index into hot.trees: 0 for the load's own */
+	struct tracker_features features;
+	int exact_err;          /* 0: the exact per-CPU path is on */
+	int unique_err;         /* tracker_unique_err */
+	struct bpf_link *settle_links[2];
+	__u64 departed_at_cut;  /* departed_seq when the open window began */
+	__u64 mark_races_at_cut; /* the tree's mark_races then */
+	struct tracker_startup startup;
+	struct ring_buffer *sums;       /* --compare-sampler's record */
+	source_sum_fn sum_fn;
+	void *sum_ctx;
+	unsigned drain_tree;            /* the tree whose changes a drain hands on */
+	/* A load's: each tree's tree_insertions when its last clear began
+	 * (0 for a new load, where no tree has an entry). */
+	__u64 cleared_at[MAX_TREES];
+};
+
+/* t's tree in the load's mapped .bss (needs tracker.skel.h). */
+#define TREE_OF(t) (&(t)->skel->bss->hot.trees[(t)->tree])
 
 /* Who held memory at peak `peak` of window w (holders.c). */
 int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,

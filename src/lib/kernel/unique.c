@@ -69,17 +69,16 @@ static const struct hook HOOKS[] = {
 	{ "__mod_lruvec_state", "unique_lruvec" },              /* 5.10 */
 };
 
-int unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on, bool fetch_atomics)
+int unique_prepare(struct tracker_bpf *skel, bool on, bool fetch_atomics)
 {
 	const char *force = secure_getenv("PEAKBPF_UNIQUE_HOOK");
 	const struct hook *pick = NULL;
 	char *btf = NULL;
 	size_t len = 0;
 
-	skel->rodata->tree_cgroup_id = cgroup_id;
 	for (size_t i = 0; i < sizeof(HOOKS) / sizeof(HOOKS[0]); i++)
 		bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj, HOOKS[i].prog), false);
-	if (!on || !cgroup_id)
+	if (!on)
 		return 0;
 	if (!fetch_atomics)
 		return -ENOSYS;         /* the peak's compare-and-swap: 5.12+ */
@@ -115,8 +114,10 @@ bool unique_owns_prog(const struct tracker_bpf *skel, const struct bpf_program *
 	return false;
 }
 
-int unique_open(struct tracker *t, long page_size, struct unique **out, char *why, size_t whylen)
+int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+		char *why, size_t whylen)
 {
+	struct unique_state *st;
 	int err = tracker_unique_err(t);
 
 	*out = NULL;
@@ -139,6 +140,17 @@ int unique_open(struct tracker *t, long page_size, struct unique **out, char *wh
 	}
 	(*out)->skel = tracker_skeleton(t);
 	(*out)->page_size = page_size;
+	/* One load serves run after run: this run's cgroup, from 0 pages
+	 * (it holds nothing yet); the id last, so no update of the new
+	 * cgroup meets the old state. */
+	st = &(*out)->skel->bss->ustate;
+	__atomic_store_n(&st->cgroup_id, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->pages, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->peak, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->anon, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&st->peak_anon, 0, __ATOMIC_SEQ_CST);
+	(*out)->races_before = LOAD(st->peak_races);
+	__atomic_store_n(&st->cgroup_id, cgroup_id, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
@@ -181,5 +193,7 @@ void unique_destroy(struct unique *u)
 {
 	if (!u)
 		return;
+	/* The load may serve another run: it watches no cgroup meanwhile. */
+	__atomic_store_n(&u->skel->bss->ustate.cgroup_id, 0, __ATOMIC_SEQ_CST);
 	free(u);
 }

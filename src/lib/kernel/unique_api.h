@@ -33,25 +33,27 @@ extern const char UNIQUE_SCOPE[];
  */
 int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen);
 /*
- * Before the tracker's load (tracker.c): watch cgroup_id, or, with on
- * false or no id, leave the programs out. The hook is the memcg statistic
+ * Before the tracker's load (tracker_load.c): load the program, or, with on
+ * false, leave the programs out. The hook is the memcg statistic
  * tracepoint (6.13+), else the memcg statistic function rmap calls, as
  * this kernel has it out of line (5.10 to 6.12: bpf/unique.bpf.c). 0;
  * -EOPNOTSUPP: no hook here; -ENOSYS: no BPF atomics with a result (before
  * 5.12). Then the programs stay out.
  */
-int unique_prepare(struct tracker_bpf *skel, uint64_t cgroup_id, bool on, bool fetch_atomics);
+int unique_prepare(struct tracker_bpf *skel, bool on, bool fetch_atomics);
 struct bpf_program;
 /* Whether prog is one of the unique programs (their skipped runs lose
  * nothing: bpf/unique.bpf.c). */
 bool unique_owns_prog(const struct tracker_bpf *skel, const struct bpf_program *prog);
 /*
- * After the tracker loaded and attached with a cgroup id: the figure from
- * its unique program. The cgroup must hold nothing yet: the figure starts
- * from 0 pages. 0, or -errno and a one-line reason: -EOPNOTSUPP when the
- * kernel has no hook (unique_prepare).
+ * After the tracker loaded with the program: the figure of memory cgroup
+ * cgroup_id from it (one load serves run after run: each unique_open
+ * points it at its run's cgroup, unique_destroy at none). The cgroup must
+ * hold nothing yet: the figure starts from 0 pages. 0, or -errno and a
+ * one-line reason: -EOPNOTSUPP when the kernel has no hook (unique_prepare).
  */
-int unique_open(struct tracker *t, long page_size, struct unique **out, char *why, size_t whylen);
+int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+		char *why, size_t whylen);
 /* Close the window that ends now and open the next: out is its figure. */
 void unique_close_window(struct unique *u, struct figure *out);
 void unique_destroy(struct unique *u);

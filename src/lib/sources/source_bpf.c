@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* The bpf source: the kernel-side tracker behind the source interface. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "figure.h"
 #include "sampler_model.h"
 #include "sources.h"
@@ -15,7 +17,27 @@ struct bpf_source {
 	const struct host_facts *host;
 	__s64 window_start_sum;         /* pages: the baseline of the open window */
 	struct tree_reading last;       /* the last reading, for counters */
+	bool cached;                    /* a tree of the process's load (below) */
 };
+
+/*
+ * One load per process (issue 24): the first bpf source loads the BPF
+ * object; later ones, while their options fit it and no other source uses
+ * it, take a tree of that load (tracker_open_tree) instead of loading
+ * again. Each source is still its own tree; closing it clears the tree. The load goes with its last tree
+ * unless a source asked to keep it (keep_loaded: the CLI's runs, one after
+ * another), then at bpf_source_unload or the process's exit. A forked
+ * child does not use its parent's load (the kernel objects are shared,
+ * the tree slots are not): it forgets it and loads its own.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct tracker *load;
+	struct tracker_opts opts;       /* what it was loaded with */
+	pid_t pid;                      /* the process that loaded it */
+	bool in_use;                    /* by a source (its tree 0) */
+	bool keep;
+} cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static struct bpf_source *to_bpf(struct source *s)
 {
@@ -35,15 +57,13 @@ static int bpf_add_root(struct source *s, pid_t pid)
 	return tgid ? 0 : -ESRCH;
 }
 
+/* The first window opens: a cut alone (no walk of the maps, no holders),
+ * which matters through the helper, whose maps hold every tree's. */
 static int bpf_start(struct source *s)
 {
 	struct bpf_source *b = to_bpf(s);
-	int err = tracker_close_window(b->tracker, &b->last);
 
-	if (err)
-		return err;
-	b->window_start_sum = b->last.window_end_sum;
-	return 0;
+	return tracker_open_window(b->tracker, &b->window_start_sum);
 }
 
 static uint64_t pages_to_bytes(__s64 pages, long page_size)
@@ -115,32 +135,54 @@ static int bpf_close_window(struct source *s, struct figure *f)
 	return 0;
 }
 
+/* Give back a tree of the process's load; the load goes with its last
+ * tree unless it is kept. */
+static void cache_put(struct tracker *t)
+{
+	tracker_close(t);
+	pthread_mutex_lock(&cache.lock);
+	cache.in_use = false;
+	if (!cache.keep) {
+		tracker_close(cache.load);
+		cache.load = NULL;
+	}
+	pthread_mutex_unlock(&cache.lock);
+}
+
 static void bpf_destroy(struct source *s)
 {
 	struct bpf_source *b = to_bpf(s);
 
 	if (!b)
 		return;
-	tracker_close(b->tracker);
+	if (b->cached)
+		cache_put(b->tracker);
+	else
+		tracker_close(b->tracker);
 	free(b);
 }
 
 static const struct source_ops bpf_ops;
 
-/* The source around tracker t (which it owns). */
-static int wrap(struct tracker *t, const struct bpf_source_opts *o, struct host_facts *host,
-		struct source **out)
+/* The source around tracker t (which it owns; cached: a tree of the
+ * process's load, which was made for it when loaded). */
+static int wrap(struct tracker *t, bool cached, bool loaded, const struct bpf_source_opts *o,
+		struct host_facts *host, struct source **out)
 {
-	struct tracker_startup st;
+	struct tracker_startup st = { 0 };
 	struct bpf_source *b;
 
 	*out = NULL;
 	b = calloc(1, sizeof(*b));
 	if (!b) {
-		tracker_close(t);
+		if (cached)
+			cache_put(t);
+		else
+			tracker_close(t);
 		return -ENOMEM;
 	}
 	b->tracker = t;
+	b->cached = cached;
 	b->base.ops = &bpf_ops;
 	b->base.name = "bpf";
 	b->command_mode = o->command_mode;
@@ -149,7 +191,10 @@ static int wrap(struct tracker *t, const struct bpf_source_opts *o, struct host_
 	host->rss_percpu = tracker_has_percpu_rss(b->tracker);
 	tracker_fault_pages(b->tracker, &host->fault_pages_read);
 	host->exact_path_err = tracker_exact_path(b->tracker);
-	tracker_startup(b->tracker, &st);
+	/* A load an earlier source of this process made took no time now. */
+	if (loaded)
+		tracker_startup(b->tracker, &st);
+	host->bpf_load = loaded ? "loaded" : "reused";
 	host->probe_ms = st.probe_ns / 1e6;
 	host->load_ms = st.load_ns / 1e6;
 	host->learn_ms = st.learn_ns / 1e6;
@@ -158,17 +203,95 @@ static int wrap(struct tracker *t, const struct bpf_source_opts *o, struct host_
 	return 0;
 }
 
+/* Can the process's load serve these options? Its maps must hold as many
+ * entries, its record ring be the one asked (a ring nobody drains would
+ * fill), its unique program be there if asked for. */
+static bool cache_fits(const struct tracker_opts *want)
+{
+	__u32 have_max = cache.opts.max_tracked ? cache.opts.max_tracked : DEFAULT_MAX_TRACKED;
+	__u32 want_max = want->max_tracked ? want->max_tracked : DEFAULT_MAX_TRACKED;
+
+	if (want_max > have_max || want->record_ring_bytes != cache.opts.record_ring_bytes)
+		return false;
+	return !want->with_unique || cache.opts.with_unique;
+}
+
+/* A tree of the process's load, loading it first when there is none (or
+ * one that does not fit). *loaded: this call loaded it. -EBUSY when the
+ * load is in use: load apart. */
+static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct tracker **t,
+		     bool *loaded)
+{
+	int err = 0;
+
+	*loaded = false;
+	pthread_mutex_lock(&cache.lock);
+	if (cache.load && cache.pid != getpid()) {
+		/* A forked child: the parent's load is not this process's.
+		 * It is only forgotten, as a session a child inherits is
+		 * (peakbpf.h): its objects are the parent's too. */
+		cache.load = NULL;
+		cache.in_use = false;
+	}
+	/* Sessions at once load apart: trees of one load share its maps,
+	 * where a process belongs to one tree only, and two sessions of one
+	 * process may well measure the same processes (the same caller). */
+	if (cache.in_use) {
+		err = -EBUSY;
+		goto cleanup;
+	}
+	if (cache.load && !cache_fits(want)) {
+		tracker_close(cache.load);
+		cache.load = NULL;
+	}
+	if (!cache.load) {
+		err = tracker_open(want, &cache.load);
+		if (err)
+			goto cleanup;
+		cache.opts = *want;
+		cache.pid = getpid();
+		*loaded = true;
+	}
+	err = tracker_open_tree(cache.load, 0, max_tracked, t);
+	cache.in_use = !err;
+cleanup:
+	pthread_mutex_unlock(&cache.lock);
+	return err;
+}
+
 int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
 {
 	struct tracker_opts topts = { .max_tracked = o->max_tracked,
 				      .record_ring_bytes = o->record_ring_bytes,
-				      .unique_cgroup_id = o->unique_cgroup_id };
+				      .with_unique = o->with_unique };
 	struct tracker *t;
+	bool loaded;
 	int err;
 
 	*out = NULL;
+	if (o->keep_loaded) {
+		pthread_mutex_lock(&cache.lock);
+		cache.keep = true;
+		pthread_mutex_unlock(&cache.lock);
+	}
+	err = cache_get(&topts, o->max_tracked, &t, &loaded);
+	if (!err)
+		return wrap(t, true, loaded, o, host, out);
+	if (err != -EBUSY)
+		return err;
 	err = tracker_open(&topts, &t);
-	return err ? err : wrap(t, o, host, out);
+	return err ? err : wrap(t, false, true, o, host, out);
+}
+
+void bpf_source_unload(void)
+{
+	pthread_mutex_lock(&cache.lock);
+	cache.keep = false;
+	if (cache.load && !cache.in_use && cache.pid == getpid()) {
+		tracker_close(cache.load);
+		cache.load = NULL;
+	}
+	pthread_mutex_unlock(&cache.lock);
 }
 
 int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
@@ -179,7 +302,7 @@ int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf
 
 	*out = NULL;
 	err = tracker_open_tree(shared, tree, o->max_tracked, &t);
-	return err ? err : wrap(t, o, host, out);
+	return err ? err : wrap(t, false, true, o, host, out);
 }
 
 /* The counters from one reading of the tracker. */

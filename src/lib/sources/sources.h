@@ -53,7 +53,10 @@ struct bpf_source_opts {
 	uint32_t max_tracked;
 	uint32_t record_ring_bytes;
 	bool command_mode;      /* roots are commands stopped before exec */
-	uint64_t unique_cgroup_id;      /* tracker_opts */
+	bool with_unique;       /* tracker_opts */
+	/* Keep the process's load after this source closes, for the next
+	 * (bpf_source_open takes a tree of it while the options fit). */
+	bool keep_loaded;
 };
 
 /* bpf (source_bpf.c): opens, loads and attaches; fills host's BPF facts.
@@ -64,6 +67,9 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
  * caps the tree's mms and processes); destroying it clears the tree. */
 int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
 			 struct host_facts *host, struct source **out);
+/* Unload the process's load now if no source uses it, else with its last
+ * source; and keep it no more. */
+void bpf_source_unload(void);
 /* bpf through the helper, peakbpf serve (source_helper.c): connect to the
  * helper at path and open a tree; fills host's BPF facts. The source's
  * figures say "bpf" and their scope names the helper. */

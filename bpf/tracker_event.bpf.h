@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The event path: an mm's change applied to its tree's sum (O(1): the
+ * record of the sum, the sum word's swap, the per-CPU settles), and an mm
+ * entering a tree. Static inline helpers.
+ * Included once, by tracker.bpf.c (one compilation unit: one .bss).
+ */
+#ifndef PEAKBPF_TRACKER_EVENT_BPF_H
+#define PEAKBPF_TRACKER_EVENT_BPF_H
+
+/* Userspace drains the ring on a timer: no wakeup per event. Which mm
+ * changed and its new total ride along, for the timeline's per-process
+ * lines: values already at hand, and the tgid beside them. */
+static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 key,
+				       const struct mm_state *ms, __s64 mine)
+{
+	struct sum_event *e = bpf_ringbuf_reserve(&sum_events, sizeof(*e), 0);
+
+	if (!e) {
+		COUNT(&t->record_drops, 1);
+		return;
+	}
+	e->ns = bpf_ktime_get_ns();
+	e->sum_pages = sum;
+	e->mm = key;
+	e->mm_pages = mine;
+	e->tgid = ms->tgid;
+	e->tree = ms->tree;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/*
+ * Note the mm's mark, then move the tree sum by d; the sum after. The mark
+ * must be noted against the largest sum before this change in the sum's
+ * order, and an add cannot tell which that is: a change elsewhere may have
+ * made a new largest sum and not yet raised the peak (raise_peak comes after
+ * its add). So, with BPF_FETCH atomics, the sum moves by a compare-and-swap
+ * of its word (tracker.h, sum_word_next) from the value read with the
+ * peak: a sum above the peak read is a new largest one not raised yet, and
+ * is raised here first (whoever moves the sum away from a value has made
+ * sure the peak holds it), so the peak read is the largest sum before the
+ * change; a new largest sum made meanwhile changes the word's count, the
+ * swap fails, and the change notes again. Bounded: a change that loses
+ * SUM_SWAP_TRIES swaps adds as before 5.12 and counts a mark race (the
+ * peak stays exact; the holders are marked truncated). Before 5.12 (no
+ * compare-and-swap) the mark is noted and then the sum added to: a mark
+ * may then miss a change racing with a new peak (kernels that never claim
+ * exactness).
+ */
+static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state *ms, __s64 d)
+{
+	if (has_fetch_atomics) {
+		for (int i = 0; i < SUM_SWAP_TRIES; i++) {
+			__s64 word = READ_ONCE(t->sum_word), sum = sum_of_word(word);
+			__s64 peak = READ_ONCE(t->peak_pages);
+
+			/* One try at the raise: if it fails, the peak moved,
+			 * and the next round reads both again. */
+			if (sum > peak) {
+				if (atomic_cas(&t->peak_pages, peak, sum))
+					peak_context(t);
+				continue;
+			}
+			peak_mark_note(ms->mark, READ_ONCE(t->window), peak, ms->pages);
+			if (atomic_cas(&t->sum_word, word, sum_word_next(word, d, peak)))
+				return sum + d;
+		}
+		COUNT(&t->mark_races, 1);
+	} else {
+		note_change(t, ms);
+	}
+	return sum_of_word(atomic_add_return(&t->sum_word, sum_word_delta(d)));
+}
+
+/* A change of d pages in one counter of an mm: into the mm, the tree sum
+ * and its peak. */
+static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot, __s64 d)
+{
+	struct tree_state *t;
+	__s64 mine, sum;
+
+	if (!d || slot < 0 || slot >= RSS_SLOTS)
+		return;
+	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
+	sum = note_and_add(t, ms, d);
+	atomic_add(&ms->pages[slot], d);
+	mine = mm_total_pages(ms->pages);
+	if (mine > READ_ONCE(ms->own_peak))
+		WRITE_ONCE(ms->own_peak, mine);
+	if (record_sums)
+		record_sum(t, sum, key, ms, mine);
+	raise_peak(t, sum);
+}
+
+/*
+ * An mm's counters all move at once (it enters or leaves): one change of
+ * the tree sum by their total, so the swap above is inlined once per mm,
+ * not once per counter (the verifier's time, at load, grew with each).
+ */
+static __always_inline void apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS])
+{
+	struct tree_state *t = TREE(ms->tree);
+	__s64 total = 0, mine, sum;
+	bool moved = false;
+
+	CFG_SAFE_LOOP
+	for (int slot = 0; slot < RSS_SLOTS; slot++) {
+		total += d[slot];
+		moved |= d[slot] != 0;
+	}
+	if (!moved)
+		return;
+	sum = note_and_add(t, ms, total);
+	CFG_SAFE_LOOP
+	for (int slot = 0; slot < RSS_SLOTS; slot++)
+		if (d[slot])
+			atomic_add(&ms->pages[slot], d[slot]);
+	mine = mm_total_pages(ms->pages);
+	if (mine > READ_ONCE(ms->own_peak))
+		WRITE_ONCE(ms->own_peak, mine);
+	if (record_sums)
+		record_sum(t, sum, key, ms, mine);
+	raise_peak(t, sum);
+}
+
+/*
+ * The shared part of a counter, taken: how far it moved since last taken.
+ * Before 6.2 that is the whole counter; from 6.2, .count, which moves only
+ * when a CPU folds its slot in. The exchange makes concurrent takers'
+ * deltas add up to the last value read.
+ */
+static __always_inline __s64 take_count(struct mm_state *ms, struct mm_struct *mm, int slot)
+{
+	__s64 now;
+
+	if (slot < 0 || slot >= RSS_SLOTS)
+		return 0;
+	now = mm_slot_count(mm, slot);
+	if (now == COUNTER_UNREADABLE) {
+		COUNT(&TREE(ms->tree)->read_errors, 1);
+		return 0;
+	}
+	if (now == READ_ONCE(ms->count_seen[slot]))
+		return 0;
+	return now - atomic_xchg(&ms->count_seen[slot], now);
+}
+
+/* 6.2+: one CPU's slot of a counter, taken against the copy last seen. */
+static __always_inline __s64 take_cpu_slot(__u32 tree, __s32 *seen, __u64 counters, __u32 cpu,
+					   __s32 *value)
+{
+	__s32 v = 0;
+
+	if (cpu >= MAX_CPUS)
+		return 0;
+	if (bpf_probe_read_kernel(&v, sizeof(v), (void *)(counters + hot.cpu_offset[cpu]))) {
+		COUNT(&TREE(tree)->read_errors, 1);
+		return 0;
+	}
+	*value = v;
+	if (v == READ_ONCE(*seen))
+		return 0;
+	return (__s64)v - __sync_lock_test_and_set(seen, v);
+}
+
+/*
+ * One rss_stat event: the counter's new value, as a delta. On the exact
+ * path the event runs on the CPU whose slot changed (the counter is
+ * updated under a page-table lock, so the task cannot migrate before the
+ * tracepoint): the delta is that slot against its copy, plus .count when
+ * this CPU just folded its slot in (the slot reads 0). One probe read and
+ * a per-CPU map lookup, whatever the CPU count; docs/design.md bounds what
+ * a fold in flight on another CPU can do for an instant.
+ */
+static __always_inline void apply_event(struct mm_state *ms, struct mm_struct *mm, __u64 key, int slot)
+{
+	struct mm_cpu_slots *seen;
+	bool exact = exact_path();
+	__s32 v = 1;
+	__s64 d = 0;
+
+	if (slot < 0 || slot >= RSS_SLOTS)
+		return;
+	/* One call of apply_delta below: each is a copy of the swap. */
+	if (!exact) {
+		v = 0;  /* the whole counter is taken */
+	} else {
+		seen = bpf_map_lookup_elem(&mm_cpu_slots, &key);
+		if (seen)
+			d = take_cpu_slot(ms->tree, &seen->slot[slot], ms->counters[slot],
+					  bpf_get_smp_processor_id(), &v);
+	}
+	if (v == 0) {
+		__s64 c = take_count(ms, mm, slot);
+
+		if (c && exact)
+			COUNT(&TREE(ms->tree)->count_takes, 1);
+		d += c;
+	}
+	apply_delta(ms, key, slot, d);
+}
+
+/* A tree at its cap (max_entries) of mms or processes: the shared maps
+ * stay open to the other trees. */
+static __always_inline bool tree_full(struct tree_state *t, __s64 *live)
+{
+	__u64 max = READ_ONCE(t->max_entries);
+
+	return max && READ_ONCE(*live) >= (__s64)max;
+}
+
+/* Enter an mm with its shared counter parts as they are now; on the exact
+ * path the per-CPU parts follow (settle_mm, or each CPU's next event). */
+static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm, __u32 tgid,
+				     __u32 tree)
+{
+	struct tree_state *t = TREE(tree);
+	struct mm_state init = { .tgid = tgid, .tree = tree & (MAX_TREES - 1) };
+	struct mm_cpu_slots zero = {};
+	struct mm_state *ms;
+	__u64 key = (__u64)mm;
+	__s64 d[RSS_SLOTS];
+	int err;
+
+	if (!mm)
+		return;
+	if (tree_full(t, &t->mms_live)) {
+		COUNT(&t->drop_mm_full, 1);
+		return;
+	}
+	init.vpid = tree_vpid(task, tree);
+	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
+	if (exact_path()) {
+		init.counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);
+		init.counters[RSS_ANON] = mm_slot_counters(mm, RSS_ANON);
+		init.counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
+		err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST));
+		if (err && err != -EEXIST) {
+			COUNT(&t->drop_mm_full, 1);
+			return;
+		}
+	}
+	NOTE_INSERT(tree);
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST));
+	if (err == -EEXIST)
+		return;
+	if (err) {
+		bpf_map_delete_elem(&mm_cpu_slots, &key);
+		COUNT(&t->drop_mm_full, 1);
+		return;
+	}
+	COUNT(&mm_filter[mm_filter_slot(mm)], 1);
+	ms = bpf_map_lookup_elem(&mm_states, &key);
+	if (!ms)
+		return;
+	COUNT(&t->mms_entered, 1);
+	COUNT(&t->mms_live, 1);
+	CFG_SAFE_LOOP
+	for (int slot = 0; slot < RSS_SLOTS; slot++)
+		d[slot] = take_count(ms, mm, slot);
+	apply_deltas(ms, key, d);
+	if (!has_percpu_rss())
+		raise_upper(t);
+}
+
+#endif

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A tree's running figures: the mm filter, the peak and its context, the
+ * pre-6.2 bounds and their per-thread caches. Static inline helpers.
+ * Included once, by tracker.bpf.c (one compilation unit: one .bss).
+ */
+#ifndef PEAKBPF_TRACKER_TREE_BPF_H
+#define PEAKBPF_TRACKER_TREE_BPF_H
+
+/*
+ * The filter slot of an mm, from the low 32 bits of its address (mm_structs
+ * are at least 64-byte aligned: the bits above 6). Taking a 32-bit copy is
+ * the one operation the verifier allows on a kernel pointer held in a
+ * register (it becomes a plain number, as with CAP_PERFMON it may); shifts
+ * and masks of the pointer itself are refused.
+ */
+static __always_inline __u32 mm_filter_slot(const void *mm)
+{
+	__u32 low;
+
+	/* w = w: a 32-bit move, which C cannot be made to emit reliably. */
+	asm volatile("%0 = %1" : "=w"(low) : "w"((__u32)(__u64)mm));
+	return mm_filter_hash(low);
+}
+
+/* The exact per-CPU path: 6.2+ counters, offsets learned. */
+static __always_inline bool exact_path(void)
+{
+	return has_percpu_rss() && READ_ONCE(hot.cpu_offsets_ready);
+}
+
+/* A process's PID as seen in namespace ns at level, or 0 if it is not
+ * visible there; ns 0: in whichever namespace is at that level of its own
+ * (tree_vpid). struct upid { int nr; struct pid_namespace *ns; } has kept
+ * its layout since namespaces began. */
+static __always_inline __u32 pid_in_ns(struct task_struct *leader, __u64 ns, unsigned int level)
+{
+	struct pid *pid = BPF_CORE_READ(leader, thread_pid);
+	struct upid up = {};
+
+	if (!pid || BPF_CORE_READ(pid, level) < level)
+		return 0;
+	if (bpf_probe_read_kernel(&up, sizeof(up),
+				  (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+				  (__u64)level * sizeof(struct upid)))
+		return 0;
+	return !ns || (__u64)up.ns == ns ? (__u32)up.nr : 0;
+}
+
+/* A tree process's PID as the tree's namespace numbers it: peakbpf's, or
+ * depth levels below (tree_pid_depth). A process of the tree lives in that
+ * namespace or one nested in it (its roots were visible there, and children
+ * stay at or below their parent's), so the number at that level is its
+ * number there. 0: not visible there. Entry path only: no event runs it.
+ * One pid_in_ns, not two: the iterator's stack has no 16 bytes to spare
+ * (6.1: "combined stack size of 2 calls is 544"). */
+static __always_inline __u32 tree_vpid(struct task_struct *leader, __u32 tree)
+{
+	__u32 depth = tree_pid_depth[tree & (MAX_TREES - 1)];
+
+	return pid_in_ns(leader, depth ? 0 : caller_pidns, caller_pidns_level + depth);
+}
+
+/*
+ * Before an mm's rss changes, note what it held (struct peak_mark): on its
+ * first change in this window, and on its first change after each new
+ * peak. O(1): the holders at the peak are read from these by userspace,
+ * never by walking the tree here.
+ */
+static __always_inline void note_change(struct tree_state *t, struct mm_state *ms)
+{
+	peak_mark_note(ms->mark, READ_ONCE(t->window), READ_ONCE(t->peak_pages), ms->pages);
+}
+
+/* Context for the report, by whoever raised the peak (the breakdown comes
+ * from the marks); racing writers may blur it, never the peak. */
+static __always_inline void peak_context(struct tree_state *t)
+{
+	t->peak_ns = bpf_ktime_get_ns();
+	t->peak_mms = READ_ONCE(t->mms_live);
+	t->peak_procs = READ_ONCE(t->procs_live);
+}
+
+/* Running maximum: a CAS loop, so a peak raised concurrently is never lost. */
+static __always_inline void raise_peak(struct tree_state *t, __s64 sum)
+{
+	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
+		__s64 seen = READ_ONCE(t->peak_pages);
+
+		if (sum <= seen)
+			return;
+		if (!atomic_cas(&t->peak_pages, seen, sum))
+			continue;
+		peak_context(t);
+		return;
+	}
+	COUNT(&t->peak_races, 1);
+}
+
+/* Before 6.2: this window's largest sum + cache bound (struct tree_state). */
+static __always_inline void raise_upper(struct tree_state *t)
+{
+	__s64 v = sum_of_word(READ_ONCE(t->sum_word)) + READ_ONCE(t->bound_sum_pages);
+
+	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
+		__s64 seen = READ_ONCE(t->upper_pages);
+
+		if (v <= seen || atomic_cas(&t->upper_pages, seen, v))
+			return;
+	}
+	COUNT(&t->peak_races, 1);
+}
+
+/* Before 6.2: a thread's bound becomes b; the tree's sum of them follows.
+ * Only the thread itself moves its entry (its events, its exec and exit;
+ * fork makes it before it runs): plain loads and stores, and an XADD, so
+ * that this may run in a subprogram, where poison_fetch_atomics (tracker.c)
+ * cannot reach before 5.12. The caller raises the upper end. */
+static __always_inline void set_thread_bound(struct tree_state *t, struct thread_state *ts, __s64 b)
+{
+	__s64 d = b - READ_ONCE(ts->bound_pages);
+
+	if (!d)
+		return;
+	WRITE_ONCE(ts->bound_pages, b);
+	atomic_add(&t->bound_sum_pages, d);
+}
+
+/* Before 6.2: a thread of the tree begins (fork, exec, attach), with its
+ * cache empty or unknown: it may cache CACHE_FAULTS faults unseen. */
+static __always_inline void enter_thread(struct tree_state *t, __u32 tree, __u32 pid)
+{
+	struct thread_state ts = { .bound_pages = cache_bound_pages(0, 0, 1, fault_pages),
+				   .tree = tree };
+	int err;
+
+	NOTE_INSERT(tree);
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&thread_states, &pid, &ts, BPF_NOEXIST));
+
+	if (err == -EEXIST)
+		return;
+	if (err) {
+		COUNT(&t->drop_task_full, 1);
+		return;
+	}
+	/* Made whole by the insert: the thread may run already (attach). */
+	COUNT(&t->threads_live, 1);
+	atomic_add(&t->bound_sum_pages, ts.bound_pages);
+	raise_upper(t);
+}
+
+/* Before 6.2: a thread leaves (its exit synced its cache): its bound goes. */
+static __always_inline void leave_thread(__u32 pid)
+{
+	struct thread_state *e = bpf_map_lookup_elem(&thread_states, &pid);
+	struct tree_state *t;
+
+	if (!e)
+		return;
+	t = TREE(e->tree);
+	set_thread_bound(t, e, 0);
+	if (bpf_map_delete_elem(&thread_states, &pid) == 0)
+		COUNT(&t->threads_live, -1);
+}
+
+/*
+ * Before 6.2, after an event was applied: if the current thread is one of
+ * the tree's, its cache is read as it is now and its bound follows
+ * (cache_bound_pages), whichever mm the event was about: its cache is its
+ * own mm's. One lookup and one probe read; the other threads' bounds stand
+ * until their own events. Not inlined and without arguments: the 6.2+
+ * program, where the call is dead, keeps the registers it had without it.
+ */
+static __noinline int pre62_after_event(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *ts = bpf_map_lookup_elem(&thread_states, &pid);
+	long b;
+
+	if (ts) {
+		b = pre62_cache_bound(task, fault_pages);
+		if (b >= 0)
+			set_thread_bound(TREE(ts->tree), ts, b);
+		else
+			COUNT(&TREE(ts->tree)->read_errors, 1);
+	}
+	return 0;
+}
+
+#endif
