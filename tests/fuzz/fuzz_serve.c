@@ -112,7 +112,9 @@ static void check(const struct server *sv)
 			if (sv->clients[j].src && sv->clients[j].slot == c->slot)
 				abort();
 	}
-	if (trees != slots || (trees > 0) != (sv->shared != NULL) ||
+	/* A tree needs the load; without one, the load stays unless
+	 * --unload-idle. */
+	if (trees != slots || (trees > 0 && !sv->shared) || (!trees && sv->shared && sv->unload_idle) ||
 	    per_uid[1] > SERVE_TREES_PER_UID || per_uid[2] > SERVE_TREES_PER_UID)
 		abort();
 }
@@ -123,6 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hp_msg m, r;
 
 	memset(&sv, 0, sizeof(sv));
+	sv.unload_idle = size & 1;      /* both ways of the load */
 	sv.n = CLIENTS;
 	for (size_t i = 0; i < CLIENTS; i++) {
 		sv.clients[i].fd = -1;
@@ -148,5 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < CLIENTS; i++)
 		serve_remove_tree(&sv, &sv.clients[i], "the end");
+	/* The load stays while no tree is open (unless --unload-idle): the
+	 * helper closes it at exit. */
+	tracker_close(sv.shared);
 	return 0;
 }
