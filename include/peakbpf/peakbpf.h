@@ -180,7 +180,7 @@ PEAKBPF_API int peakbpf_may_measure(pid_t pid);
 /* A command root (opts.command) was reaped with this rusage: the rusage
  * source reads its figure here. */
 /* The command (a root) has exec'd: sources that sample read the tree now,
- * so a command shorter than the sampling interval has a figure (0.2). */
+ * so a command shorter than the sampling interval has a figure (0.3). */
 PEAKBPF_API int peakbpf_command_started(struct peakbpf_session *s, pid_t pid);
 PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *s, pid_t pid, const struct rusage *ru);
 /* Processes of the tree alive now; -ENODATA when unknown (bpf only). */
@@ -267,13 +267,13 @@ PEAKBPF_API int peakbpf_figure_error_bound(const struct peakbpf_figure *f, uint6
 PEAKBPF_API bool peakbpf_figure_exact(const struct peakbpf_figure *f);
 /* Why the figure is not exact (or not measured); NULL when exact. */
 PEAKBPF_API const char *peakbpf_figure_reason(const struct peakbpf_figure *f);
-/* A run's windows that had no figure (0.2): a figure measured in only some
+/* A run's windows that had no figure (0.3): a figure measured in only some
  * of its windows is not exact, and no budget should pass it; 0 for a
  * window's figure or one not measured. */
 PEAKBPF_API unsigned peakbpf_figure_windows_unmeasured(const struct peakbpf_figure *f);
 /* Why the figure is not the tree's (a cgroup shared with other processes;
  * a peak from before the run): it is never the headline, only another
- * source's, not to be compared (0.2). NULL: it is the tree's. */
+ * source's, not to be compared (0.3). NULL: it is the tree's. */
 PEAKBPF_API const char *peakbpf_figure_not_comparable(const struct peakbpf_figure *f);
 /* "bpf", "cgroup-v2", "cgroup-v1", "proc", "rusage" or "unavailable". */
 PEAKBPF_API const char *peakbpf_figure_source(const struct peakbpf_figure *f);
