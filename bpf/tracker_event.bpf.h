@@ -72,24 +72,33 @@ static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state 
 	return sum_of_word(atomic_add_return(&t->sum_word, sum_word_delta(d)));
 }
 
+/* After an mm's change moved the tree sum to sum: the mm's own peak, the
+ * record of the sum, the tree's peak. */
+static __always_inline void after_change(struct tree_state *t, struct mm_state *ms, __u64 key,
+					 __s64 sum)
+{
+	__s64 mine = mm_total_pages(ms->pages);
+
+	if (mine > READ_ONCE(ms->own_peak))
+		WRITE_ONCE(ms->own_peak, mine);
+	if (record_sums)
+		record_sum(t, sum, key, ms, mine);
+	raise_peak(t, sum);
+}
+
 /* A change of d pages in one counter of an mm: into the mm, the tree sum
  * and its peak. */
 static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot, __s64 d)
 {
 	struct tree_state *t;
-	__s64 mine, sum;
+	__s64 sum;
 
 	if (!d || slot < 0 || slot >= RSS_SLOTS)
 		return;
 	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
 	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
-	mine = mm_total_pages(ms->pages);
-	if (mine > READ_ONCE(ms->own_peak))
-		WRITE_ONCE(ms->own_peak, mine);
-	if (record_sums)
-		record_sum(t, sum, key, ms, mine);
-	raise_peak(t, sum);
+	after_change(t, ms, key, sum);
 }
 
 /*
@@ -100,7 +109,7 @@ static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot
 static __always_inline void apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS])
 {
 	struct tree_state *t = TREE(ms->tree);
-	__s64 total = 0, mine, sum;
+	__s64 total = 0, sum;
 	bool moved = false;
 
 	CFG_SAFE_LOOP
@@ -115,12 +124,7 @@ static __always_inline void apply_deltas(struct mm_state *ms, __u64 key, const _
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		if (d[slot])
 			atomic_add(&ms->pages[slot], d[slot]);
-	mine = mm_total_pages(ms->pages);
-	if (mine > READ_ONCE(ms->own_peak))
-		WRITE_ONCE(ms->own_peak, mine);
-	if (record_sums)
-		record_sum(t, sum, key, ms, mine);
-	raise_peak(t, sum);
+	after_change(t, ms, key, sum);
 }
 
 /*

@@ -21,7 +21,7 @@ $(OUTPUT)/src/slurm/%.o: LAYER_INC = $(INC_slurm) -fvisibility=default
 # Tests see every layer. The plugin's unit test (its pure part) joins make
 # unit and unit-asan here: their recipes run every prerequisite ($^).
 INC_all += -Isrc/slurm
-test_slurm_report_SRCS := src/slurm/slurm_report.c src/base/json.c src/base/units.c
+test_slurm_report_SRCS := src/slurm/slurm_report.c src/base/json.c src/base/units.c src/base/fileutil.c
 unit: $(OUTPUT)/tests/test_slurm_report
 unit-asan: $(OUTPUT)/tests/test_slurm_report-asan
 HAVE_SPANK := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)

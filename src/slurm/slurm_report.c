@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The SPANK plugin's pure part: see slurm_report.h. */
+#include "fileutil.h"
 #include "slurm_report.h"
 
 #include <errno.h>
@@ -20,17 +21,6 @@
 #define PB_STEP_BATCH 0xfffffffbU
 #define PB_STEP_INTERACTIVE 0xfffffffaU
 
-static void say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
 void pb_config_default(struct pb_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -43,7 +33,7 @@ void pb_config_default(struct pb_config *c)
 static int set_path(char *dst, size_t len, const char *v, const char *key, char *why, size_t why_len)
 {
 	if (!*v || strlen(v) >= len) {
-		say(why, why_len, "%s= needs a path of 1 to %zu bytes", key, len - 1);
+		set_why(why, why_len, "%s= needs a path of 1 to %zu bytes", key, len - 1);
 		return -EINVAL;
 	}
 	memcpy(dst, v, strlen(v) + 1);
@@ -57,7 +47,7 @@ int pb_config_arg(struct pb_config *c, const char *arg, char *why, size_t why_le
 	long pct;
 
 	if (!v) {
-		say(why, why_len, "argument '%s' is not KEY=VALUE (default=, dir=, headroom=, helper=, scontrol=)", arg);
+		set_why(why, why_len, "argument '%s' is not KEY=VALUE (default=, dir=, headroom=, helper=, scontrol=)", arg);
 		return -EINVAL;
 	}
 	v++;
@@ -69,7 +59,7 @@ int pb_config_arg(struct pb_config *c, const char *arg, char *why, size_t why_le
 		else if (!strcmp(v, "off"))
 			c->site_mode = PB_MODE_OFF;
 		else {
-			say(why, why_len, "default=%s: use on, print or off", v);
+			set_why(why, why_len, "default=%s: use on, print or off", v);
 			return -EINVAL;
 		}
 		return 0;
@@ -78,7 +68,7 @@ int pb_config_arg(struct pb_config *c, const char *arg, char *why, size_t why_le
 		errno = 0;
 		pct = strtol(v, &end, 10);
 		if (errno || end == v || *end || pct < 0 || pct > 1000) {
-			say(why, why_len, "headroom=%s: use a whole percentage from 0 to 1000", v);
+			set_why(why, why_len, "headroom=%s: use a whole percentage from 0 to 1000", v);
 			return -EINVAL;
 		}
 		c->headroom_pct = (unsigned)pct;
@@ -90,7 +80,7 @@ int pb_config_arg(struct pb_config *c, const char *arg, char *why, size_t why_le
 		return set_path(c->helper, sizeof(c->helper), v, "helper", why, why_len);
 	if (!strncmp(arg, "scontrol=", 9))
 		return set_path(c->scontrol, sizeof(c->scontrol), v, "scontrol", why, why_len);
-	say(why, why_len, "unknown argument '%s' (default=, dir=, headroom=, helper=, scontrol=)", arg);
+	set_why(why, why_len, "unknown argument '%s' (default=, dir=, headroom=, helper=, scontrol=)", arg);
 	return -EINVAL;
 }
 
@@ -106,7 +96,7 @@ int pb_user_mode(const char *optarg, enum pb_mode *mode, char *why, size_t why_l
 	else if (!strcmp(optarg, "off"))
 		*mode = PB_MODE_OFF;
 	else {
-		say(why, why_len, "--peakbpf=%s: use --peakbpf, --peakbpf=quiet or --peakbpf=off", optarg);
+		set_why(why, why_len, "--peakbpf=%s: use --peakbpf, --peakbpf=quiet or --peakbpf=off", optarg);
 		return -EINVAL;
 	}
 	return 0;
