@@ -92,6 +92,7 @@ HELPER_SRCS := \
 	src/helper/serve_client.c \
 	src/helper/serve_tree.c \
 	src/helper/serve_closer.c \
+	src/helper/serve_log.c \
 	src/helper/pidns.c
 CLITOP_SRCS := \
 	src/cli/main.c \
@@ -230,7 +231,7 @@ $(OUTPUT)/tracker.skel.h: $(OUTPUT)/tracker.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include the skeleton must wait for it.
-$(call obj,src/lib/kernel/tracker.c src/lib/kernel/tracker_load.c src/lib/kernel/tracker_trees.c src/lib/kernel/unique.c): $(OUTPUT)/tracker.skel.h
+$(call obj,$(KERNEL_SRCS)): $(OUTPUT)/tracker.skel.h
 
 # A layer's objects get its include path (the more specific pattern wins).
 $(OUTPUT)/src/base/%.o: LAYER_INC = $(INC_base)

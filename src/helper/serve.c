@@ -37,17 +37,6 @@
 
 #define SYSTEMD_LISTEN_FD 3             /* sd_listen_fds(3): the first passed fd */
 
-void serve_say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("peakbpf serve: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
 /* ---- the socket ------------------------------------------------------------ */
 
 /* systemd socket activation (sd_listen_fds(3)): fd 3, if it is ours. */

@@ -25,22 +25,6 @@ PEAKBPF_API const char *peakbpf_version(void)
 	return PEAKBPF_VERSION;
 }
 
-/* The caller's options, libbpf-style: fields past its sz are zero, and
- * fields past ours must be zero. */
-int lib_copy_sized(const void *in, size_t in_sz, void *out, size_t out_sz)
-{
-	memset(out, 0, out_sz);
-	if (!in)
-		return 0;
-	if (in_sz < sizeof(size_t))
-		return -EINVAL;
-	for (size_t i = out_sz; i < in_sz; i++)
-		if (((const char *)in)[i])
-			return -E2BIG;
-	memcpy(out, in, in_sz < out_sz ? in_sz : out_sz);
-	return 0;
-}
-
 static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
 {
 	return lib_copy_sized(in, in ? in->sz : 0, out, sizeof(*out));

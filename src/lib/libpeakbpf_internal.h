@@ -7,7 +7,9 @@
 #define PEAKBPF_LIBPEAKBPF_INTERNAL_H
 
 #include <stdbool.h>
+#include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <peakbpf/peakbpf.h>
 #include "host.h"
 #include "report.h"
@@ -62,7 +64,19 @@ struct peakbpf_figure {
 struct peakbpf_figure *lib_figure_from(const struct report *rec, const struct peakbpf_session *p);
 /* A caller's options struct of in_sz bytes into ours of out_sz,
  * libbpf-style: fields past in_sz are zero, and fields past ours must be
- * zero (-E2BIG); in_sz below a size_t: -EINVAL. */
-int lib_copy_sized(const void *in, size_t in_sz, void *out, size_t out_sz);
+ * zero (-E2BIG); in_sz below a size_t: -EINVAL. Both halves take one. */
+static inline int lib_copy_sized(const void *in, size_t in_sz, void *out, size_t out_sz)
+{
+	memset(out, 0, out_sz);
+	if (!in)
+		return 0;
+	if (in_sz < sizeof(size_t))
+		return -EINVAL;
+	for (size_t i = out_sz; i < in_sz; i++)
+		if (((const char *)in)[i])
+			return -E2BIG;
+	memcpy(out, in, in_sz < out_sz ? in_sz : out_sz);
+	return 0;
+}
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "tracker_internal.h"
+#include "tracker.skel.h"
 
 struct holder_list {
 	struct holder *v;
@@ -52,7 +53,7 @@ static void holder_from(struct holder *h, __u32 tgid, __u32 vpid, __s64 own_peak
 
 static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *l)
 {
-	struct bpf_map *map = bpf_object__find_map_by_name(tracker_object(t), "mm_states");
+	struct bpf_map *map = bpf_object__find_map_by_name(t->skel->obj, "mm_states");
 	__u64 key = 0, next;
 	void *prev = NULL;
 	int err = 0;
@@ -66,7 +67,7 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 		prev = &key;
 		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0))
 			continue;       /* left meanwhile: it is in the departed ring */
-		if (ms.tree != tracker_tree(t))
+		if (ms.tree != t->tree)
 			continue;       /* another tree of the same load */
 		holder_from(&h, ms.tgid, ms.vpid, ms.own_peak, ms.comm,
 			    holder_pages_at_peak(ms.mark, ms.pages, w, peak, by_slot));
@@ -78,7 +79,7 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 /* The mms that left since the window began, from the departed ring. */
 static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, struct holder_list *l)
 {
-	const struct departed_mm *ring = tracker_departed(t);
+	const struct departed_mm *ring = t->skel->bss->departed;
 	int err = 0;
 
 	for (size_t i = 0; i < MAX_DEPARTED && !err; i++) {
@@ -86,7 +87,7 @@ static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, str
 		struct holder h;
 		__s64 by_slot[RSS_SLOTS];
 
-		if (!departed_read(&ring[i], &e) || e.seq <= since || e.tree != tracker_tree(t))
+		if (!departed_read(&ring[i], &e) || e.seq <= since || e.tree != t->tree)
 			continue;       /* empty, being written, left before the window, or another tree's */
 		holder_from(&h, e.tgid, e.vpid, e.own_peak, e.comm,
 			    holder_pages_at_peak(e.mark, NULL, w, peak, by_slot));
@@ -106,7 +107,7 @@ int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 depart
 			    struct holder *out, size_t max, struct holders_info *info)
 {
 	struct holder_list l = {};
-	__u64 departed_now = tracker_departed_seq(t);
+	__u64 departed_now = LOAD(t->skel->bss->departed_seq);
 	int err;
 
 	memset(info, 0, sizeof(*info));

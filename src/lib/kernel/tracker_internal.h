@@ -43,14 +43,18 @@ static inline void raise_to(__s64 *peak, __s64 v)
 struct ring_buffer;
 
 /* A load (base NULL), or a tree of one (tracker_open_tree). tracker_load.c
- * makes and closes loads, tracker_trees.c trees, tracker.c works them. */
+ * makes and closes loads, tracker_trees.c trees, tracker.c works them;
+ * holders.c and unique.c read the skeleton's state through it (the files
+ * that use skel's members include tracker.skel.h). */
 struct tracker {
 	struct tracker_bpf *skel;
 	struct tracker *base;   /* tracker_open_tree: the load this tree shares, else NULL */
 	unsigned tree;          /* index into hot.trees: 0 for the load's own */
 	struct tracker_features features;
 	int exact_err;          /* 0: the exact per-CPU path is on */
-	int unique_err;         /* tracker_unique_err */
+	int unique_err;         /* the unique program: 0 loaded and attached; -ENODATA
+				   not asked for; -EOPNOTSUPP no memcg statistic
+				   tracepoint; else its load error */
 	struct bpf_link *settle_links[2];
 	__u64 departed_at_cut;  /* departed_seq when the open window began */
 	__u64 mark_races_at_cut; /* the tree's mark_races then */
@@ -70,14 +74,5 @@ struct tracker {
 /* Who held memory at peak `peak` of window w (holders.c). */
 int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
 			    struct holder *out, size_t max, struct holders_info *info);
-/* The loaded object, the departed ring and its count (holders.c). */
-struct bpf_object *tracker_object(struct tracker *t);
-const struct departed_mm *tracker_departed(struct tracker *t);
-__u64 tracker_departed_seq(struct tracker *t);
-/* The loaded skeleton (unique.c reads its unique program's state). */
-struct tracker_bpf *tracker_skeleton(struct tracker *t);
-/* The unique program: 0 loaded and attached; -ENODATA not asked for;
- * -EOPNOTSUPP no memcg statistic tracepoint; else its load error. */
-int tracker_unique_err(const struct tracker *t);
 
 #endif

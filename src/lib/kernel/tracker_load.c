@@ -296,31 +296,6 @@ int tracker_possible_cpus(const struct tracker *t)
 	return t->features.possible_cpus;
 }
 
-struct bpf_object *tracker_object(struct tracker *t)
-{
-	return t->skel->obj;
-}
-
-const struct departed_mm *tracker_departed(struct tracker *t)
-{
-	return t->skel->bss->departed;
-}
-
-__u64 tracker_departed_seq(struct tracker *t)
-{
-	return LOAD(t->skel->bss->departed_seq);
-}
-
-struct tracker_bpf *tracker_skeleton(struct tracker *t)
-{
-	return t->skel;
-}
-
-int tracker_unique_err(const struct tracker *t)
-{
-	return t->unique_err;
-}
-
 void tracker_startup(const struct tracker *t, struct tracker_startup *out)
 {
 	*out = t->startup;

@@ -118,7 +118,7 @@ int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct un
 		char *why, size_t whylen)
 {
 	struct unique_state *st;
-	int err = tracker_unique_err(t);
+	int err = t->unique_err;
 
 	*out = NULL;
 	if (err == -EOPNOTSUPP)
@@ -138,7 +138,7 @@ int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct un
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
-	(*out)->skel = tracker_skeleton(t);
+	(*out)->skel = t->skel;
 	(*out)->page_size = page_size;
 	/* One load serves run after run: this run's cgroup, from 0 pages
 	 * (it holds nothing yet); the id last, so no update of the new
