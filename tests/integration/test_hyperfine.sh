@@ -36,7 +36,8 @@ t_hyperfine_same_flags() {
 
 # A command string without shell syntax runs without the shell: its peak
 # is the program's alone, as with "--"; with shell syntax the shell's own
-# memory is in it (about 1.7 MiB of dash).
+# memory is in it (about 1.7 MiB of dash on the host; the VMs' busybox sh
+# adds a few pages only, so there the shell's part is not checked).
 t_command_string_exec() {
 	"$PEAKBPF" -q -r 3 --export-json "$TMP/ce1.json" "$WORKLOAD -s 16MiB spike" >/dev/null 2>&1
 	"$PEAKBPF" -q -r 3 --export-json "$TMP/ce2.json" -- "$WORKLOAD" -s 16MiB spike >/dev/null 2>&1
@@ -44,7 +45,8 @@ t_command_string_exec() {
 	direct=$(peak_field "$TMP/ce1.json" median) argv=$(peak_field "$TMP/ce2.json" median)
 	shell=$(peak_field "$TMP/ce3.json" median)
 	if [ -n "$direct" ] && [ -n "$argv" ] && [ -n "$shell" ] &&
-		[ "$(abs $((direct - argv)))" -le $((256 * 1024)) ] && [ $((shell - direct)) -ge $((64 * 1024)) ]; then
+		[ "$(abs $((direct - argv)))" -le $((256 * 1024)) ] &&
+		{ [ "$QUICK" = 1 ] || [ $((shell - direct)) -ge $((64 * 1024)) ]; }; then
 		ok "a plain command string is exec'd: $(mib "$direct") (argv form $(mib "$argv")); through sh $(mib "$shell")"
 	else
 		fail "command string exec: direct '$direct', argv '$argv', shell '$shell'"

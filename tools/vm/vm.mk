@@ -11,7 +11,7 @@
 
 VMTEST_KERNELS ?= 5.10 6.1 6.12
 VMTEST_CACHE ?= $(OUTPUT)/vm
-VMTEST_TIMEOUT ?= 420
+VMTEST_TIMEOUT ?= 900
 VMTEST_FLAGS ?=
 # VMTEST_ONLY="t_a t_b": run just these tests in each kernel.
 VMTEST_ONLY ?=
