@@ -3,8 +3,9 @@
 given C sources (src/ and bpf/): past that, a file or a function holds more
 than one concern, and is split by concern (docs/design.md, Layers).
 
-A function is counted from the line that opens its body ("{" in column 0,
-the kernel style this tree uses) to the "}" in column 0 that closes it.
+A function is counted from the first line of its signature to the "}" in
+column 0 that closes its body (whose "{" is in column 0, the kernel style
+this tree uses).
 
 usage: check-size.py FILE...
 """
@@ -20,6 +21,11 @@ def functions(lines):
     for i, line in enumerate(lines):
         if line.startswith("{") and start is None:
             start = i
+            # the signature counts too: back to the line that begins it
+            while start > 0 and lines[start - 1].strip() and \
+                    not lines[start - 1].rstrip().endswith((";", "*/", "}")) and \
+                    not lines[start - 1].startswith("#"):
+                start -= 1
             head = " ".join(lines[max(0, i - 3):i])
             m = re.findall(r"(\w+)\s*\(", head)
             name = m[0] if m else "?"

@@ -48,6 +48,16 @@ static size_t trees_open(const struct server *sv)
 	return n;
 }
 
+/* Without --unload-idle the load stays while no tree is open (a session
+ * then costs a round trip, not a load); with it, the last tree takes it. */
+static void unload_if_idle(struct server *sv)
+{
+	if (!trees_open(sv) && sv->unload_idle) {
+		tracker_close(sv->shared);
+		sv->shared = NULL;
+	}
+}
+
 void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 {
 	__u64 ns;
@@ -56,8 +66,9 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 		return;
 	/* Destroying the source deletes its tree's entries from the shared
 	 * maps (tracker_clear_tree), so nothing of a vanished client stays
-	 * behind; with the last tree the load goes too, and its programs
-	 * cost the machine's faults nothing while no one measures. */
+	 * behind; under --unload-idle the last tree takes the load with it
+	 * (unload_if_idle), so its programs cost the machine's faults
+	 * nothing while no one measures. */
 	ns = monotonic_ns();
 	c->src->ops->destroy(c->src);
 	ns = monotonic_ns() - ns;
@@ -66,10 +77,7 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 	c->host = NULL;
 	sv->slot_used[c->slot] = false;
 	sv->counted_ns = 0;             /* the next status counts afresh */
-	if (!trees_open(sv) && sv->unload_idle) {
-		tracker_close(sv->shared);
-		sv->shared = NULL;
-	}
+	unload_if_idle(sv);
 	c->roots = 0;
 	c->started = false;
 	sv->removed++;
@@ -78,16 +86,10 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 		    c->slot, why, ns / 1e6);
 }
 
-static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
-		   struct hp_msg *r)
+/* Why a client may not open a tree now (its reason in r), or 0. */
+static int open_refused(const struct server *sv, const struct client *c, const struct hp_open *o,
+			struct hp_msg *r)
 {
-	struct bpf_source_opts bo = { .max_tracked = o->max_tracked ? o->max_tracked : DEFAULT_MAX_TRACKED,
-				      .command_mode = o->command_mode != 0 };
-	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
-	struct hp_opened *op = &r->u.opened;
-	unsigned slot = 0;
-	int err;
-
 	if (c->src) {
 		snprintf(r->u.why, HP_WHY_LEN, "a tree is already open on this connection: close it first");
 		return -EBUSY;
@@ -107,6 +109,34 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 			 "(its trees share maps of that size)", SERVE_MAP_ENTRIES);
 		return -E2BIG;
 	}
+	return 0;
+}
+
+/* What the client is told of the load its tree is on. */
+static void opened_facts(struct hp_opened *op, const struct host_facts *host)
+{
+	memset(op, 0, sizeof(*op));
+	op->rss_percpu = host->rss_percpu;
+	op->exact_path_err = host->exact_path_err;
+	op->probe_ms = host->probe_ms;
+	op->load_ms = host->load_ms;
+	op->learn_ms = host->learn_ms;
+	op->attach_ms = host->attach_ms;
+	snprintf(op->teardown_hook, sizeof(op->teardown_hook), "%s",
+		 host->teardown_hook ? host->teardown_hook : "");
+}
+
+static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
+		   struct hp_msg *r)
+{
+	struct bpf_source_opts bo = { .max_tracked = o->max_tracked ? o->max_tracked : DEFAULT_MAX_TRACKED,
+				      .command_mode = o->command_mode != 0 };
+	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
+	unsigned slot = 0;
+	int err = open_refused(sv, c, o, r);
+
+	if (err)
+		return err;
 	while (slot < MAX_TREES && sv->slot_used[slot])
 		slot++;
 	if (slot == MAX_TREES) {
@@ -136,10 +166,7 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 		free(c->host);
 		c->host = NULL;
 		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot open a tree: %s", strerror(-err));
-		if (!trees_open(sv) && sv->unload_idle) {
-			tracker_close(sv->shared);
-			sv->shared = NULL;
-		}
+		unload_if_idle(sv);
 		return err;
 	}
 	set_pid_depth(c);
@@ -147,15 +174,7 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 	sv->slot_used[slot] = true;
 	sv->counted_ns = 0;
 	sv->opened++;
-	memset(op, 0, sizeof(*op));
-	op->rss_percpu = c->host->rss_percpu;
-	op->exact_path_err = c->host->exact_path_err;
-	op->probe_ms = c->host->probe_ms;
-	op->load_ms = c->host->load_ms;
-	op->learn_ms = c->host->learn_ms;
-	op->attach_ms = c->host->attach_ms;
-	snprintf(op->teardown_hook, sizeof(op->teardown_hook), "%s",
-		 c->host->teardown_hook ? c->host->teardown_hook : "");
+	opened_facts(&r->u.opened, c->host);
 	if (sv->verbose)
 		serve_say("uid %u: tree %u opened (%zu open)", (unsigned)c->cred.uid, slot, trees_open(sv));
 	return 0;
