@@ -1284,14 +1284,23 @@ static int sync_wait(const char *name, uint64_t from, uint64_t to)
 	return 0;
 }
 
+/* Apart at --record's resolution: a rank's growth starts more than two
+ * of its 10 ms windows after the previous rank's free, so no window of
+ * the one that held the peak overlaps a window of the next that grows
+ * (within one window, peakbpf merge must assume both at once). */
+#define RANK_APART_GAP_NS (25 * NSEC / 1000)
+
 /* Rank R of SIZE: every rank up, then R holds S for T only once R - 1
- * has freed its block; all stay alive until the last has freed. */
+ * has freed its block (and RANK_APART_GAP_NS more); all stay alive until
+ * the last has freed. */
 static int run_rank_apart(const struct opts *o)
 {
 	uint64_t r = (uint64_t)env_number(rank_env, 0), n = (uint64_t)env_number(size_env, 1);
 
 	if (sync_mark("up", r) || sync_wait("up", 0, n) || (r > 0 && sync_wait("freed", r - 1, r)))
 		return 1;
+	if (r > 0)
+		hold(RANK_APART_GAP_NS);
 	if (alloc_hold_free(o->size, o->hold_ns) || sync_mark("freed", r))
 		return 1;
 	return sync_wait("freed", 0, n);
@@ -1393,7 +1402,7 @@ static const struct shape shapes[] = {
 	  "                    (N+1)*S summed RSS (before the execs), S unique" },
 	{ "rank-apart", run_rank_apart, exp_s, 1,
 	  "an MPI rank (OMPI_COMM_WORLD_RANK, SLURM_PROCID or PMI_RANK = R of SIZE):\n"
-	  "                    hold S for T after rank R-1 freed its block, live until all\n"
+	  "                    hold S for T 25 ms after rank R-1 freed its block, live until all\n"
 	  "                    have (ranks meet by files in $WORKLOAD_SYNC_DIR); expect S" },
 	{ "rank-together", run_rank_together, exp_s, 1,
 	  "an MPI rank: touch S; once every rank has, hold it for T; expect S" },
