@@ -133,7 +133,7 @@ struct peakbpf_holder {
 	uint64_t own_peak_bytes;        /* its own largest RSS so far */
 };
 
-/* "0.3.0" */
+/* "0.4.0" */
 PEAKBPF_API const char *peakbpf_version(void);
 
 /*
@@ -250,6 +250,19 @@ PEAKBPF_API void peakbpf_unload(void);
  * "reused" (the load an earlier session of this process kept), "helper"
  * (through peakbpf serve); NULL: no bpf source. */
 PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *s);
+
+/* ---- since 0.4 ---- */
+/* Command mode: a file descriptor (close-on-exec, the caller closes it)
+ * that the command's own process passes to peakbpf_command_join after
+ * fork and before peakbpf_add_pid, to join the tree's cgroup itself:
+ * moving it from outside waits for an RCU grace period (10-30 ms) on
+ * cgroup v1. -ENOENT when the tree has no cgroup of its own, -EOPNOTSUPP
+ * on cgroup v2 (peakbpf_add_pid moves it there, as before). */
+PEAKBPF_API int peakbpf_command_join_fd(struct peakbpf_session *s);
+/* In the forked child, single-threaded (async-signal-safe: one write):
+ * join the cgroup of fd. 0 or -errno; on failure peakbpf_add_pid moves
+ * it instead. */
+PEAKBPF_API int peakbpf_command_join(int fd);
 
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */

@@ -36,7 +36,7 @@ from . import _lib
 from ._units import format_bytes, parse_size
 
 __all__ = ["measure", "Measurement", "parse_size", "format_bytes", "session_info", "LibraryError"]
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _TIMELINE_POLL_S = 0.02  # the kernel's buffer holds ~175 k changes between polls
 

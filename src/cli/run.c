@@ -328,7 +328,7 @@ static void begin_run(struct run *r)
 static int start_command(struct run *r)
 {
 	char **argv = r->opts->command;
-	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err, saved[2] = { -1, -1 };
+	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err, saved[2] = { -1, -1 }, join_fd;
 	struct identity id;
 	bool as_user;
 
@@ -339,7 +339,11 @@ static int start_command(struct run *r)
 		fprintf(stderr, "peakbpf: cannot open /dev/null: %s\n", strerror(errno));
 		return -EIO;
 	}
-	r->child = spawn_gated(argv, &r->oldmask, as_user ? &id : NULL, &gate_fd, &exec_err_fd);
+	join_fd = peakbpf_command_join_fd(r->session);
+	r->child = spawn_gated(argv, &r->oldmask, as_user ? &id : NULL, peakbpf_command_join, join_fd,
+			       &gate_fd, &exec_err_fd);
+	if (join_fd >= 0)
+		close(join_fd);
 	stdio_restore(saved);
 	if (r->child < 0) {
 		err = -errno;

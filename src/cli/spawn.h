@@ -13,8 +13,14 @@ struct identity;
  * not of exec (the child exits 125). */
 #define SPAWN_IDENTITY_FAILED 0x40000000
 
+/* Run in the child before it waits at the gate, when join_fd >= 0:
+ * peakbpf_command_join (it joins the tree's cgroup itself). */
+typedef int (*spawn_join_fn)(int fd);
+
 /*
- * Fork argv stopped at a gate. Writing a byte to *gate_fd lets it exec
+ * Fork argv stopped at a gate. With join_fd >= 0 the child first calls
+ * join(join_fd), and spawn_gated returns once it has (whatever join
+ * returned: the caller's next step moves it if it did not join). Writing a byte to *gate_fd lets it exec
  * with oldmask as its signal mask, as identity id if not NULL; closing
  * *gate_fd unwritten makes it exit 125 without exec. *exec_err_fd then
  * reads EOF once exec succeeded, or the int errno of a failed exec (the
@@ -22,6 +28,6 @@ struct identity;
  * the caller's to close. Returns the pid, or -1 with errno set.
  */
 pid_t spawn_gated(char **argv, const sigset_t *oldmask, const struct identity *id,
-		  int *gate_fd, int *exec_err_fd);
+		  spawn_join_fn join, int join_fd, int *gate_fd, int *exec_err_fd);
 
 #endif

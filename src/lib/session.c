@@ -218,6 +218,14 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 			s->sources[i]->ops->command_exited(s->sources[i], pid, ru);
 }
 
+int session_command_join_fd(struct session *s)
+{
+	for (size_t i = 0; i < s->n_sources; i++)
+		if (s->sources[i]->ops->command_join_fd)
+			return s->sources[i]->ops->command_join_fd(s->sources[i]);
+	return -ENOENT;
+}
+
 /* The kernel source's optional operation op, or NULL. */
 #define KERNEL_OP(s, op) ((s)->kernel ? (s)->kernel->ops->op : NULL)
 

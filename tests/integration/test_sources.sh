@@ -2,7 +2,7 @@
 # Sources and provenance: CAP_BPF + CAP_PERFMON only, no capabilities at all,
 # each fallback's own figure, the cgroup source for real, other_sources.
 
-TESTS="$TESTS t_caps_bpf_perfmon_only t_unprivileged_user_limits t_no_caps_fallback t_each_fallback
+TESTS="$TESTS t_caps_bpf_perfmon_only t_cgroup_v1_self_join t_unprivileged_user_limits t_no_caps_fallback t_each_fallback
  t_proc_misses_spike t_cgroup_v1_real t_cgroup_removed_when_killed t_other_sources_diverge"
 
 BPF_CAPS="--inh-caps=-all,+bpf,+perfmon --ambient-caps=-all,+bpf,+perfmon --bounding-set=-all,+bpf,+perfmon"
@@ -155,6 +155,39 @@ t_cgroup_v1_real() {
 		ok "cgroup v1: own cgroup $(basename "$path"), $(mib "$peak") for 64 MiB, removed afterwards"
 	else
 		fail "cgroup v1: source $src exclusive $excl path $path (exists: $([ -e "$path" ] && echo yes)) peak $peak: $(cat "$TMP/cg.err")"
+	fi
+}
+
+# The command joins its cgroup itself, before exec, by writing 0 to the
+# cgroup's tasks file (no RCU grace period: docs/performance.md); peakbpf
+# moves nobody. Its first look at /proc/self/cgroup already shows the
+# tree's cgroup, through a helper too.
+t_cgroup_v1_self_join() {
+	cgroup_v1 "cgroup self-join" || return
+	need strace "cgroup self-join" || return
+	strace -f -y -qq -e trace=write -o "$TMP/join.st" "$PEAKBPF" -q --no-helper -o "$TMP/join.json" \
+		-- sh -c 'grep memory: /proc/self/cgroup' >"$TMP/join.out" 2>"$TMP/join.err"
+	own=$(json_str "$TMP/join.json" cgroup)
+	if grep -q "tasks>, \"0\", 1) = 1" "$TMP/join.st" && ! grep -q 'cgroup.procs>, "[0-9]' "$TMP/join.st" &&
+		[ -n "$own" ] && grep -q "memory:.*/$(basename "$own")\$" "$TMP/join.out"; then
+		ok "cgroup self-join: the command wrote 0 to tasks, in $(basename "$own") from its first instruction"
+	else
+		fail "cgroup self-join: own $own, command saw $(cat "$TMP/join.out"); writes: $(grep -E 'tasks|procs' "$TMP/join.st" | head -3) $(cat "$TMP/join.err")"
+	fi
+	PEAKBPF_HELPER=$TMP/join.sock "$PEAKBPF" serve --socket "$TMP/join.sock" 2>"$TMP/join.log" &
+	hp=$!
+	i=0
+	while [ ! -S "$TMP/join.sock" ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	PEAKBPF_HELPER=$TMP/join.sock "$PEAKBPF" -q -o "$TMP/joinh.json" \
+		-- sh -c 'grep memory: /proc/self/cgroup' >"$TMP/joinh.out" 2>"$TMP/joinh.err"
+	kill "$hp" 2>/dev/null
+	wait "$hp" 2>/dev/null
+	own=$(json_str "$TMP/joinh.json" cgroup)
+	via=$(json_str "$TMP/joinh.json" bpf_load)
+	if [ "$via" = helper ] && [ -n "$own" ] && grep -q "memory:.*/$(basename "$own")\$" "$TMP/joinh.out"; then
+		ok "cgroup self-join through the helper: the command in $(basename "$own")"
+	else
+		fail "cgroup self-join through the helper: bpf_load $via, own $own, saw $(cat "$TMP/joinh.out") $(cat "$TMP/joinh.err")"
 	fi
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <string.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,7 +24,7 @@ static pid_t spawn(char **argv, bool open_gate, int *exec_errno)
 	ssize_t n;
 
 	sigemptyset(&none);
-	pid = spawn_gated(argv, &none, NULL, &gate_fd, &exec_err_fd);
+	pid = spawn_gated(argv, &none, NULL, NULL, -1, &gate_fd, &exec_err_fd);
 	assert_true(pid > 0);
 	if (open_gate)
 		assert_int_equal(write(gate_fd, "g", 1), 1);
@@ -102,6 +103,65 @@ static void test_signals_restored(void **state)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The join a child makes before its gate: "0" into the fd, as
+ * peakbpf_command_join writes it (here a pipe stands for cgroup's tasks). */
+static int join_by_zero(int fd)
+{
+	return write(fd, "0", 1) == 1 ? 0 : -errno;
+}
+
+/* spawn_gated returns only once the child has joined, before the gate
+ * opens: the caller's add then finds it in the cgroup. */
+static void test_join_before_gate(void **state)
+{
+	char *argv[] = { "sh", "-c", "exit 4", NULL };
+	int joined[2], gate_fd, exec_err_fd, exec_errno = 0;
+	char got[2] = { 0 };
+	sigset_t none;
+	pid_t pid;
+
+	(void)state;
+	sigemptyset(&none);
+	assert_int_equal(pipe(joined), 0);
+	pid = spawn_gated(argv, &none, NULL, join_by_zero, joined[1], &gate_fd, &exec_err_fd);
+	assert_true(pid > 0);
+	close(joined[1]);
+	/* Already written, gate still shut: a read that cannot block. */
+	assert_int_equal(read(joined[0], got, sizeof(got)), 1);
+	assert_string_equal(got, "0");
+	assert_int_equal(write(gate_fd, "g", 1), 1);
+	close(gate_fd);
+	assert_int_equal(read(exec_err_fd, &exec_errno, sizeof(exec_errno)), 0);
+	close(exec_err_fd);
+	close(joined[0]);
+	assert_int_equal(exit_status_from_wait(wait_status(pid)), 4);
+}
+
+/* A failed join does not stop the command: it runs as before. */
+static int join_fails(int fd)
+{
+	(void)fd;
+	return -EACCES;
+}
+
+static void test_failed_join_still_runs(void **state)
+{
+	char *argv[] = { "sh", "-c", "exit 5", NULL };
+	int gate_fd, exec_err_fd, exec_errno = 0;
+	sigset_t none;
+	pid_t pid;
+
+	(void)state;
+	sigemptyset(&none);
+	pid = spawn_gated(argv, &none, NULL, join_fails, 0, &gate_fd, &exec_err_fd);
+	assert_true(pid > 0);
+	assert_int_equal(write(gate_fd, "g", 1), 1);
+	close(gate_fd);
+	assert_int_equal(read(exec_err_fd, &exec_errno, sizeof(exec_errno)), 0);
+	close(exec_err_fd);
+	assert_int_equal(exit_status_from_wait(wait_status(pid)), 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +169,8 @@ int main(void)
 		cmocka_unit_test(test_gate_closed_never_execs),
 		cmocka_unit_test(test_exec_failure_reported),
 		cmocka_unit_test(test_signals_restored),
+		cmocka_unit_test(test_join_before_gate),
+		cmocka_unit_test(test_failed_join_still_runs),
 	};
 
 	return cmocka_run_group_tests_name("spawn", tests, NULL, NULL);

@@ -136,6 +136,10 @@ struct source_ops {
 	struct tracker *(*tracker)(struct source *s);
 	/* Why the other side refused the last request ("" if it did not). */
 	const char *(*refusal)(const struct source *s);
+	/* Command mode: a file (close-on-exec, the caller's) by which the
+	 * command's own process joins the tree's cgroup before it execs
+	 * (source_cgroup.c says why); -errno when there is none. */
+	int (*command_join_fd)(struct source *s);
 };
 
 struct source {

@@ -112,6 +112,24 @@ static void copy_path_tail(char *out, size_t len, const char *path)
 	out[len - 1] = '\0';
 }
 
+/* Whether pid is in the tree's own cgroup already (it joined itself:
+ * cgroup_command_join_fd). An unreadable list counts as not. */
+static bool own_has_pid(const struct cgroup_source *c, pid_t pid)
+{
+	pid_t pids[64];
+	char *text = NULL;
+	size_t n = 0;
+	bool found = false;
+
+	if (read_text_at(c->fds.dir_fd, "cgroup.procs", &text, NULL))
+		return false;
+	if (parse_pid_words(text, pids, sizeof(pids) / sizeof(pids[0]), &n) == 0)
+		for (size_t i = 0; i < n && !found; i++)
+			found = pids[i] == pid;
+	free(text);
+	return found;
+}
+
 static int cgroup_add_root(struct source *s, pid_t pid)
 {
 	struct cgroup_source *c = (struct cgroup_source *)s;
@@ -119,6 +137,8 @@ static int cgroup_add_root(struct source *s, pid_t pid)
 	int err, fd;
 
 	if (c->own) {
+		if (c->command_mode && own_has_pid(c, pid))
+			return 0;
 		snprintf(line, sizeof(line), "%d\n", (int)pid);
 		/* O_APPEND: a fixture keeps every pid written; the kernel ignores it. */
 		return cg_write_text_at(c->fds.dir_fd, "cgroup.procs", line, O_APPEND);
@@ -287,12 +307,36 @@ static void cgroup_destroy(struct source *s)
 	free(c);
 }
 
+/*
+ * Moving a process into a cgroup from outside write-locks the kernel's
+ * cgroup_threadgroup_rwsem, whose first write lock in a while waits for
+ * an RCU grace period: 10-30 ms on this machine, most of a short run
+ * through the helper. A single-threaded process that moves its one
+ * thread itself, by writing 0 to cgroup v1's tasks file, takes no such
+ * lock (measured: docs/performance.md, "Through a running helper"). So
+ * the command's process joins itself, between fork and exec. cgroup v2
+ * moves a thread alone only inside a threaded subtree: no file there.
+ */
+static int cgroup_command_join_fd(struct source *s)
+{
+	struct cgroup_source *c = (struct cgroup_source *)s;
+	int fd;
+
+	if (!c->own || !c->command_mode)
+		return -ENOENT;
+	if (c->h.version != CG_V1)
+		return -EOPNOTSUPP;
+	fd = openat(c->fds.dir_fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	return fd >= 0 ? fd : -errno;
+}
+
 static const struct source_ops cgroup_ops = {
 	.add_root = cgroup_add_root,
 	.start = cgroup_start,
 	.close_window = cgroup_close_window,
 	.command_exited = NULL,
 	.destroy = cgroup_destroy,
+	.command_join_fd = cgroup_command_join_fd,
 };
 
 bool cgroup_source_is_exclusive(const struct source *s)
