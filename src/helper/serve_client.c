@@ -104,6 +104,20 @@ static bool serve_message(struct server *sv, struct client *c)
 			 "one pidfd, with an HP_ADD_ROOT only: the connection ends");
 		return reply(c, &r) && err == -EBADF;
 	}
+	if (m.type == HP_CLOSE) {
+		/* The reply first: the client need not wait for the walks of
+		 * the shared maps that remove its tree (~2 ms). The loop reads
+		 * no other request until they are done, so to every client
+		 * the tree is gone once the reply is sent. */
+		bool ok;
+
+		hp_init(&r, HP_CLOSE);
+		ok = reply(c, &r);
+		serve_handle(sv, c, &m, pidfd, &r);
+		if (pidfd >= 0)
+			close(pidfd);
+		return ok;
+	}
 	r.err = serve_handle(sv, c, &m, pidfd, &r);
 	if (pidfd >= 0)
 		close(pidfd);

@@ -51,7 +51,8 @@ static void holder_from(struct holder *h, __u32 tgid, __u32 vpid, __s64 own_peak
 	h->comm[sizeof(h->comm) - 1] = '\0';
 }
 
-static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *l)
+static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *l,
+		    struct holders_info *info)
 {
 	struct bpf_map *map = bpf_object__find_map_by_name(t->skel->obj, "mm_states");
 	__u64 key = 0, next;
@@ -69,6 +70,8 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 			continue;       /* left meanwhile: it is in the departed ring */
 		if (ms.tree != t->tree)
 			continue;       /* another tree of the same load */
+		info->mm_entries++;
+		info->mm_events += ms.events;
 		holder_from(&h, ms.tgid, ms.vpid, ms.own_peak, ms.comm,
 			    holder_pages_at_peak(ms.mark, ms.pages, w, peak, by_slot));
 		err = list_add(l, &h, by_slot);
@@ -111,7 +114,7 @@ int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 depart
 	int err;
 
 	memset(info, 0, sizeof(*info));
-	err = add_live(t, w, peak, &l);
+	err = add_live(t, w, peak, &l, info);
 	if (!err)
 		err = add_departed(t, w, peak, departed_since, &l);
 	if (err)

@@ -37,6 +37,9 @@ struct holders_info {
 	__s64 sum_pages;        /* what they held together: the peak, within a
 				   page per mm for updates racing the peak */
 	__s64 breakdown_pages[RSS_SLOTS];       /* ...by counter */
+	/* The walk of the mm map that found the live holders also counts
+	 * the tree's entries there and their events (tracker_close_window). */
+	__u64 mm_entries, mm_events;
 };
 
 /* A copy of the tree's kernel state, plus facts about the programs that
