@@ -252,17 +252,15 @@ PEAKBPF_API void peakbpf_unload(void);
 PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *s);
 
 /* ---- since 0.4 ---- */
-/* Command mode: a file descriptor (close-on-exec, the caller closes it)
- * that the command's own process passes to peakbpf_command_join after
- * fork and before peakbpf_add_pid, to join the tree's cgroup itself:
- * moving it from outside waits for an RCU grace period (10-30 ms) on
- * cgroup v1. -ENOENT when the tree has no cgroup of its own, -EOPNOTSUPP
- * on cgroup v2 (peakbpf_add_pid moves it there, as before). */
-PEAKBPF_API int peakbpf_command_join_fd(struct peakbpf_session *s);
-/* In the forked child, single-threaded (async-signal-safe: one write):
- * join the cgroup of fd. 0 or -errno; on failure peakbpf_add_pid moves
- * it instead. */
-PEAKBPF_API int peakbpf_command_join(int fd);
+/* Command mode: fork() for the command, before peakbpf_add_pid. The child
+ * starts in the tree's own cgroup (cgroup v2: clone3 with
+ * CLONE_INTO_CGROUP; v1: it moves its one thread itself before this
+ * returns), so peakbpf_add_pid moves nothing: moving a process from
+ * outside waits for an RCU grace period, 10-30 ms. Where neither can be
+ * (no cgroup of its own, a process with threads, an old kernel), plain
+ * fork(), and peakbpf_add_pid moves it as before. Returns as fork() does;
+ * the child may then call only async-signal-safe functions until exec. */
+PEAKBPF_API pid_t peakbpf_command_fork(struct peakbpf_session *s);
 
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */

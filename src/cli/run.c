@@ -323,12 +323,18 @@ static void begin_run(struct run *r)
 	}
 }
 
+/* The child starts in the tree's cgroup: peakbpf_add_pid moves nothing. */
+static pid_t command_fork(void *session)
+{
+	return peakbpf_command_fork(session);
+}
+
 /* Command mode: fork COMMAND behind the gate, enter it, open the gate. On
  * exec failure r->exit_status says why (126, 127). */
 static int start_command(struct run *r)
 {
 	char **argv = r->opts->command;
-	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err, saved[2] = { -1, -1 }, join_fd;
+	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err, saved[2] = { -1, -1 };
 	struct identity id;
 	bool as_user;
 
@@ -339,11 +345,8 @@ static int start_command(struct run *r)
 		fprintf(stderr, "peakbpf: cannot open /dev/null: %s\n", strerror(errno));
 		return -EIO;
 	}
-	join_fd = peakbpf_command_join_fd(r->session);
-	r->child = spawn_gated(argv, &r->oldmask, as_user ? &id : NULL, peakbpf_command_join, join_fd,
+	r->child = spawn_gated(argv, &r->oldmask, as_user ? &id : NULL, command_fork, r->session,
 			       &gate_fd, &exec_err_fd);
-	if (join_fd >= 0)
-		close(join_fd);
 	stdio_restore(saved);
 	if (r->child < 0) {
 		err = -errno;

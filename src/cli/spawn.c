@@ -9,9 +9,9 @@
 #include "status.h"
 
 pid_t spawn_gated(char **argv, const sigset_t *oldmask, const struct identity *id,
-		  spawn_join_fn join, int join_fd, int *gate_fd, int *exec_err_fd)
+		  spawn_fork_fn fork_fn, void *ctx, int *gate_fd, int *exec_err_fd)
 {
-	int gate[2], report[2], joined;
+	int gate[2], report[2];
 	pid_t pid;
 
 	if (pipe2(gate, O_CLOEXEC))
@@ -21,7 +21,7 @@ pid_t spawn_gated(char **argv, const sigset_t *oldmask, const struct identity *i
 		close(gate[1]);
 		return -1;
 	}
-	pid = fork();
+	pid = fork_fn ? fork_fn(ctx) : fork();
 	if (pid < 0) {
 		int e = errno;
 
@@ -38,12 +38,6 @@ pid_t spawn_gated(char **argv, const sigset_t *oldmask, const struct identity *i
 
 		close(gate[1]);
 		close(report[0]);
-		if (join_fd >= 0) {
-			/* Before the gate: the parent adds it once it is in. */
-			e = join(join_fd);
-			if (write(report[1], &e, sizeof(e)) != sizeof(e))
-				_exit(EXIT_PEAKBPF_FAILED);
-		}
 		if (read(gate[0], &go, 1) != 1)
 			_exit(EXIT_PEAKBPF_FAILED);     /* peakbpf gave up */
 		signal(SIGPIPE, SIG_DFL);      /* an ignored signal stays ignored across exec */
@@ -62,13 +56,6 @@ pid_t spawn_gated(char **argv, const sigset_t *oldmask, const struct identity *i
 	}
 	close(gate[0]);
 	close(report[1]);
-	/* Wait until it is past its join (EOF if it died first). Its result
-	 * does not matter here: the caller's add moves it if it did not join. */
-	if (join_fd >= 0) {
-		ssize_t n = read(report[0], &joined, sizeof(joined));
-
-		(void)n;
-	}
 	*gate_fd = gate[1];
 	*exec_err_fd = report[0];
 	return pid;

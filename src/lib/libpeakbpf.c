@@ -335,19 +335,13 @@ PEAKBPF_API int peakbpf_command_started(struct peakbpf_session *p, pid_t pid)
 	return 0;
 }
 
-PEAKBPF_API int peakbpf_command_join_fd(struct peakbpf_session *p)
+PEAKBPF_API pid_t peakbpf_command_fork(struct peakbpf_session *p)
 {
-	if (!p)
-		return -EINVAL;
-	return session_command_join_fd(p->s);
-}
-
-/* "0" names the writer itself: cgroup_command_join_fd (source_cgroup.c). */
-PEAKBPF_API int peakbpf_command_join(int fd)
-{
-	ssize_t n = write(fd, "0", 1);
-
-	return n == 1 ? 0 : n < 0 ? -errno : -EIO;
+	if (!p) {
+		errno = EINVAL;
+		return -1;
+	}
+	return session_command_fork(p->s);
 }
 
 PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *p, pid_t pid, const struct rusage *ru)

@@ -120,6 +120,8 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 	if (f->cgroup_path[0]) {
 		json_kv_string(w, "cgroup", f->cgroup_path);
 		json_kv_bool(w, "exclusive", f->exclusive);
+		if (f->cgroup_entry)
+			json_kv_string(w, "cgroup_entry", f->cgroup_entry);
 	}
 	if (f->interval_ns) {
 		json_kv_double(w, "interval_s", (double)f->interval_ns / 1e9, 6);

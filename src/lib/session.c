@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "helper_proto.h"
 #include "host.h"
 #include "tracker_api.h"
@@ -218,12 +219,12 @@ void session_command_exited(struct session *s, pid_t pid, const struct rusage *r
 			s->sources[i]->ops->command_exited(s->sources[i], pid, ru);
 }
 
-int session_command_join_fd(struct session *s)
+pid_t session_command_fork(struct session *s)
 {
 	for (size_t i = 0; i < s->n_sources; i++)
-		if (s->sources[i]->ops->command_join_fd)
-			return s->sources[i]->ops->command_join_fd(s->sources[i]);
-	return -ENOENT;
+		if (s->sources[i]->ops->command_fork)
+			return s->sources[i]->ops->command_fork(s->sources[i]);
+	return fork();
 }
 
 /* The kernel source's optional operation op, or NULL. */

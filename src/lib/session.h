@@ -71,8 +71,8 @@ void session_fill_run(struct session *s, struct report *rec);
 /* Command mode: the command has exec'd. */
 void session_command_started(struct session *s, pid_t pid);
 void session_command_exited(struct session *s, pid_t pid, const struct rusage *ru);
-/* Command mode: the first source's command_join_fd, or -ENOENT. */
-int session_command_join_fd(struct session *s);
+/* Command mode: the first source's command_fork, or fork(). */
+pid_t session_command_fork(struct session *s);
 /* Processes of the tree alive now (bpf only), or -1 when unknown. */
 int64_t session_procs_live(struct session *s);
 /* Whether the bpf source is open: the exact figure, and the record of the

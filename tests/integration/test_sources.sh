@@ -169,6 +169,7 @@ t_cgroup_v1_self_join() {
 		-- sh -c 'grep memory: /proc/self/cgroup' >"$TMP/join.out" 2>"$TMP/join.err"
 	own=$(json_str "$TMP/join.json" cgroup)
 	if grep -q "tasks>, \"0\", 1) = 1" "$TMP/join.st" && ! grep -q 'cgroup.procs>, "[0-9]' "$TMP/join.st" &&
+		grep -q '"cgroup_entry":"self"' "$TMP/join.json" &&
 		[ -n "$own" ] && grep -q "memory:.*/$(basename "$own")\$" "$TMP/join.out"; then
 		ok "cgroup self-join: the command wrote 0 to tasks, in $(basename "$own") from its first instruction"
 	else
@@ -184,7 +185,8 @@ t_cgroup_v1_self_join() {
 	wait "$hp" 2>/dev/null
 	own=$(json_str "$TMP/joinh.json" cgroup)
 	via=$(json_str "$TMP/joinh.json" bpf_load)
-	if [ "$via" = helper ] && [ -n "$own" ] && grep -q "memory:.*/$(basename "$own")\$" "$TMP/joinh.out"; then
+	if [ "$via" = helper ] && [ -n "$own" ] && grep -q '"cgroup_entry":"self"' "$TMP/joinh.json" &&
+		grep -q "memory:.*/$(basename "$own")\$" "$TMP/joinh.out"; then
 		ok "cgroup self-join through the helper: the command in $(basename "$own")"
 	else
 		fail "cgroup self-join through the helper: bpf_load $via, own $own, saw $(cat "$TMP/joinh.out") $(cat "$TMP/joinh.err")"

@@ -24,7 +24,7 @@ static pid_t spawn(char **argv, bool open_gate, int *exec_errno)
 	ssize_t n;
 
 	sigemptyset(&none);
-	pid = spawn_gated(argv, &none, NULL, NULL, -1, &gate_fd, &exec_err_fd);
+	pid = spawn_gated(argv, &none, NULL, NULL, NULL, &gate_fd, &exec_err_fd);
 	assert_true(pid > 0);
 	if (open_gate)
 		assert_int_equal(write(gate_fd, "g", 1), 1);
@@ -103,63 +103,65 @@ static void test_signals_restored(void **state)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* The join a child makes before its gate: "0" into the fd, as
- * peakbpf_command_join writes it (here a pipe stands for cgroup's tasks). */
-static int join_by_zero(int fd)
+/* The fork function is the caller's (peakbpf_command_fork in the CLI):
+ * the child it makes is the one that waits at the gate and execs. */
+static pid_t fork_marked(void *ctx)
 {
-	return write(fd, "0", 1) == 1 ? 0 : -errno;
+	pid_t pid = fork();
+
+	if (pid == 0 && write(*(int *)ctx, "c", 1) != 1)
+		_exit(99);
+	return pid;
 }
 
-/* spawn_gated returns only once the child has joined, before the gate
- * opens: the caller's add then finds it in the cgroup. */
-static void test_join_before_gate(void **state)
+static void test_fork_fn_makes_the_child(void **state)
 {
 	char *argv[] = { "sh", "-c", "exit 4", NULL };
-	int joined[2], gate_fd, exec_err_fd, exec_errno = 0;
-	char got[2] = { 0 };
+	int marks[2], gate_fd, exec_err_fd, exec_errno = 0;
+	char got = 0;
 	sigset_t none;
 	pid_t pid;
 
 	(void)state;
 	sigemptyset(&none);
-	assert_int_equal(pipe(joined), 0);
-	pid = spawn_gated(argv, &none, NULL, join_by_zero, joined[1], &gate_fd, &exec_err_fd);
+	assert_int_equal(pipe(marks), 0);
+	pid = spawn_gated(argv, &none, NULL, fork_marked, &marks[1], &gate_fd, &exec_err_fd);
 	assert_true(pid > 0);
-	close(joined[1]);
-	/* Already written, gate still shut: a read that cannot block. */
-	assert_int_equal(read(joined[0], got, sizeof(got)), 1);
-	assert_string_equal(got, "0");
+	close(marks[1]);
+	assert_int_equal(read(marks[0], &got, 1), 1);
+	assert_int_equal(got, 'c');
 	assert_int_equal(write(gate_fd, "g", 1), 1);
 	close(gate_fd);
 	assert_int_equal(read(exec_err_fd, &exec_errno, sizeof(exec_errno)), 0);
 	close(exec_err_fd);
-	close(joined[0]);
+	close(marks[0]);
 	assert_int_equal(exit_status_from_wait(wait_status(pid)), 4);
 }
 
-/* A failed join does not stop the command: it runs as before. */
-static int join_fails(int fd)
+/* A fork function that fails: spawn_gated fails with its errno, and
+ * leaves no fd open. */
+static pid_t fork_fails(void *ctx)
 {
-	(void)fd;
-	return -EACCES;
+	(void)ctx;
+	errno = EAGAIN;
+	return -1;
 }
 
-static void test_failed_join_still_runs(void **state)
+static void test_failed_fork_fn(void **state)
 {
-	char *argv[] = { "sh", "-c", "exit 5", NULL };
-	int gate_fd, exec_err_fd, exec_errno = 0;
+	char *argv[] = { "true", NULL };
+	int gate_fd = -1, exec_err_fd = -1, before, after;
 	sigset_t none;
-	pid_t pid;
 
 	(void)state;
 	sigemptyset(&none);
-	pid = spawn_gated(argv, &none, NULL, join_fails, 0, &gate_fd, &exec_err_fd);
-	assert_true(pid > 0);
-	assert_int_equal(write(gate_fd, "g", 1), 1);
-	close(gate_fd);
-	assert_int_equal(read(exec_err_fd, &exec_errno, sizeof(exec_errno)), 0);
-	close(exec_err_fd);
-	assert_int_equal(exit_status_from_wait(wait_status(pid)), 5);
+	before = dup(0);
+	close(before);
+	assert_int_equal(spawn_gated(argv, &none, NULL, fork_fails, NULL, &gate_fd, &exec_err_fd), -1);
+	assert_int_equal(errno, EAGAIN);
+	after = dup(0);
+	close(after);
+	assert_int_equal(after, before);        /* the lowest free fd: none leaked */
 }
 
 int main(void)
@@ -169,8 +171,8 @@ int main(void)
 		cmocka_unit_test(test_gate_closed_never_execs),
 		cmocka_unit_test(test_exec_failure_reported),
 		cmocka_unit_test(test_signals_restored),
-		cmocka_unit_test(test_join_before_gate),
-		cmocka_unit_test(test_failed_join_still_runs),
+		cmocka_unit_test(test_fork_fn_makes_the_child),
+		cmocka_unit_test(test_failed_fork_fn),
 	};
 
 	return cmocka_run_group_tests_name("spawn", tests, NULL, NULL);

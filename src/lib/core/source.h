@@ -56,6 +56,10 @@ struct figure {
 	/* cgroup */
 	bool exclusive;                 /* the cgroup holds the tree alone */
 	char cgroup_path[256];
+	const char *cgroup_entry;       /* static: how the command came into its own
+					   cgroup: "clone3" (made there), "self" (moved
+					   its one thread), "moved" (from outside);
+					   NULL: not a command's own cgroup */
 	/* proc sampler */
 	uint64_t interval_ns;
 	uint64_t samples;
@@ -136,10 +140,10 @@ struct source_ops {
 	struct tracker *(*tracker)(struct source *s);
 	/* Why the other side refused the last request ("" if it did not). */
 	const char *(*refusal)(const struct source *s);
-	/* Command mode: a file (close-on-exec, the caller's) by which the
-	 * command's own process joins the tree's cgroup before it execs
-	 * (source_cgroup.c says why); -errno when there is none. */
-	int (*command_join_fd)(struct source *s);
+	/* Command mode: fork() for the command, its child already in the
+	 * tree's cgroup when this returns (source_cgroup.c says why); -1 with
+	 * errno as fork(). */
+	pid_t (*command_fork)(struct source *s);
 };
 
 struct source {

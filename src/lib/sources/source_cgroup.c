@@ -32,6 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/sched.h>
+#include <sys/single_threaded.h>
+#include <sys/syscall.h>
 #include "cgroup_fs.h"
 #include "fileutil.h"
 #include "sources.h"
@@ -73,6 +76,7 @@ struct cgroup_source {
 	bool baseline_known;
 	uint64_t baseline;
 	char reason[PATH_MAX + 128]; /* why there is no figure */
+	const char *entry;      /* own: how the command came in (figure's cgroup_entry) */
 };
 
 /* The figure of a cgroup we do not own: dir (open as *fd, which becomes
@@ -112,8 +116,8 @@ static void copy_path_tail(char *out, size_t len, const char *path)
 	out[len - 1] = '\0';
 }
 
-/* Whether pid is in the tree's own cgroup already (it joined itself:
- * cgroup_command_join_fd). An unreadable list counts as not. */
+/* Whether pid is in the tree's own cgroup already (cgroup_command_fork
+ * put it there). An unreadable list counts as not. */
 static bool own_has_pid(const struct cgroup_source *c, pid_t pid)
 {
 	pid_t pids[64];
@@ -139,6 +143,7 @@ static int cgroup_add_root(struct source *s, pid_t pid)
 	if (c->own) {
 		if (c->command_mode && own_has_pid(c, pid))
 			return 0;
+		c->entry = "moved";
 		snprintf(line, sizeof(line), "%d\n", (int)pid);
 		/* O_APPEND: a fixture keeps every pid written; the kernel ignores it. */
 		return cg_write_text_at(c->fds.dir_fd, "cgroup.procs", line, O_APPEND);
@@ -263,6 +268,7 @@ static int cgroup_close_window(struct source *s, struct figure *out)
 	if (!c->own)
 		out->not_tree = c->fd_reset && c->h.version == CG_V2 ? NOT_TREE_SHARED : NOT_TREE_ALL_TIME;
 	copy_path_tail(out->cgroup_path, sizeof(out->cgroup_path), c->dir);
+	out->cgroup_entry = c->own ? c->entry : NULL;
 	if (!c->started) {
 		out->inexact_reason = c->reason[0] ? c->reason : "the cgroup source was not started";
 		return 0;
@@ -311,23 +317,87 @@ static void cgroup_destroy(struct source *s)
  * Moving a process into a cgroup from outside write-locks the kernel's
  * cgroup_threadgroup_rwsem, whose first write lock in a while waits for
  * an RCU grace period: 10-30 ms on this machine, most of a short run
- * through the helper. A single-threaded process that moves its one
- * thread itself, by writing 0 to cgroup v1's tasks file, takes no such
- * lock (measured: docs/performance.md, "Through a running helper"). So
- * the command's process joins itself, between fork and exec. cgroup v2
- * moves a thread alone only inside a threaded subtree: no file there.
+ * through the helper (docs/performance.md, "Through a running helper").
+ * Two ways take no such lock: on cgroup v2, clone3 with CLONE_INTO_CGROUP
+ * (5.7) makes the child there; on v1, a single-threaded child moves its
+ * one thread itself, writing 0 to the cgroup's tasks file (v2 moves a
+ * lone thread only inside a threaded subtree).
  */
-static int cgroup_command_join_fd(struct source *s)
+
+/* v2. glibc has no clone3 wrapper: its fork() resets what a child of a
+ * process with threads needs, so the raw call is made only in a process
+ * without threads, and the child knows nothing else is wrong but its
+ * cached thread id (raise(3) would fail in it: peakbpf.h says so).
+ * -1 with errno: ENOSYS, E2BIG or EINVAL before 5.7, and the caller forks. */
+static pid_t clone_into(int dir_fd)
+{
+	struct clone_args args = {
+		.flags = CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = (__u64)dir_fd,
+	};
+
+	if (!__libc_single_threaded) {
+		errno = EDEADLK;
+		return -1;
+	}
+	return (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+}
+
+/* v1: fork, and return once the child has written 0 to tasks (it closes
+ * its end of done after: EOF here). Its write failing leaves it where it
+ * was, and the add moves it then. */
+static pid_t fork_and_join(int dir_fd)
+{
+	int tasks = openat(dir_fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW), done[2], e;
+	pid_t pid;
+	char b;
+
+	if (tasks < 0)
+		return fork();
+	if (pipe2(done, O_CLOEXEC)) {
+		close(tasks);
+		return fork();
+	}
+	pid = fork();
+	if (pid == 0) {
+		ssize_t n = write(tasks, "0", 1);
+
+		(void)n;
+		close(tasks);
+		close(done[0]);
+		close(done[1]);
+		return 0;
+	}
+	e = errno;
+	close(tasks);
+	close(done[1]);
+	if (pid > 0) {
+		/* EOF: the child is past its write, or gone. */
+		ssize_t n = read(done[0], &b, 1);
+
+		(void)n;
+	}
+	close(done[0]);
+	errno = e;
+	return pid;
+}
+
+static pid_t cgroup_command_fork(struct source *s)
 {
 	struct cgroup_source *c = (struct cgroup_source *)s;
-	int fd;
+	pid_t pid;
 
 	if (!c->own || !c->command_mode)
-		return -ENOENT;
-	if (c->h.version != CG_V1)
-		return -EOPNOTSUPP;
-	fd = openat(c->fds.dir_fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	return fd >= 0 ? fd : -errno;
+		return fork();
+	if (c->h.version == CG_V1) {
+		c->entry = "self";      /* unless the add finds it was not */
+		return fork_and_join(c->fds.dir_fd);
+	}
+	pid = clone_into(c->fds.dir_fd);
+	if (pid != 0)
+		c->entry = pid > 0 ? "clone3" : NULL;
+	return pid >= 0 ? pid : fork();
 }
 
 static const struct source_ops cgroup_ops = {
@@ -336,7 +406,7 @@ static const struct source_ops cgroup_ops = {
 	.close_window = cgroup_close_window,
 	.command_exited = NULL,
 	.destroy = cgroup_destroy,
-	.command_join_fd = cgroup_command_join_fd,
+	.command_fork = cgroup_command_fork,
 };
 
 bool cgroup_source_is_exclusive(const struct source *s)
