@@ -6,7 +6,10 @@
 # by default -smp 2 and then -smp 64, runs tools/bench/cpus.sh inside (read
 # it for how each figure is measured), and prints one table with the change
 # from the first count to the last. Targets: ≤ +15 % for the per-event cost
-# as a ratio to the empty program's in the same VM, and for the load time.
+# as a ratio to the empty program's in the same VM, and for the load time;
+# ≤ x1.15 (the last count's figure over the first's) for what `peakbpf -q
+# -- true` adds through a running helper (issue 24), beside which the
+# standalone run's (--no-helper) wall time is given for context.
 #
 # The VMs run with qemu's -icount: the guest's clock counts instructions,
 # so a busy host (this one is shared) moves no figure. Without it, TCG's
@@ -183,6 +186,14 @@ row "start-up: learn (ms)" start learn_ms startup '%g ms' "" "host.bpf_startup_m
 row "start-up: attach (ms)" start attach_ms startup '%g ms' "" "host.bpf_startup_ms.attach"
 row "start-up: peakbpf -q --json -- true (ms)" start total_ms startup '%g ms' "" \
 	"wall time in the VM (/proc/uptime, 10 ms steps)"
+row "peakbpf -q -- true with a helper running (ms added)" helper helper_ms-true_ms helper '%.2f ms' x1.15 \
+	"the target (issue 24): PEAKBPF_HELPER=SOCK peakbpf -q -- true less true alone, difference of medians, with peakbpf serve (resident) of its own in the VM: the client's own start, its round trips to the helper (open, add, start, close) and the tree's cgroup"
+row "  the same with --source bpf (ms added)" helper helper_bpf_ms-true_ms helper '%.2f ms' "" \
+	"no cgroup of its own: the client and its round trips to the helper"
+row "  of that, peakbpf --version (ms added)" helper version_ms-true_ms helper '%.2f ms' "" \
+	"no session: the client's exec, dynamic linking (libbpf, libelf, libz) and exit"
+row "peakbpf -q --no-helper -- true, whole run (ms)" helper standalone_ms helper '%.1f ms' "" \
+	"standalone, for context: loaded in the process, true included, the helper resident beside it"
 
 # ---------------------------------------------------------------- output
 
@@ -191,14 +202,15 @@ T_TOTAL=$(calc "$EPOCHREALTIME - $T_START")
 	echo "peakbpf bench-cpus: Debian ${INFO[$BASE.kernel]:-$KERNEL} under qemu TCG $ICOUNT, -smp ${SMPS[*]};" \
 		"host Linux $(uname -r), $(nproc) CPUs; $(date -u '+%Y-%m-%d %H:%M UTC'), ${T_TOTAL%.*} s"
 	echo "Every figure below was measured in this run: medians of ${INFO[$BASE.rounds]:-?} rounds (2 windows of" \
-		"${INFO[$BASE.size]:-?} faulted each) and ${INFO[$BASE.start_runs]:-?} start-ups per VM."
+		"${INFO[$BASE.size]:-?} faulted each), ${INFO[$BASE.start_runs]:-?} start-ups and" \
+		"${INFO[$BASE.helper_runs]:-?} runs through a helper (clock: ${INFO[$BASE.clock]:-?}) per VM."
 	echo "Guest time under icount: $((1 << SHIFT)) ns = 1 instruction, the same on a busy host; compare CPU counts, not hardware."
 	echo
-	printf '  %s' "$(cell measurement 50)"
+	printf '  %s' "$(cell measurement 52)"
 	for smp in "${SMPS[@]}"; do printf ' %s' "$(cell "-smp $smp" 11)"; done
 	printf ' %s %s %s\n' "$(cell change 9)" "$(cell target 9)" result
 	for i in "${!R_NAME[@]}"; do
-		printf '  %s' "$(cell "${R_NAME[$i]}" 50)"
+		printf '  %s' "$(cell "${R_NAME[$i]}" 52)"
 		IFS='|' read -r -a cells <<<"${R_CELLS[$i]}"
 		for c in "${cells[@]}"; do printf ' %s' "$(cell "$c" 11)"; done
 		if [ -z "${R_CHG[$i]}" ]; then chg=""
