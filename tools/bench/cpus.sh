@@ -18,15 +18,25 @@
 #    (probe, load = libbpf open + load: BTF, maps, verification; learn,
 #    attach) and the run's wall time (/proc/uptime: 10 ms steps; busybox
 #    date has no %N).
+#  through a helper (issue 24): with `peakbpf serve` of our own running
+#    (resident, the default), the wall time of `PEAKBPF_HELPER=SOCK peakbpf
+#    -q -- true`, of the same with --source bpf (no cgroup of its own), of
+#    `peakbpf --version` (the client's exec, dynamic linking and exit, no
+#    session), of `peakbpf -q --no-helper -- true` and of true alone,
+#    interleaved, a line a round; the host takes the differences of the
+#    medians. These runs are timed with $EPOCHREALTIME (busybox ash has
+#    it: microseconds) where the shell has it, else with /proc/uptime.
 # bench-cpus.sh boots the VM with qemu's -icount: the guest's clock then
 # counts instructions (2^shift ns each), so these timings are the same on a
 # busy host and between runs, all but a window now and then with an
 # interrupt inside a program run, which the medians over rounds leave out.
 #
-# Prints one "cpus round KEY=VALUE..." and "cpus start KEY=VALUE..." line a
-# sample, "cpus-na FIGURE: REASON" for a figure that could not be measured,
-# and exits 1 if any was n/a. Nothing is left running: every child is
-# bounded (timeout, the workload's own -t) and waited for.
+# Prints one "cpus round KEY=VALUE...", "cpus start KEY=VALUE..." and "cpus
+# helper KEY=VALUE..." line a sample (and "cpus helper-start ready_ms=..."
+# once: the helper's start until it answers), "cpus-na FIGURE: REASON" for a
+# figure that could not be measured, and exits 1 if any was n/a. Nothing is
+# left running: every child is bounded (timeout, the workload's own -t) and
+# waited for, the helper killed at the end of its section.
 set -u
 cd "$(dirname "$0")" || exit 1
 
@@ -36,11 +46,14 @@ SIZE_MIB=16
 PAGES=$((SIZE_MIB * 256))    # 4 KiB pages (x86-64)
 ROUNDS=5
 START_RUNS=5
+HELPER_RUNS=7
 # Bounds, in the guest's seconds (under icount not the host's, but of the
 # same order):
-# bpfstat lives through the whole script; one peakbpf run, and each of the
-# workload's waits for SIGUSR1, are bounded on their own.
+# bpfstat lives through the whole script, the helper through its section;
+# one peakbpf run, and each of the workload's waits for SIGUSR1, are
+# bounded on their own.
 BS_LIMIT=150
+HELPER_LIMIT=150
 RUN_LIMIT=60
 HOLD=20s
 
@@ -50,7 +63,14 @@ na() { echo "cpus-na $*"; NA=1; }
 # A write to a FIFO whose reader died must fail, not kill this shell.
 trap '' PIPE
 
-echo "cpus info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) size=${SIZE_MIB}MiB rounds=$ROUNDS start_runs=$START_RUNS"
+# true as a program, not the shell's builtin: a name with a slash is run as
+# it is, so that "true alone" is a fork and an exec as under peakbpf.
+TRUE_BIN=/bin/true
+[ -x "$TRUE_BIN" ] || TRUE_BIN=/usr/bin/true
+# The clock of the helper's runs (see stamp below).
+if [ -n "${EPOCHREALTIME:-}" ]; then CLOCK=EPOCHREALTIME; else CLOCK=uptime; fi
+
+echo "cpus info kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) size=${SIZE_MIB}MiB rounds=$ROUNDS start_runs=$START_RUNS helper_runs=$HELPER_RUNS clock=$CLOCK"
 
 # Transparent huge pages as on the hosts (madvise): the workload asks for
 # 4 KiB faults itself, and peakbpf's own memory should not come in 2 MiB
@@ -198,5 +218,97 @@ while [ $i -lt $START_RUNS ]; do
 	echo "cpus start total_ms=$(awk -v a="$u0" -v b="$u1" 'BEGIN { print (b - a) * 1000 }') $steps"
 	i=$((i + 1))
 done
+
+# ---------------------------------------------------------------- helper
+# After the other sections: the helper's programs stay attached while it
+# runs, and every rss_stat event in the VM pays their untracked cost.
+stamp() {  # VAR: the time now, in seconds, in VAR
+	# No $(...): a command substitution forks, inside the timed interval.
+	if [ "$CLOCK" = EPOCHREALTIME ]; then
+		eval "$1=\$EPOCHREALTIME"
+	else
+		read -r "$1" _ </proc/uptime
+	fi
+}
+ms() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) * 1000 }'; }
+HELPER_PID=""
+# helper_start: `peakbpf serve` on a socket of our own, resident (the
+# default); returns once `serve --status` answers, and prints the time that
+# took (its BPF load) as a sample.
+helper_start() {
+	stamp h0
+	timeout "$HELPER_LIMIT" ./peakbpf serve --socket "$T/helper.sock" 2>"$T/helper.log" &
+	HELPER_PID=$!
+	j=0
+	while [ $j -lt $((RUN_LIMIT * 10)) ]; do
+		if ./peakbpf serve --status --socket "$T/helper.sock" >/dev/null 2>&1; then
+			stamp h1
+			# shellcheck disable=SC2154 # h0 and h1 are set by stamp
+			echo "cpus helper-start ready_ms=$(ms "$h0" "$h1")"
+			return 0
+		fi
+		kill -0 "$HELPER_PID" 2>/dev/null || break
+		sleep 0.1
+		j=$((j + 1))
+	done
+	WHY="peakbpf serve did not answer on its socket: $(head -n 1 "$T/helper.log")"
+	return 1
+}
+helper_stop() {
+	[ -n "$HELPER_PID" ] || return 0
+	kill "$HELPER_PID" 2>/dev/null
+	wait "$HELPER_PID"
+	HELPER_PID=""
+}
+# timed VAR CMD...: CMD's wall time in ms in VAR (bounded by timeout, as
+# true alone is, so that the difference is peakbpf's); fails if CMD does.
+timed() {
+	v=$1
+	shift
+	stamp c0
+	timeout "$RUN_LIMIT" "$@" >/dev/null 2>"$T/h.err" || return 1
+	stamp c1
+	# shellcheck disable=SC2154 # c0 and c1 are set by stamp
+	eval "$v=$(ms "$c0" "$c1")"
+}
+# helper_runs: first a --json run to see that the session went through the
+# helper (host.bpf_load "helper"), then HELPER_RUNS rounds of the five runs.
+# PEAKBPF_HELPER is exported for all of them (an assignment before a
+# function call need not reach its commands' environment): true ignores it,
+# and --no-helper passes the helper over.
+helper_runs() {
+	WHY=""
+	export PEAKBPF_HELPER="$T/helper.sock"
+	if ! timeout "$RUN_LIMIT" ./peakbpf -q --json -- "$TRUE_BIN" >"$T/h.json" 2>"$T/h.err"; then
+		WHY="PEAKBPF_HELPER=SOCK peakbpf -q --json -- true failed: $(head -n 1 "$T/h.err")"
+		return 1
+	fi
+	via=$(sed -n 's/.*"bpf_load":"\([a-z]*\)".*/\1/p' "$T/h.json")
+	if [ "$via" != helper ]; then
+		WHY="the session did not go through the helper (host.bpf_load: ${via:-none}): $(head -n 1 "$T/h.err")"
+		return 1
+	fi
+	i=0
+	while [ $i -lt $HELPER_RUNS ]; do
+		timed tt "$TRUE_BIN" || { WHY="true failed"; return 1; }
+		timed th ./peakbpf -q -- "$TRUE_BIN" ||
+			{ WHY="PEAKBPF_HELPER=SOCK peakbpf -q -- true failed: $(head -n 1 "$T/h.err")"; return 1; }
+		timed tb ./peakbpf -q --source bpf -- "$TRUE_BIN" ||
+			{ WHY="PEAKBPF_HELPER=SOCK peakbpf -q --source bpf -- true failed: $(head -n 1 "$T/h.err")"; return 1; }
+		timed tv ./peakbpf --version || { WHY="peakbpf --version failed: $(head -n 1 "$T/h.err")"; return 1; }
+		timed ts ./peakbpf -q --no-helper -- "$TRUE_BIN" ||
+			{ WHY="peakbpf -q --no-helper -- true failed: $(head -n 1 "$T/h.err")"; return 1; }
+		# shellcheck disable=SC2154 # set by timed
+		echo "cpus helper true_ms=$tt helper_ms=$th helper_bpf_ms=$tb version_ms=$tv standalone_ms=$ts"
+		i=$((i + 1))
+	done
+}
+if ! helper_start; then
+	na "helper: $WHY"
+elif ! helper_runs; then
+	na "helper: $WHY"
+fi
+helper_stop
+unset PEAKBPF_HELPER
 rm -rf "$T"
 exit $NA
