@@ -99,33 +99,62 @@ static int prog_ids_of(int pid, __u32 *ids, int max)
 	return n;
 }
 
-static void snap(struct floor *skel, int pid)
+/* The summed statistics of the programs named NAME that PID holds (PID 0:
+ * none) in *s; returns how many there were. */
+static int held_stats(int pid, const char *name, struct stat_pair *s)
 {
-	struct stat_pair f = { -1, -1 }, p = { 0, 0 }, r = { -1, -1 };
 	__u32 ids[MAX_PROGS];
 	int n, found = 0;
+
+	s->ns = s->cnt = 0;
+	n = pid > 0 ? prog_ids_of(pid, ids, MAX_PROGS) : 0;
+	for (int i = 0; i < n; i++) {
+		int fd = bpf_prog_get_fd_by_id(ids[i]);
+		struct stat_pair p;
+		char pname[32];
+
+		if (fd < 0)
+			continue;
+		if (prog_stats(fd, &p, pname, sizeof(pname)) == 0 && !strcmp(pname, name)) {
+			s->ns += p.ns;
+			s->cnt += p.cnt;
+			found++;
+		}
+		close(fd);
+	}
+	return found;
+}
+
+static void snap(struct floor *skel, int pid)
+{
+	struct stat_pair f = { -1, -1 }, p, r = { -1, -1 };
+	int found;
 
 	if (prog_stats(bpf_program__fd(skel->progs.bench_floor), &f, NULL, 0) ||
 	    prog_stats(bpf_program__fd(skel->progs.bench_lookup), &r, NULL, 0)) {
 		printf("error: floor program info: %s\n", strerror(errno));
 		return;
 	}
-	n = pid > 0 ? prog_ids_of(pid, ids, MAX_PROGS) : 0;
-	for (int i = 0; i < n; i++) {
-		int fd = bpf_prog_get_fd_by_id(ids[i]);
-		struct stat_pair s;
-		char name[32];
-
-		if (fd < 0)
-			continue;
-		if (prog_stats(fd, &s, name, sizeof(name)) == 0 && !strcmp(name, PEAKBPF_PROG)) {
-			p.ns += s.ns;
-			p.cnt += s.cnt;
-			found++;
-		}
-		close(fd);
-	}
+	found = held_stats(pid, PEAKBPF_PROG, &p);
 	printf("snap %lld %lld %lld %lld %d %lld %lld\n", f.ns, f.cnt, p.ns, p.cnt, found, r.ns, r.cnt);
+}
+
+/* attach/detach-style commands: attach PROG once (*link), or detach it. */
+static void do_attach(struct bpf_program *prog, struct bpf_link **link, const char *tp)
+{
+	if (!*link)
+		*link = bpf_program__attach(prog);
+	if (*link)
+		printf("ok\n");
+	else
+		printf("error: attaching tp_btf/%s: %s\n", tp, strerror(errno));
+}
+
+static void do_detach(struct bpf_link **link)
+{
+	bpf_link__destroy(*link);
+	*link = NULL;
+	printf("ok\n");
 }
 
 int main(int argc, char **argv)
@@ -154,37 +183,25 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	while (fgets(line, sizeof(line), stdin)) {
+		char cmd[32];
 		int pid = 0;
 
-		if (!strncmp(line, "quit", 4)) {
+		if (sscanf(line, "%31s %d", cmd, &pid) < 1)
+			cmd[0] = '\0';
+		if (!strcmp(cmd, "quit"))
 			break;
-		} else if (!strncmp(line, "attach-ref", 10)) {
-			if (!ref)
-				ref = bpf_program__attach(skel->progs.bench_lookup);
-			if (ref)
-				printf("ok\n");
-			else
-				printf("error: attaching tp_btf/rss_stat: %s\n", strerror(errno));
-		} else if (!strncmp(line, "detach-ref", 10)) {
-			bpf_link__destroy(ref);
-			ref = NULL;
-			printf("ok\n");
-		} else if (!strncmp(line, "attach", 6)) {
-			if (!link)
-				link = bpf_program__attach(skel->progs.bench_floor);
-			if (link)
-				printf("ok\n");
-			else
-				printf("error: attaching tp_btf/rss_stat: %s\n", strerror(errno));
-		} else if (!strncmp(line, "detach", 6)) {
-			bpf_link__destroy(link);
-			link = NULL;
-			printf("ok\n");
-		} else if (sscanf(line, "snap %d", &pid) == 1) {
+		else if (!strcmp(cmd, "attach"))
+			do_attach(skel->progs.bench_floor, &link, "rss_stat");
+		else if (!strcmp(cmd, "detach"))
+			do_detach(&link);
+		else if (!strcmp(cmd, "attach-ref"))
+			do_attach(skel->progs.bench_lookup, &ref, "rss_stat");
+		else if (!strcmp(cmd, "detach-ref"))
+			do_detach(&ref);
+		else if (!strcmp(cmd, "snap"))
 			snap(skel, pid);
-		} else {
+		else
 			printf("error: unknown command\n");
-		}
 	}
 	bpf_link__destroy(ref);
 	bpf_link__destroy(link);
