@@ -4,9 +4,9 @@
  * on (BPF_ENABLE_STATS: on while this process lives and off again when it
  * exits or is killed; the same switch as kernel.bpf_stats_enabled, but
  * counted, so it never turns off statistics that someone else turned on),
- * loads the empty "floor" program (and a one-lookup reference) on rss_stat,
- * and answers commands read from stdin, one per line, each with one line on
- * stdout.
+ * loads the empty "floor" program (and a one-lookup reference) on rss_stat
+ * and the empty memcg floor on mod_memcg_lruvec_state, and answers
+ * commands read from stdin, one per line, each with one line on stdout.
  *
  *   bpfstat [-n]    -n: leave the statistics as they are: the wall-time
  *                   bench times the floor program alone, and statistics
@@ -24,12 +24,22 @@
  *                   none) and of the reference program:
  *                   "snap F_NS F_CNT P_NS P_CNT P_PROGS R_NS R_CNT" (P_* are
  *                   0 when P_PROGS is 0)
+ *   attach-memcg    attach the memcg floor (empty, on the memcg statistic
+ *                   tracepoint mod_memcg_lruvec_state; in the same order
+ *                   as the floor's)                                   -> ok
+ *   detach-memcg    detach it                                         -> ok
+ *   snap-memcg PID  run-time statistics of the memcg floor and of the
+ *                   unique_stat program(s) that PID holds open:
+ *                   "snap-memcg M_NS M_CNT U_NS U_CNT U_PROGS"
  *   quit            exit (EOF too)
  *
+ * The memcg floor loads only where the kernel has the tracepoint (6.13+);
+ * elsewhere its three commands answer an error and the others work.
  * Errors answer "error: ..." so the caller never blocks.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +49,9 @@
 #include "floor.skel.h"
 
 #define PEAKBPF_PROG "handle_rss_stat"
+#define UNIQUE_PROG "unique_stat"
+#define MEMCG_TP "mod_memcg_lruvec_state"
+#define NO_MEMCG "error: this kernel has no tp_btf/" MEMCG_TP " (6.13+)"
 #define MAX_PROGS 64
 
 struct stat_pair {
@@ -139,6 +152,24 @@ static void snap(struct floor *skel, int pid)
 	printf("snap %lld %lld %lld %lld %d %lld %lld\n", f.ns, f.cnt, p.ns, p.cnt, found, r.ns, r.cnt);
 }
 
+/* The memcg floor and the unique_stat program(s) PID holds. */
+static void snap_memcg(struct floor *skel, bool memcg, int pid)
+{
+	struct stat_pair m, u;
+	int found;
+
+	if (!memcg) {
+		printf("%s\n", NO_MEMCG);
+		return;
+	}
+	if (prog_stats(bpf_program__fd(skel->progs.bench_memcg), &m, NULL, 0)) {
+		printf("error: memcg floor program info: %s\n", strerror(errno));
+		return;
+	}
+	found = held_stats(pid, UNIQUE_PROG, &u);
+	printf("snap-memcg %lld %lld %lld %lld %d\n", m.ns, m.cnt, u.ns, u.cnt, found);
+}
+
 /* attach/detach-style commands: attach PROG once (*link), or detach it. */
 static void do_attach(struct bpf_program *prog, struct bpf_link **link, const char *tp)
 {
@@ -159,10 +190,12 @@ static void do_detach(struct bpf_link **link)
 
 int main(int argc, char **argv)
 {
-	struct bpf_link *link = NULL, *ref = NULL;
+	struct bpf_link *link = NULL, *ref = NULL, *mlink = NULL;
+	libbpf_print_fn_t print;
 	struct floor *skel;
 	char line[256];
-	int stats_fd = -1;
+	int stats_fd = -1, err;
+	bool memcg;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "-n"))) {
@@ -176,9 +209,25 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	skel = floor__open_and_load();
+	skel = floor__open();
 	if (!skel) {
-		printf("error: loading the floor program: %s\n", strerror(errno));
+		printf("error: opening the floor programs: %s\n", strerror(errno));
+		return 1;
+	}
+	/* The memcg floor where its tracepoint is (libbpf looks it up as
+	 * btf_trace_mod_memcg_lruvec_state in the kernel's BTF). */
+	print = libbpf_set_print(NULL);     /* its absence is no warning */
+	memcg = libbpf_find_vmlinux_btf_id(MEMCG_TP, BPF_TRACE_RAW_TP) > 0;
+	libbpf_set_print(print);
+	if (memcg && bpf_program__set_autoload(skel->progs.bench_memcg, true)) {
+		printf("error: autoload of the memcg floor: %s\n", strerror(errno));
+		floor__destroy(skel);
+		return 1;
+	}
+	err = floor__load(skel);
+	if (err) {
+		printf("error: loading the floor programs: %s\n", strerror(-err));
+		floor__destroy(skel);
 		return 1;
 	}
 	printf("ready\n");
@@ -198,11 +247,20 @@ int main(int argc, char **argv)
 			do_attach(skel->progs.bench_lookup, &ref, "rss_stat");
 		else if (!strcmp(cmd, "detach-ref"))
 			do_detach(&ref);
+		else if (!strcmp(cmd, "attach-memcg") && !memcg)
+			printf("%s\n", NO_MEMCG);
+		else if (!strcmp(cmd, "attach-memcg"))
+			do_attach(skel->progs.bench_memcg, &mlink, MEMCG_TP);
+		else if (!strcmp(cmd, "detach-memcg"))
+			do_detach(&mlink);
 		else if (!strcmp(cmd, "snap"))
 			snap(skel, pid);
+		else if (!strcmp(cmd, "snap-memcg"))
+			snap_memcg(skel, memcg, pid);
 		else
 			printf("error: unknown command\n");
 	}
+	bpf_link__destroy(mlink);
 	bpf_link__destroy(ref);
 	bpf_link__destroy(link);
 	floor__destroy(skel);
