@@ -24,6 +24,19 @@
 #      first one runs colder, so every comparison is made twice, at equal
 #      positions: peakbpf first (floor attached after it) vs the floor first
 #      (attached before peakbpf started), and both second.
+#      Untracked memcg statistic events, in the same untracked windows:
+#      peakbpf's unique_stat (bpf/unique.bpf.c, tp_btf/mod_memcg_lruvec_state,
+#      6.13+; loaded because the waiting command's tree has a cgroup of its
+#      own) runs on every memcg statistic update of the machine. The fault
+#      loop beside it makes ~4 updates a 4 KiB page (2 of NR_ANON_MAPPED,
+#      which pass unique's item test and pay its cgroup loads, and 2 of the
+#      LRU counts, rejected on the item; counted on 6.18), none of them the
+#      tree's cgroup's.
+#      bpfstat's empty program on that tracepoint (the memcg floor) is
+#      attached and detached with the rss_stat floor, so it stands at the
+#      same position; its snap-memcg reads both. (Page cache writes, as
+#      make bench-unique's dd to /dev/shm, update only items unique rejects
+#      first, the cheaper mix; the fault loop's is the dearer one.)
 #  [2] wall time: the workload's own fault loop time (it prints it, so
 #      peakbpf's start-up is not in it), BPF statistics off, in rounds of
 #      three runs: alone, with only the empty program attached (bpfstat -n),
@@ -149,6 +162,7 @@ FAILURES=()
 failed() { FAILURES+=("$1"); }
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "met" : "not met" }'; }
 FLOOR_NOTE="empty tp_btf program on rss_stat (tools/bench/floor.bpf.c)"
+MEMCG_FLOOR_NOTE="empty tp_btf program on mod_memcg_lruvec_state (tools/bench/floor.bpf.c, bench_memcg)"
 
 # ---------------------------------------------------------------- bpfstat
 
@@ -214,9 +228,41 @@ add_window() {  # KEY SNAP1 SNAP2: add the deltas of "snap F_NS F_CNT P_NS P_CNT
 }
 # shellcheck disable=SC2086 # split into fields
 snap_progs() { set -- $1; echo "$6"; }  # P_PROGS of a snap line
-per_event() {  # KEY f|p|r: ns per event, or empty
+per_event() {  # KEY f|p|r|m|u: ns per event, or empty
 	local ns=${W[$1.${2}ns]:-0} cnt=${W[$1.${2}cnt]:-0}
 	[ "$cnt" -gt 0 ] && calc "$ns / $cnt"
+}
+
+# The memcg floor and unique_stat in the untracked windows (MEMCG set: the
+# kernel has the tracepoint). mg CMD: a bpfstat command for them; a failure
+# keeps the first reason in MEMCG_ERR and costs only the memcg rows, never
+# the rss_stat window it rides in; after one, only detach-memcg is sent. A
+# window whose peakbpf held no unique_stat is left out and the record's
+# reason kept in MEMCG_NOUNIQUE.
+MEMCG="" MEMCG_NA="" MEMCG_ERR="" MEMCG_NOUNIQUE="" WIN_M1="" WIN_M2=""
+mg() {
+	[ -n "$MEMCG" ] || return 1
+	[ -z "$MEMCG_ERR" ] || [ "$1" = detach-memcg ] || return 1
+	bs "$@" && return 0
+	MEMCG_ERR=${MEMCG_ERR:-"bpfstat $1: $BS_REPLY"}
+	return 1
+}
+# add_mwindow KEY SNAP1 SNAP2: add the deltas of "snap-memcg M_NS M_CNT U_NS
+# U_CNT U_PROGS" when unique_stat was held at both ends; 1 when it was not.
+add_mwindow() {
+	local k=$1
+	# shellcheck disable=SC2086 # split the two snap lines into fields
+	set -- $2 $3
+	[ "$6" -ge 1 ] && [ "${12}" -ge 1 ] || return 1
+	W[$k.mns]=$(( ${W[$k.mns]:-0} + $8 - $2 ))
+	W[$k.mcnt]=$(( ${W[$k.mcnt]:-0} + $9 - $3 ))
+	W[$k.uns]=$(( ${W[$k.uns]:-0} + ${10} - $4 ))
+	W[$k.ucnt]=$(( ${W[$k.ucnt]:-0} + ${11} - $5 ))
+	W[$k.mn]=$(( ${W[$k.mn]:-0} + 1 ))
+}
+# unique_why FILE: the record's reason for its unique figure ("SOURCE: why").
+unique_why() {
+	sed -n 's/.*"unique":{"source":"\([^"]*\)"[^}]*"inexact_reason":"\([^"]*\)".*/\1: \2/p' "$1" 2>/dev/null | head -n 1
 }
 
 # Each window function below leaves its two snapshots in WIN_S1/WIN_S2 and
@@ -230,15 +276,16 @@ WIN_S1="" WIN_S2="" WIN_OURS=0
 TR_HWM="" TR_TAKES=0 TR_SETTLES=0
 ours_events() { calc "$(size_bytes "$1") / $PAGE * (1 + 1 / 512)" | cut -d. -f1; }
 measure() {  # KEY FUNCTION ARGS...
-	local key=$1 try best=-1 foreign b1 b2 bours btk bst
+	local key=$1 try best=-1 foreign b1 b2 bours btk bst bm1="" bm2=""
 	shift
 	for ((try = 1; try <= WIN_TRIES; try++)); do
-		TR_TAKES=0 TR_SETTLES=0
+		TR_TAKES=0 TR_SETTLES=0 WIN_M1="" WIN_M2=""
 		"$@" || continue
 		foreign=$(awk -v a="$WIN_S1" -v b="$WIN_S2" -v o="$WIN_OURS" 'BEGIN {
 			split(a, x, " "); split(b, y, " "); f = y[3] - x[3] - o; print (f < 0) ? 0 : f }')
 		if [ "$best" -lt 0 ] || [ "$foreign" -lt "$best" ]; then
 			best=$foreign b1=$WIN_S1 b2=$WIN_S2 bours=$WIN_OURS btk=$TR_TAKES bst=$TR_SETTLES
+			bm1=$WIN_M1 bm2=$WIN_M2
 		fi
 		[ $((foreign * 20)) -le "$WIN_OURS" ] && break
 		# No repeats once the run is past its time budget.
@@ -250,6 +297,10 @@ measure() {  # KEY FUNCTION ARGS...
 	# The round's own window too (ROUND: [1]'s rounds), for the median of
 	# the rounds' ratios and their spread.
 	[ -n "${ROUND:-}" ] && add_window "$key@$ROUND" "$b1" "$b2" && W[$key@$ROUND.ours]=$bours
+	# The memcg figures of the same attempt (untracked windows only).
+	if [ -n "$bm1" ] && [ -n "$bm2" ] && add_mwindow "$key" "$bm1" "$bm2"; then
+		[ -n "${ROUND:-}" ] && add_mwindow "$key@$ROUND" "$bm1" "$bm2"
+	fi
 	W[$key.ours]=$(( ${W[$key.ours]:-0} + bours ))
 	W[$key.foreign]=$(( ${W[$key.foreign]:-0} + best ))
 	W[$key.takes]=$(( ${W[$key.takes]:-0} + btk ))
@@ -260,25 +311,36 @@ measure() {  # KEY FUNCTION ARGS...
 # on a FIFO, while the fault-bound workload runs beside it, untracked.
 # POS first: peakbpf's program runs first on rss_stat (the floor is attached
 # after it); second: the floor was attached before peakbpf started.
+# The memcg floor rides along (MEMCG): attached with the rss_stat floor, its
+# snapshots taken inside the rss_stat ones, in WIN_M1/WIN_M2.
 cost_untracked() {
-	local pos=$1 pb ok=1
+	local pos=$1 pb ok=1 m1="" m2=""
 	WIN_S2=""
-	[ "$pos" = second ] && { bs attach || return 1; }
+	[ "$pos" = second ] && { bs attach || return 1; mg attach-memcg; }
 	"$PEAKBPF" -q -o "$TMP/u.json" -- sh -c "echo up >$TMP/up; read _ <$TMP/go" 2>"$TMP/u.err" &
 	pb=$!
 	if wait_up "$pb"; then
-		[ "$pos" = first ] && { bs attach || ok=0; }
+		[ "$pos" = first ] && { bs attach || ok=0; mg attach-memcg; }
 		bs "snap $pb" && WIN_S1=$BS_REPLY || ok=0
+		mg "snap-memcg $pb" && m1=$BS_REPLY
 		"${ON_CPU[@]}" "$WORKLOAD" -s "$BENCH_COST_SIZE" faults 2>/dev/null || ok=0
+		mg "snap-memcg $pb" && m2=$BS_REPLY
 		bs "snap $pb" && WIN_S2=$BS_REPLY || ok=0
 	else
 		ok=0
 	fi
 	bs detach
+	mg detach-memcg
 	echo go >&"$fd_go"
 	wait "$pb" || ok=0
 	WIN_OURS=$(ours_events "$BENCH_COST_SIZE")
 	if [ $ok = 1 ] && [ "$(snap_progs "$WIN_S2")" -ge 1 ]; then
+		if [ -n "$m1" ] && [ -n "$m2" ]; then
+			WIN_M1=$m1 WIN_M2=$m2
+			# shellcheck disable=SC2086 # U_PROGS, the last field
+			set -- $m2
+			[ "$6" -ge 1 ] || MEMCG_NOUNIQUE=$(unique_why "$TMP/u.json")
+		fi
 		return 0
 	fi
 	log "untracked window ($pos) failed: $(cat "$TMP/u.err")"
@@ -340,10 +402,11 @@ cost_tracked() {
 # are taken out at the untracked cost measured at the same position.
 # Per round r of [1]: peakbpf's ns/event over the floor's at the other
 # position in the same round (u.first against the floor of u.second, where
-# the floor ran first, and so on), in RR[KEY] as "ratio ratio ...".
+# the floor ran first, and so on), in RR[KEY] as "ratio ratio ..."; m.first
+# and m.second: unique_stat against the memcg floor, from the same windows.
 declare -A RR RRM RRS
 round_ratios() {
-	local r pu1 pu2 pt fu
+	local r pu1 pu2 pt fu pm fm
 	for ((r = 0; r < BENCH_COST_REPS; r++)); do
 		[ -n "${W[u.first@$r.pcnt]:-}" ] && [ -n "${W[u.second@$r.pcnt]:-}" ] || continue
 		pu1=$(per_event "u.first@$r" p) pu2=$(per_event "u.second@$r" p)
@@ -351,6 +414,11 @@ round_ratios() {
 		[ -n "$pu1" ] && [ -n "$fu" ] && RR[u.first]+="$(calc "$pu1 / $fu") "
 		fu=$(per_event "u.first@$r" f)
 		[ -n "$pu2" ] && [ -n "$fu" ] && RR[u.second]+="$(calc "$pu2 / $fu") "
+		# unique_stat against the memcg floor, at the other position likewise
+		pm=$(per_event "u.first@$r" u) fm=$(per_event "u.second@$r" m)
+		[ -n "$pm" ] && [ -n "$fm" ] && RR[m.first]+="$(calc "$pm / $fm") "
+		pm=$(per_event "u.second@$r" u) fm=$(per_event "u.first@$r" m)
+		[ -n "$pm" ] && [ -n "$fm" ] && RR[m.second]+="$(calc "$pm / $fm") "
 		if [ -n "${W[t.first@$r.pcnt]:-}" ] && [ -n "${W[t.second@$r.pcnt]:-}" ]; then
 			read -r pt _ <<<"$(tracked_ns "t.first@$r" "$pu1")"
 			fu=$(per_event "t.second@$r" f)
@@ -376,8 +444,16 @@ NCPU=$(nproc)
 OTHER_PROGS=$( (bpftool prog show 2>/dev/null || true) | grep -c 'name handle_rss_stat')
 STATS_SYSCTL=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "?")
 THP=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+# [1]'s memcg rows need the memcg statistic tracepoint (6.13+): peakbpf's
+# unique_stat is on it, and bpfstat's memcg floor loads only where it is.
+if grep -q btf_trace_mod_memcg_lruvec_state /sys/kernel/btf/vmlinux 2>/dev/null; then
+	MEMCG=1
+else
+	MEMCG_NA="this kernel has no memcg statistic tracepoint (btf_trace_mod_memcg_lruvec_state is not in /sys/kernel/btf/vmlinux; 6.13+), so peakbpf loads no unique_stat"
+fi
+OTHER_UNIQUE=$( (bpftool prog show 2>/dev/null || true) | grep -c 'name unique_stat')
 echo "peakbpf bench ($MODE): Linux $KERNEL, $NCPU CPUs, page $PAGE B, THP ${THP:-?}, fault loops on CPU ${FAULT_CPU:-any (no taskset)};" \
-	"$OTHER_PROGS other peakbpf program(s) on rss_stat at start; kernel.bpf_stats_enabled=$STATS_SYSCTL" >&2
+	"$OTHER_PROGS other peakbpf program(s) on rss_stat and $OTHER_UNIQUE unique_stat at start; kernel.bpf_stats_enabled=$STATS_SYSCTL" >&2
 
 # ---------------------------------------------------------------- 3. start-up
 
@@ -567,6 +643,46 @@ else
 	failed "wall time"
 fi
 
+# [1]'s memcg rows, from the untracked windows' memcg figures: pooled ns per
+# event at each position, then each round's ratio against the memcg floor at
+# the other position (RR[m.*]), as the rss_stat rows. "n/a" with the reason
+# when the kernel has no tracepoint, peakbpf held no unique_stat, or bpfstat's
+# memcg floor failed (that one also fails the bench).
+memcg_rows() {
+	local fm1 fm2 pm1 pm2 r1 r2 k rm rmin rmax why="" per
+	fm1=$(per_event u.second m) fm2=$(per_event u.first m)   # memcg floor first / second
+	pm1=$(per_event u.first u) pm2=$(per_event u.second u)
+	if [ -z "$MEMCG" ]; then
+		why=$MEMCG_NA
+	elif [ -n "$MEMCG_ERR" ]; then
+		why="the memcg floor failed: $MEMCG_ERR"
+		failed "memcg per-event cost"
+	elif [ -z "$fm1" ] || [ -z "$fm2" ] || [ -z "$pm1" ] || [ -z "$pm2" ]; then
+		why="peakbpf held no unique_stat program in the untracked windows${MEMCG_NOUNIQUE:+ (its record: $MEMCG_NOUNIQUE)}"
+	fi
+	if [ -n "$why" ]; then
+		na_row cost "peakbpf unique_stat, untracked memcg event" "≤ 1.2 × memcg floor" "$why"
+		return
+	fi
+	per=$(calc "${W[u.first.mcnt]} / (${W[u.first.mn]} * $(size_bytes "$BENCH_COST_SIZE") / $PAGE)")
+	row cost "memcg floor, untracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$fm1" "$fm2")" "" "" "$fm1" ns \
+		"$MEMCG_FLOOR_NOTE; ${W[u.second.mcnt]} / ${W[u.first.mcnt]} memcg statistic updates, $(printf '%.1f' "$per") per 4 KiB page the workload faulted (other processes' updates are untracked ones too)"
+	r1=$(calc "$pm1 / $fm1") r2=$(calc "$pm2 / $fm2")
+	row cost "peakbpf unique_stat, untracked memcg event, first (ns/event)" "$(printf '%.1f ns = %.2f × memcg floor' "$pm1" "$r1")" "≤ 1.2 × memcg floor" "$(verdict "$r1" 1.2)" "$pm1" ns \
+		"bpf/unique.bpf.c on mod_memcg_lruvec_state, vs the memcg floor first in its own windows; ${W[u.first.ucnt]} events in ${W[u.first.mn]} windows"
+	row cost "peakbpf unique_stat, untracked memcg event, second (ns/event)" "$(printf '%.1f ns = %.2f × memcg floor' "$pm2" "$r2")" "≤ 1.2 × memcg floor" "$(verdict "$r2" 1.2)" "$pm2" ns \
+		"memcg floor attached first, unique_stat second, same windows"
+	for k in m.first m.second; do
+		[ -n "${RR[$k]:-}" ] || continue
+		# shellcheck disable=SC2086 # the ratios, one word each
+		read -r rm rmin rmax <<<"$(stats ${RR[$k]})"
+		row cost "peakbpf unique_stat, untracked memcg event, ${k#*.}: median of $BENCH_COST_REPS rounds (× memcg floor)" \
+			"$(printf '%.2f × (%.2f–%.2f)' "$rm" "$rmin" "$rmax")" "≤ 1.2 × memcg floor" "$(verdict "$rm" 1.2)" "$rm" "x" \
+			"each round's untracked windows, the memcg floor at the other position in the same round; min–max over rounds"
+		RRM[$k]=$rm RRS[$k]=$(printf '%.2f–%.2f' "$rmin" "$rmax")
+	done
+}
+
 # ---------------------------------------------------------------- 1. and 4. per-event cost
 
 echo "bench: [1] per-event cost from BPF run-time statistics, $BENCH_COST_REPS round(s) of 6 windows (workload faults -s $BENCH_COST_SIZE)" >&2
@@ -626,6 +742,7 @@ if [ $COST_OK = 1 ]; then
 			"each round's own windows, the floor at the other position in the same round; min–max over rounds"
 		RRM[$k]=$rm RRS[$k]=$(printf '%.2f–%.2f' "$rmin" "$rmax")
 	done
+	memcg_rows
 	if [ -n "${lam:-}" ]; then
 		est=$(calc "$pt1 * $WALL_BYTES / $PAGE / ($lam * 1e9) * 100")
 		row wall "overhead estimated from [1] (%)" "$(printf '%+.2f %%' "$est")" "" "" "$est" "%" "derived, not timed, a cross-check of the timed row: tracked ns/event (first) × $((WALL_BYTES / PAGE)) faults ÷ the fault loop's median alone"
@@ -651,6 +768,7 @@ if [ $COST_OK = 1 ]; then
 	fi
 else
 	na_row cost "per-event cost" "≤ 1.2 / ≤ 3 × floor" "bpfstat or a measuring window failed: $(head -n 2 "$TMP/bpfstat.err" 2>/dev/null)"
+	na_row cost "peakbpf unique_stat, untracked memcg event" "≤ 1.2 × memcg floor" "its windows are [1]'s untracked ones, which failed"
 	na_row scale "per-event cost at scale" "flat" "bpfstat or a measuring window failed"
 	failed "per-event cost"
 fi
@@ -736,6 +854,7 @@ done
 
 T_TOTAL=$(calc "$EPOCHREALTIME - $T_START")
 OTHER_PROGS_END=$( (bpftool prog show 2>/dev/null || true) | grep -c 'name handle_rss_stat')
+OTHER_UNIQUE_END=$( (bpftool prog show 2>/dev/null || true) | grep -c 'name unique_stat')
 # One line per target of issue 24, from the rows below it ("n/a": not
 # measured in this run, and why).
 targets_table() {  # [md]
@@ -746,7 +865,7 @@ targets_table() {  # [md]
 		tline() { echo "| $1 | ${2:-n/a} | $3 | ${4:-n/a} |"; }
 	else
 		echo "Targets (issue 24): each with the row it comes from"
-		tline() { printf '  %-46s %-46s %-14s %s\n' "$1" "$2" "$3" "$4"; }
+		tline() { printf '  %-48s %-46s %-14s %s\n' "$1" "$2" "$3" "$4"; }
 	fi
 	tline "peakbpf -q -- true with a helper running" "${PATHS_HELPER_ADDED:+$(printf '+%.2f ms' "$PATHS_HELPER_ADDED")}" "≤ 5 ms" \
 		"${PATHS_HELPER_ADDED:+$(verdict "$PATHS_HELPER_ADDED" 5)}"
@@ -762,7 +881,10 @@ targets_table() {  # [md]
 		tline "untracked rss_stat event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
 			"≤ 1.2 × empty" "${RRM[$k]:+$(verdict "${RRM[$k]}" 1.2)}"
 	done
-	tline "untracked memcg statistic event" "make bench-unique (wall, ns/run)" "≤ 1.2 × empty" "not run here"
+	for k in m.first m.second; do
+		tline "untracked memcg statistic event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
+			"≤ 1.2 × empty" "${RRM[$k]:+$(verdict "${RRM[$k]}" 1.2)}"
+	done
 	for k in t.first t.second; do
 		tline "tracked event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
 			"≤ 3 × floor" "${RRM[$k]:+$(verdict "${RRM[$k]}" 3)}"
@@ -784,7 +906,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	targets_table
 	for sec in cost wall startup scale; do
 		case $sec in
-		cost) echo "[1] per-event cost of the rss_stat program (kernel BPF run-time statistics, ns = run_time_ns / run_cnt)" ;;
+		cost) echo "[1] per-event cost of the rss_stat program and of the unique program on memcg statistic updates (kernel BPF run-time statistics, ns = run_time_ns / run_cnt)" ;;
 		wall) echo "[2] wall time, fault-bound workload ($BENCH_WALL_SIZE in 4 KiB pages), median (min–max) of interleaved runs" ;;
 		startup) echo "[3] start-up and peakbpf's own memory" ;;
 		scale) echo "[4] scale: tracked per-event cost vs live tracked processes ($BENCH_SCALE_SIZE faulted, the others idle)" ;;
@@ -810,7 +932,8 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	echo "           (not peakbpf --source proc, which would be a run of its own)."
 	echo "  peakbpf: growth_bytes. GNU time: %M, the largest single process. cgroup: memory.max_usage_in_bytes, includes page cache and kernel memory."
 	echo "Notes: BPF statistics were on (BPF_ENABLE_STATS, held by bpfstat) only during [1] and [4];"
-	echo "  kernel.bpf_stats_enabled read $STATS_SYSCTL before and $STATS_SYSCTL_AFTER after. Other peakbpf programs loaded (other users): $OTHER_PROGS at start, $OTHER_PROGS_END at the end."
+	echo "  kernel.bpf_stats_enabled read $STATS_SYSCTL before and $STATS_SYSCTL_AFTER after. Other peakbpf programs loaded (other users): $OTHER_PROGS at start, $OTHER_PROGS_END at the end"
+	echo "  (unique_stat on the memcg tracepoint: $OTHER_UNIQUE at start, $OTHER_UNIQUE_END at the end)."
 	echo "  first/second: programs on a tracepoint run in attach order; alone, peakbpf's program is first, so 'first' is the production case."
 	echo "  Per-event cost and load time against the CPU count (flat from 2 to 64 CPUs): make bench-cpus (6.12 VM, not run here)."
 } | tee "$OUT/results.txt"
@@ -821,6 +944,8 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 		"$MODE" "$(json_str "$KERNEL")" "$NCPU" "${FAULT_CPU:-null}" "$PAGE" "$(json_str "$THP")" "$T_TOTAL"
 	printf '"other_peakbpf_programs_at_start":%s,"other_peakbpf_programs_at_end":%s,"bpf_stats_sysctl_before":"%s","bpf_stats_sysctl_after":"%s",' \
 		"$OTHER_PROGS" "$OTHER_PROGS_END" "$STATS_SYSCTL" "$STATS_SYSCTL_AFTER"
+	printf '"memcg_tracepoint":%s,"other_unique_programs_at_start":%s,"other_unique_programs_at_end":%s,' \
+		"$([ -n "$MEMCG" ] && echo true || echo false)" "$OTHER_UNIQUE" "$OTHER_UNIQUE_END"
 	printf '"params":{"cost_size":"%s","cost_reps":%s,"wall_size":"%s","wall_runs":%s,"start_runs":%s,"scale_size":"%s","scale_n":"%s"},' \
 		"$BENCH_COST_SIZE" "$BENCH_COST_REPS" "$BENCH_WALL_SIZE" "$BENCH_WALL_RUNS" "$BENCH_START_RUNS" "$BENCH_SCALE_SIZE" "$BENCH_SCALE_N"
 	printf '"rows":['
@@ -848,8 +973,12 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	for k in $(printf '%s\n' "${!W[@]}" | sed 's/\.[a-z]*$//' | sort -u); do
 		[ $first = 1 ] || printf ','
 		first=0
-		printf '"%s":{"floor_ns":%s,"floor_runs":%s,"peakbpf_ns":%s,"peakbpf_runs":%s,"lookup_ns":%s,"lookup_runs":%s,"windows":%s}' \
+		printf '"%s":{"floor_ns":%s,"floor_runs":%s,"peakbpf_ns":%s,"peakbpf_runs":%s,"lookup_ns":%s,"lookup_runs":%s,"windows":%s' \
 			"$k" "${W[$k.fns]:-0}" "${W[$k.fcnt]:-0}" "${W[$k.pns]:-0}" "${W[$k.pcnt]:-0}" "${W[$k.rns]:-0}" "${W[$k.rcnt]:-0}" "${W[$k.n]:-0}"
+		# the memcg floor and unique_stat, in the untracked windows that had them
+		[ -n "${W[$k.mn]:-}" ] && printf ',"memcg_floor_ns":%s,"memcg_floor_runs":%s,"unique_ns":%s,"unique_runs":%s,"memcg_windows":%s' \
+			"${W[$k.mns]}" "${W[$k.mcnt]}" "${W[$k.uns]}" "${W[$k.ucnt]}" "${W[$k.mn]}"
+		printf '}'
 	done
 	printf '}}}\n'
 } >"$OUT/results.json"

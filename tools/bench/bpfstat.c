@@ -4,9 +4,9 @@
  * on (BPF_ENABLE_STATS: on while this process lives and off again when it
  * exits or is killed; the same switch as kernel.bpf_stats_enabled, but
  * counted, so it never turns off statistics that someone else turned on),
- * loads the empty "floor" program (and a one-lookup reference) on rss_stat,
- * and answers commands read from stdin, one per line, each with one line on
- * stdout.
+ * loads the empty "floor" program (and a one-lookup reference) on rss_stat
+ * and the empty memcg floor on mod_memcg_lruvec_state, and answers
+ * commands read from stdin, one per line, each with one line on stdout.
  *
  *   bpfstat [-n]    -n: leave the statistics as they are: the wall-time
  *                   bench times the floor program alone, and statistics
@@ -24,12 +24,22 @@
  *                   none) and of the reference program:
  *                   "snap F_NS F_CNT P_NS P_CNT P_PROGS R_NS R_CNT" (P_* are
  *                   0 when P_PROGS is 0)
+ *   attach-memcg    attach the memcg floor (empty, on the memcg statistic
+ *                   tracepoint mod_memcg_lruvec_state; in the same order
+ *                   as the floor's)                                   -> ok
+ *   detach-memcg    detach it                                         -> ok
+ *   snap-memcg PID  run-time statistics of the memcg floor and of the
+ *                   unique_stat program(s) that PID holds open:
+ *                   "snap-memcg M_NS M_CNT U_NS U_CNT U_PROGS"
  *   quit            exit (EOF too)
  *
+ * The memcg floor loads only where the kernel has the tracepoint (6.13+);
+ * elsewhere its three commands answer an error and the others work.
  * Errors answer "error: ..." so the caller never blocks.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +49,9 @@
 #include "floor.skel.h"
 
 #define PEAKBPF_PROG "handle_rss_stat"
+#define UNIQUE_PROG "unique_stat"
+#define MEMCG_TP "mod_memcg_lruvec_state"
+#define NO_MEMCG "error: this kernel has no tp_btf/" MEMCG_TP " (6.13+)"
 #define MAX_PROGS 64
 
 struct stat_pair {
@@ -99,41 +112,90 @@ static int prog_ids_of(int pid, __u32 *ids, int max)
 	return n;
 }
 
-static void snap(struct floor *skel, int pid)
+/* The summed statistics of the programs named NAME that PID holds (PID 0:
+ * none) in *s; returns how many there were. */
+static int held_stats(int pid, const char *name, struct stat_pair *s)
 {
-	struct stat_pair f = { -1, -1 }, p = { 0, 0 }, r = { -1, -1 };
 	__u32 ids[MAX_PROGS];
 	int n, found = 0;
+
+	s->ns = s->cnt = 0;
+	n = pid > 0 ? prog_ids_of(pid, ids, MAX_PROGS) : 0;
+	for (int i = 0; i < n; i++) {
+		int fd = bpf_prog_get_fd_by_id(ids[i]);
+		struct stat_pair p;
+		char pname[32];
+
+		if (fd < 0)
+			continue;
+		if (prog_stats(fd, &p, pname, sizeof(pname)) == 0 && !strcmp(pname, name)) {
+			s->ns += p.ns;
+			s->cnt += p.cnt;
+			found++;
+		}
+		close(fd);
+	}
+	return found;
+}
+
+static void snap(struct floor *skel, int pid)
+{
+	struct stat_pair f = { -1, -1 }, p, r = { -1, -1 };
+	int found;
 
 	if (prog_stats(bpf_program__fd(skel->progs.bench_floor), &f, NULL, 0) ||
 	    prog_stats(bpf_program__fd(skel->progs.bench_lookup), &r, NULL, 0)) {
 		printf("error: floor program info: %s\n", strerror(errno));
 		return;
 	}
-	n = pid > 0 ? prog_ids_of(pid, ids, MAX_PROGS) : 0;
-	for (int i = 0; i < n; i++) {
-		int fd = bpf_prog_get_fd_by_id(ids[i]);
-		struct stat_pair s;
-		char name[32];
-
-		if (fd < 0)
-			continue;
-		if (prog_stats(fd, &s, name, sizeof(name)) == 0 && !strcmp(name, PEAKBPF_PROG)) {
-			p.ns += s.ns;
-			p.cnt += s.cnt;
-			found++;
-		}
-		close(fd);
-	}
+	found = held_stats(pid, PEAKBPF_PROG, &p);
 	printf("snap %lld %lld %lld %lld %d %lld %lld\n", f.ns, f.cnt, p.ns, p.cnt, found, r.ns, r.cnt);
+}
+
+/* The memcg floor and the unique_stat program(s) PID holds. */
+static void snap_memcg(struct floor *skel, bool memcg, int pid)
+{
+	struct stat_pair m, u;
+	int found;
+
+	if (!memcg) {
+		printf("%s\n", NO_MEMCG);
+		return;
+	}
+	if (prog_stats(bpf_program__fd(skel->progs.bench_memcg), &m, NULL, 0)) {
+		printf("error: memcg floor program info: %s\n", strerror(errno));
+		return;
+	}
+	found = held_stats(pid, UNIQUE_PROG, &u);
+	printf("snap-memcg %lld %lld %lld %lld %d\n", m.ns, m.cnt, u.ns, u.cnt, found);
+}
+
+/* attach/detach-style commands: attach PROG once (*link), or detach it. */
+static void do_attach(struct bpf_program *prog, struct bpf_link **link, const char *tp)
+{
+	if (!*link)
+		*link = bpf_program__attach(prog);
+	if (*link)
+		printf("ok\n");
+	else
+		printf("error: attaching tp_btf/%s: %s\n", tp, strerror(errno));
+}
+
+static void do_detach(struct bpf_link **link)
+{
+	bpf_link__destroy(*link);
+	*link = NULL;
+	printf("ok\n");
 }
 
 int main(int argc, char **argv)
 {
-	struct bpf_link *link = NULL, *ref = NULL;
+	struct bpf_link *link = NULL, *ref = NULL, *mlink = NULL;
+	libbpf_print_fn_t print;
 	struct floor *skel;
 	char line[256];
-	int stats_fd = -1;
+	int stats_fd = -1, err;
+	bool memcg;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 2 || (argc == 2 && strcmp(argv[1], "-n"))) {
@@ -147,45 +209,58 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	skel = floor__open_and_load();
+	skel = floor__open();
 	if (!skel) {
-		printf("error: loading the floor program: %s\n", strerror(errno));
+		printf("error: opening the floor programs: %s\n", strerror(errno));
+		return 1;
+	}
+	/* The memcg floor where its tracepoint is (libbpf looks it up as
+	 * btf_trace_mod_memcg_lruvec_state in the kernel's BTF). */
+	print = libbpf_set_print(NULL);     /* its absence is no warning */
+	memcg = libbpf_find_vmlinux_btf_id(MEMCG_TP, BPF_TRACE_RAW_TP) > 0;
+	libbpf_set_print(print);
+	if (memcg && bpf_program__set_autoload(skel->progs.bench_memcg, true)) {
+		printf("error: autoload of the memcg floor: %s\n", strerror(errno));
+		floor__destroy(skel);
+		return 1;
+	}
+	err = floor__load(skel);
+	if (err) {
+		printf("error: loading the floor programs: %s\n", strerror(-err));
+		floor__destroy(skel);
 		return 1;
 	}
 	printf("ready\n");
 	while (fgets(line, sizeof(line), stdin)) {
+		char cmd[32];
 		int pid = 0;
 
-		if (!strncmp(line, "quit", 4)) {
+		if (sscanf(line, "%31s %d", cmd, &pid) < 1)
+			cmd[0] = '\0';
+		if (!strcmp(cmd, "quit"))
 			break;
-		} else if (!strncmp(line, "attach-ref", 10)) {
-			if (!ref)
-				ref = bpf_program__attach(skel->progs.bench_lookup);
-			if (ref)
-				printf("ok\n");
-			else
-				printf("error: attaching tp_btf/rss_stat: %s\n", strerror(errno));
-		} else if (!strncmp(line, "detach-ref", 10)) {
-			bpf_link__destroy(ref);
-			ref = NULL;
-			printf("ok\n");
-		} else if (!strncmp(line, "attach", 6)) {
-			if (!link)
-				link = bpf_program__attach(skel->progs.bench_floor);
-			if (link)
-				printf("ok\n");
-			else
-				printf("error: attaching tp_btf/rss_stat: %s\n", strerror(errno));
-		} else if (!strncmp(line, "detach", 6)) {
-			bpf_link__destroy(link);
-			link = NULL;
-			printf("ok\n");
-		} else if (sscanf(line, "snap %d", &pid) == 1) {
+		else if (!strcmp(cmd, "attach"))
+			do_attach(skel->progs.bench_floor, &link, "rss_stat");
+		else if (!strcmp(cmd, "detach"))
+			do_detach(&link);
+		else if (!strcmp(cmd, "attach-ref"))
+			do_attach(skel->progs.bench_lookup, &ref, "rss_stat");
+		else if (!strcmp(cmd, "detach-ref"))
+			do_detach(&ref);
+		else if (!strcmp(cmd, "attach-memcg") && !memcg)
+			printf("%s\n", NO_MEMCG);
+		else if (!strcmp(cmd, "attach-memcg"))
+			do_attach(skel->progs.bench_memcg, &mlink, MEMCG_TP);
+		else if (!strcmp(cmd, "detach-memcg"))
+			do_detach(&mlink);
+		else if (!strcmp(cmd, "snap"))
 			snap(skel, pid);
-		} else {
+		else if (!strcmp(cmd, "snap-memcg"))
+			snap_memcg(skel, memcg, pid);
+		else
 			printf("error: unknown command\n");
-		}
 	}
+	bpf_link__destroy(mlink);
 	bpf_link__destroy(ref);
 	bpf_link__destroy(link);
 	floor__destroy(skel);

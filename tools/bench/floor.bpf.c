@@ -6,6 +6,8 @@
  * rss_stat program can cost. The bench attaches it before or after
  * peakbpf's program: programs on a tracepoint run in the order they were
  * attached, and the first one after a fault runs colder than the next.
+ * bench_memcg is the same floor for the unique-memory program, on the memcg
+ * statistic tracepoint.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +17,19 @@ char LICENSE[] SEC("license") = "GPL";
 
 SEC("tp_btf/rss_stat")
 int BPF_PROG(bench_floor, struct mm_struct *mm, int member)
+{
+	return 0;
+}
+
+/*
+ * The floor of peakbpf's unique_stat (bpf/unique.bpf.c): an empty program
+ * on memcg:mod_memcg_lruvec_state, which fires on every memcg statistic
+ * update of the machine. The tracepoint is 6.13+, so the program loads
+ * only where bpfstat finds it in the kernel's BTF ("?": off by default);
+ * without it the rss_stat programs load as before.
+ */
+SEC("?tp_btf/mod_memcg_lruvec_state")
+int BPF_PROG(bench_memcg, struct mem_cgroup *memcg, int item, int val)
 {
 	return 0;
 }
