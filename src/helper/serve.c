@@ -224,7 +224,7 @@ static void raise_nofile(void)
  * through the helper then costs a round trip, not a load). */
 static int load_at_start(struct server *sv)
 {
-	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
+	struct tracker_opts topts = SERVE_TRACKER_OPTS;
 	struct host_facts host = { 0 };
 	struct bpf_source_opts bo = { 0 };
 	struct source *probe = NULL;
@@ -257,6 +257,7 @@ static int serve_setup(struct server *sv, const char *path)
 		return err;
 	}
 	raise_nofile();
+	serve_record_init(sv);
 	sv->closer = calloc(1, sizeof(*sv->closer));
 	err = sv->closer ? closer_start(sv->closer) : -ENOMEM;
 	if (err) {
