@@ -66,6 +66,7 @@ struct client {
 	 * the client takes them; a kept reply that is a batch carries the
 	 * oldest out_events of them, which leave the queue once it is sent. */
 	bool recording;
+	bool own_pidns;                 /* in the helper's PID namespace: tgids as they are */
 	struct sum_queue rec;
 	size_t out_events;
 };

@@ -65,6 +65,15 @@ struct routes {
 	struct client *by_tree[MAX_TREES];
 };
 
+/* A change's tgid as the client gets it: the helper's PID, as a load of
+ * its own would have it, for a client in the helper's PID namespace (a
+ * line's label falls back to it), else a name that says nothing of the
+ * helper's numbering. Its own inverse. */
+static uint32_t wire_tgid(const struct server *sv, const struct client *c, uint32_t tgid)
+{
+	return c->own_pidns ? tgid : sum_wire_tgid(&sv->wire, tgid);
+}
+
 static int route(void *ctx, const struct sum_event *e)
 {
 	struct routes *rt = ctx;
@@ -74,7 +83,7 @@ static int route(void *ctx, const struct sum_event *e)
 	if (!c)
 		return 0;       /* a tree that no longer records: its client is gone */
 	w.mm = sum_wire_mm(&rt->sv->wire, e->mm);
-	w.tgid = sum_wire_tgid(&rt->sv->wire, e->tgid);
+	w.tgid = wire_tgid(rt->sv, c, e->tgid);
 	w.tree = 0;
 	sum_queue_push(&c->rec, &w);
 	return 0;
@@ -151,7 +160,7 @@ int serve_do_identity(struct server *sv, struct client *c, const struct hp_ident
 	}
 	/* Only the tree's own mms answer (tracker_mm_identity checks it). */
 	err = tracker_mm_identity(t, sum_wire_mm_back(&sv->wire, in->mm),
-				  sum_wire_tgid(&sv->wire, in->tgid), &out->vpid, out->comm);
+				  wire_tgid(sv, c, in->tgid), &out->vpid, out->comm);
 	if (err) {
 		snprintf(r->u.why, HP_WHY_LEN, "no such address space in this tree (now)");
 		return err;

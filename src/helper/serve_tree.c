@@ -37,6 +37,7 @@ static void set_pid_depth(struct client *c)
 		return;
 	err = pidns_depth_of(c->cred.pid, &depth);
 	tracker_set_pid_depth(c->src->ops->tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
+	c->own_pidns = !err && depth == 0;
 }
 
 static size_t trees_open(const struct server *sv)

@@ -59,10 +59,10 @@ static int answered(struct helper_source *h, struct hp_msg *m, uint16_t type, in
 			err = recv_err;
 	}
 	if (err == -EPROTONOSUPPORT) {
-		/* m's header is where every version has it. */
-		snprintf(h->why, sizeof(h->why), "the helper at %s speaks protocol version %u, this "
-			 "peakbpf %d: run the peakbpf serve of this version", h->path,
-			 (unsigned)m->version, HP_VERSION);
+		/* m's header is where every version has it; the path is
+		 * said by the open that met it (the first request). */
+		snprintf(h->why, sizeof(h->why), "it speaks protocol version %u, this peakbpf %d: "
+			 "run the peakbpf serve of this version", (unsigned)m->version, HP_VERSION);
 		return err;
 	}
 	if (err) {
