@@ -19,7 +19,7 @@
  * The attacks: fd floods (messages of 253 fds, of every request type, and
  * zero-length ones), a TCP socket with SO_LINGER and unsent data passed and
  * closed, clients that send and never read, connection churn, and clients
- * SIGKILLed in the middle of a session. tests/integration/test_serve_hostile.sh
+ * SIGKILLed in the middle of a session (half of them recording the sum). tests/integration/test_serve_hostile.sh
  * runs them as nobody and checks the helper's fds, RSS and BPF objects.
  */
 #include <errno.h>
@@ -77,7 +77,7 @@ static void attack_flood(void)
 			usleep(1000);
 			continue;
 		}
-		for (int t = HP_OPEN; t <= HP_STATUS + 1; t++) {
+		for (int t = HP_OPEN; t <= HP_MM_IDENTITY + 1; t++) {
 			hp_init(&m, (enum hp_type)t);
 			send_fds(s, &m, sizeof(m), junk, HP_MAX_FDS, MSG_DONTWAIT);
 			send_fds(s, NULL, 0, junk, HP_MAX_FDS, MSG_DONTWAIT);
@@ -242,6 +242,7 @@ static void attack_killed(void)
 			struct hp_msg m;
 
 			hp_init(&m, HP_OPEN);
+			m.u.open.record = getpid() & 1;         /* half of them record */
 			if (s >= 0 && !ask(s, &m, -1)) {
 				hp_init(&m, HP_ADD_ROOT);
 				ask(s, &m, me);

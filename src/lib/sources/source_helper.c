@@ -296,13 +296,14 @@ int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode
 	h->base.ops = &helper_ops;
 	h->base.name = "bpf";
 	h->owner = getpid();
+	h->fd = -1;
 	h->record = record;
 	h->batch = record ? malloc(HP_DRAIN_MAX * sizeof(*h->batch)) : NULL;
 	if (record && !h->batch) {
-		free(h);
-		return -ENOMEM;
+		err = -ENOMEM;
+		snprintf(why, whylen, "out of memory for the record of the sum");
+		goto cleanup;
 	}
-	h->fd = -1;
 	memcpy(h->path, path, strlen(path));
 	memcpy(a.sun_path, path, strlen(path));
 	h->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
