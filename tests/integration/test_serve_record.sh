@@ -6,8 +6,8 @@
 # serve_stop and AS_NOBODY, test_timeline.sh's CHECK and test_sampler.sh's
 # sampler_field.
 
-TESTS="$TESTS t_serve_record_timeline t_serve_record_sampler t_serve_record_nodrain
- t_serve_record_version"
+TESTS="$TESTS t_serve_record_timeline t_serve_record_sampler t_serve_record_python
+ t_serve_record_nodrain t_serve_record_version"
 
 # record_dir: a directory nobody may write its files in ($RECDIR).
 record_dir() {
@@ -94,6 +94,45 @@ t_serve_record_sampler() {
 		ok "$name: as nobody, 1 ms within 5 % always, 100 ms in $p100 of phases; the real sampler inside the model's range; 0 changes dropped"
 	else
 		fail "$name: p(1ms) $p1, p(100ms) $p100, within $within, drops $drops: $(cat "$RECDIR/cs.json")"
+	fi
+	rm -rf "$RECDIR"
+}
+
+# The Python package's timeline (libpeakbpf's, polled by a thread) as
+# nobody through the helper: a 96 MiB bytearray filled in a block, a mark
+# between; the session is the helper's bpf source, exact, the timeline's
+# maximum is the block's peak to the byte, the mark is in it, none dropped.
+t_serve_record_python() {
+	name="serve: Python's timeline through the helper"
+	need python3 "$name" || return
+	[ -e "$OUTPUT/libpeakbpf.so.0" ] || { skip "$name: $OUTPUT/libpeakbpf.so.0 not built"; return; }
+	serve_start "$name" || return
+	record_dir || { serve_stop; fail "$name: mktemp"; return; }
+	cat >"$RECDIR/tl.py" <<'PY'
+import sys
+import peakbpf
+with peakbpf.measure(timeline=sys.argv[1]) as m:
+    b = bytearray(96 << 20)
+    for i in range(0, len(b), 4096):
+        b[i] = 1
+    m.mark("filled")
+    del b
+print(m.source, m.exact, m.peak_bytes, m.timeline_error, m.timeline_drops)
+PY
+	# shellcheck disable=SC2086
+	out=$($AS_NOBODY env PYTHONPATH="$here/../../python" PEAKBPF_LIBRARY="$OUTPUT/libpeakbpf.so.0" \
+		PEAKBPF_HELPER="$SOCK" python3 "$RECDIR/tl.py" "$RECDIR/py.csv" 2>&1)
+	rc=$?
+	serve_stop
+	set -- $out
+	tl_max=$(awk -F, '$1 == "bucket" && $5 > m { m = $5 } END { print m + 0 }' "$RECDIR/py.csv" 2>/dev/null)
+	if [ "$rc" = 0 ] && [ "$1" = bpf ] && [ "$2" = True ] && [ "$3" = "$tl_max" ] && [ "$4" = None ] &&
+		[ "$5" = 0 ] && grep -q '^mark,.*,filled' "$RECDIR/py.csv"; then
+		ok "$name: as nobody, exact, the timeline's maximum = the block's peak $(mib "$3"), its mark in it, 0 dropped"
+	elif [ "$rc" = 0 ] && [ "$1" = bpf ] && [ "$2" = False ]; then
+		skip "$name: the run is not exact here"
+	else
+		fail "$name: exit $rc: $out; timeline max $tl_max: $(cat "$TMP/serve.log")"
 	fi
 	rm -rf "$RECDIR"
 }
