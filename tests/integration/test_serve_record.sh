@@ -59,6 +59,7 @@ serve_timeline_check() {
 		fail "$1: not a valid trace: $out"
 		return
 	fi
+	# shellcheck disable=SC2086 # the check's fields, as words
 	set -- "$1" $out
 	if ! lines=$(python3 "$CHECK" holders-csv "$RECDIR/ladder.csv" "$RECDIR/ladder.json" 2>&1); then
 		fail "$1: ladder's lines: $lines"
@@ -119,11 +120,12 @@ with peakbpf.measure(timeline=sys.argv[1]) as m:
     del b
 print(m.source, m.exact, m.peak_bytes, m.timeline_error, m.timeline_drops)
 PY
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2154 # AS_NOBODY is words; run.sh sets here
 	out=$($AS_NOBODY env PYTHONPATH="$here/../../python" PEAKBPF_LIBRARY="$OUTPUT/libpeakbpf.so.0" \
 		PEAKBPF_HELPER="$SOCK" python3 "$RECDIR/tl.py" "$RECDIR/py.csv" 2>&1)
 	rc=$?
 	serve_stop
+	# shellcheck disable=SC2086 # the script's fields, as words
 	set -- $out
 	tl_max=$(awk -F, '$1 == "bucket" && $5 > m { m = $5 } END { print m + 0 }' "$RECDIR/py.csv" 2>/dev/null)
 	if [ "$rc" = 0 ] && [ "$1" = bpf ] && [ "$2" = True ] && [ "$3" = "$tl_max" ] && [ "$4" = None ] &&
