@@ -224,14 +224,13 @@ static void raise_nofile(void)
  * through the helper then costs a round trip, not a load). */
 static int load_at_start(struct server *sv)
 {
-	struct tracker_opts topts = SERVE_TRACKER_OPTS;
 	struct host_facts host = { 0 };
 	struct bpf_source_opts bo = { 0 };
 	struct source *probe = NULL;
 	int err;
 
 	if (!sv->unload_idle) {
-		err = tracker_open(&topts, &sv->shared);
+		err = serve_record_load(sv);
 		if (!err)
 			sv->loads++;
 		return err;

@@ -125,6 +125,9 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why);
 /* serve_record.c: the record of the sum. A random key for the names
  * clients get. */
 void serve_record_init(struct server *sv);
+/* The one load, into sv->shared: with the record's ring, or without it
+ * where the kernel has none (its trees cannot record then). */
+int serve_record_load(struct server *sv);
 /* HP_OPEN asked to record: the tree's flag on, its queue empty. */
 int serve_record_open(struct server *sv, struct client *c, struct hp_msg *r);
 /* The tree goes: its queue too. */

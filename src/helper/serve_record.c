@@ -25,6 +25,22 @@ void serve_record_init(struct server *sv)
 		memset(&sv->wire, 0, sizeof(sv->wire));
 }
 
+int serve_record_load(struct server *sv)
+{
+	struct tracker_opts opts = SERVE_TRACKER_OPTS;
+	int err = tracker_open(&opts, &sv->shared);
+
+	if (err) {
+		/* A kernel without BPF ring buffers (before 5.8) still gets
+		 * every figure; HP_OPEN's record is then refused, saying so. */
+		opts.record_ring_bytes = 0;
+		err = tracker_open(&opts, &sv->shared);
+		if (!err && sv->verbose)
+			serve_say("loaded without the record of the sum: clients that ask for it are refused");
+	}
+	return err;
+}
+
 static struct tracker *tree_tracker(const struct client *c)
 {
 	return c->src && c->src->ops->tracker ? c->src->ops->tracker(c->src) : NULL;

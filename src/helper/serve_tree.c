@@ -133,7 +133,6 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 {
 	struct bpf_source_opts bo = { .max_tracked = o->max_tracked ? o->max_tracked : DEFAULT_MAX_TRACKED,
 				      .command_mode = o->command_mode != 0 };
-	struct tracker_opts topts = SERVE_TRACKER_OPTS;
 	unsigned slot = 0;
 	int err = open_refused(sv, c, o, r);
 
@@ -153,7 +152,7 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 	}
 	host_facts_fill(c->host, host_effective_caps());
 	if (!sv->shared) {
-		err = tracker_open(&topts, &sv->shared);
+		err = serve_record_load(sv);
 		if (err) {
 			snprintf(r->u.why, HP_WHY_LEN, "the helper cannot load the BPF programs: %s",
 				 strerror(-err));
