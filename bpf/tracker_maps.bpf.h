@@ -59,7 +59,8 @@ __u64 tree_insertions[MAX_TREES];
 __u64 iter_entered;             /* processes enter_existing entered, for its passes */
 __u32 dying_n;                  /* tgids in dying, from enter_existing */
 
-/* Every change of the tree sum, when record_sums is set. Sized by userspace. */
+/* Every change of a recording tree's sum (record_sums, tree_record), each
+ * tagged with its tree. Sized by userspace. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);
