@@ -92,6 +92,8 @@ HELPER_SRCS := \
 	src/helper/serve_client.c \
 	src/helper/serve_tree.c \
 	src/helper/serve_closer.c \
+	src/helper/serve_record.c \
+	src/helper/serve_sums.c \
 	src/helper/serve_log.c \
 	src/helper/pidns.c
 CLITOP_SRCS := \
@@ -157,7 +159,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns
+	merge helper_proto shell_words host pidns serve_sums
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -192,6 +194,7 @@ test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_shell_words_SRCS := src/cli/harness/shell_words.c
 test_host_SRCS := src/base/host.c src/base/fileutil.c
 test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
+test_serve_sums_SRCS := src/helper/serve_sums.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
@@ -338,7 +341,8 @@ fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
 fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.
-fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/pidns.c src/lib/sources/helper_proto.c src/base/fileutil.c
+fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/serve_record.c src/helper/serve_sums.c src/helper/pidns.c \
+	src/lib/sources/helper_proto.c src/base/fileutil.c
 
 $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@

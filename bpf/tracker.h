@@ -64,7 +64,10 @@ struct mm_state {
 	__s64 own_peak;             /* this mm's own largest rss, pages */
 	__u64 events;               /* rss_stat events applied to it */
 	__u32 tree;                 /* its tree (index into hot.trees) */
-	__u32 pad;
+	/* Its tree records its changes (tree_record, copied at entry): read
+	 * beside tree, on the line the event loads anyway, so that a tree of
+	 * the helper's load that does not record pays no more per event. */
+	__u32 record;
 	struct peak_mark mark[2];
 	__s64 count_seen[RSS_SLOTS]; /* 6.2+: the shared part (.count) in pages */
 	__u32 tgid;                 /* a process using this mm (global PID) */
@@ -306,6 +309,9 @@ static inline __s64 cache_bound_pages(__s64 events, __s64 cached, int empty, __s
  */
 _Static_assert(__builtin_offsetof(struct mm_state, tree) == 64,
 	       "what every event touches of an mm is its first 64 bytes, one cache line");
+_Static_assert(__builtin_offsetof(struct mm_state, record) / 8 ==
+	       __builtin_offsetof(struct mm_state, tree) / 8,
+	       "the record flag shares the word the event loads its tree index from");
 _Static_assert(sizeof(struct tree_state) % 64 == 0,
 	       "trees start on cache lines of their own: no false sharing between trees");
 _Static_assert(__builtin_offsetof(struct hot_state, cpu_offset) + 120 * sizeof(__u64) <= 4096,

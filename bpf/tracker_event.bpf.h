@@ -81,7 +81,7 @@ static __always_inline void after_change(struct tree_state *t, struct mm_state *
 
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
-	if (record_sums)
+	if (record_sums && ms->record)
 		record_sum(t, sum, key, ms, mine);
 	raise_peak(t, sum);
 }
@@ -233,6 +233,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		return;
 	}
 	init.vpid = tree_vpid(task, tree);
+	init.record = tree_record[tree & (MAX_TREES - 1)];
 	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
 	if (exact_path()) {
 		init.counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);

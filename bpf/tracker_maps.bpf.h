@@ -18,7 +18,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by userspace before load; the verifier sees them as constants. */
 const volatile bool has_fetch_atomics = true;   /* BPF_FETCH atomics (5.12+) */
 const volatile __u32 nr_cpus = 1;               /* possible CPUs */
-const volatile bool record_sums = false;        /* --timeline, --compare-sampler */
+const volatile bool record_sums = false;        /* --timeline, --compare-sampler; peakbpf serve */
 /* Before 6.2: the most pages one fault maps without an event (fault-around,
  * fault_around_bytes; kfeatures.c reads it). */
 const volatile __u32 fault_pages = DEFAULT_FAULT_PAGES;
@@ -45,6 +45,11 @@ __u32 caller_pidns_level;
  * the namespace lies whose numbers the tree's PIDs are given in (peakbpf
  * serve: its client's); 0: peakbpf's own. */
 __u32 tree_pid_depth[MAX_TREES];
+/* Set by userspace per tree, before its roots: with record_sums, whether
+ * the tree's changes go into sum_events (each mm copies it at entry, where
+ * the event reads it). peakbpf serve loads with record_sums on and turns
+ * it on for the trees whose clients asked. */
+__u32 tree_record[MAX_TREES];
 /* Entries each tree tried to add to the maps of processes, threads and mms,
  * counted before each try and never reset: a tree cleared when the count
  * was N, and still at N, has no entry to walk for (tracker_trees.c). Entry
@@ -54,7 +59,8 @@ __u64 tree_insertions[MAX_TREES];
 __u64 iter_entered;             /* processes enter_existing entered, for its passes */
 __u32 dying_n;                  /* tgids in dying, from enter_existing */
 
-/* Every change of the tree sum, when record_sums is set. Sized by userspace. */
+/* Every change of a recording tree's sum (record_sums, tree_record), each
+ * tagged with its tree. Sized by userspace. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4096);

@@ -185,8 +185,8 @@ PEAKBPF_API int peakbpf_command_started(struct peakbpf_session *s, pid_t pid);
 PEAKBPF_API int peakbpf_command_exited(struct peakbpf_session *s, pid_t pid, const struct rusage *ru);
 /* Processes of the tree alive now; -ENODATA when unknown (bpf only). */
 PEAKBPF_API int peakbpf_procs_live(const struct peakbpf_session *s, int64_t *n);
-/* Whether the bpf source is loaded in this process (not through the
- * helper): the exact figure, and the record of the sum. */
+/* Whether the bpf source is used (loaded here or through the helper):
+ * the exact figure, and the record of the sum. */
 PEAKBPF_API bool peakbpf_has_bpf(const struct peakbpf_session *s);
 /* The helper's reason for refusing the last request ("" if none), or
  * NULL when the session does not go through peakbpf serve. */

@@ -224,14 +224,13 @@ static void raise_nofile(void)
  * through the helper then costs a round trip, not a load). */
 static int load_at_start(struct server *sv)
 {
-	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
 	struct host_facts host = { 0 };
 	struct bpf_source_opts bo = { 0 };
 	struct source *probe = NULL;
 	int err;
 
 	if (!sv->unload_idle) {
-		err = tracker_open(&topts, &sv->shared);
+		err = serve_record_load(sv);
 		if (!err)
 			sv->loads++;
 		return err;
@@ -257,6 +256,7 @@ static int serve_setup(struct server *sv, const char *path)
 		return err;
 	}
 	raise_nofile();
+	serve_record_init(sv);
 	sv->closer = calloc(1, sizeof(*sv->closer));
 	err = sv->closer ? closer_start(sv->closer) : -ENOMEM;
 	if (err) {

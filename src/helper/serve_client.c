@@ -27,13 +27,9 @@ static void dispose(struct server *sv, const struct client *c, const int *fds, s
 	closer_push(sv->closer, fds, n, c->cred.uid);
 }
 
-/* Send r, or keep it until the socket has room. false: the connection ends. */
-static bool reply(struct client *c, const struct hp_msg *r)
+/* Keep r until the socket has room. false: the connection ends. */
+static bool keep(struct client *c, const struct hp_msg *r)
 {
-	int err = hp_send(c->fd, r, -1);
-
-	if (err != -EAGAIN)
-		return err == 0;
 	c->out = malloc(sizeof(*r));
 	if (!c->out)
 		return false;
@@ -42,14 +38,51 @@ static bool reply(struct client *c, const struct hp_msg *r)
 	return true;
 }
 
+/* Send r, or keep it until the socket has room. false: the connection ends. */
+static bool reply(struct client *c, const struct hp_msg *r)
+{
+	int err = hp_send(c->fd, r, -1);
+
+	if (err != -EAGAIN)
+		return err == 0;
+	return keep(c, r);
+}
+
+/* Send r, an HP_DRAIN reply, with the oldest changes it counts; they
+ * leave the queue once sent. */
+static int send_batch(struct client *c, const struct hp_msg *r)
+{
+	struct iovec ev[2];
+	size_t n = sum_queue_peek(&c->rec, r->u.drained.count, ev);
+	int err = n == r->u.drained.count ? hp_send_batch(c->fd, r, ev) : -EPROTO;
+
+	if (!err)
+		sum_queue_pop(&c->rec, n);
+	return err;
+}
+
+/* An HP_DRAIN reply: as reply(), the kept one remembering its changes. */
+static bool reply_batch(struct client *c, const struct hp_msg *r)
+{
+	int err = send_batch(c, r);
+
+	if (err != -EAGAIN)
+		return err == 0;
+	if (!keep(c, r))
+		return false;
+	c->out_events = r->u.drained.count;
+	return true;
+}
+
 static bool flush_out(struct client *c)
 {
-	int err = hp_send(c->fd, c->out, -1);
+	int err = c->out_events ? send_batch(c, c->out) : hp_send(c->fd, c->out, -1);
 
 	if (err == -EAGAIN)
 		return true;
 	free(c->out);
 	c->out = NULL;
+	c->out_events = 0;
 	return err == 0;
 }
 
@@ -80,18 +113,20 @@ static bool serve_message(struct server *sv, struct client *c)
 {
 	int fds[HP_MAX_FDS], pidfd, err;
 	struct hp_msg m, r;
-	size_t n = 0;
+	size_t n = 0, len = 0;
 
-	err = hp_recv_fds(c->fd, &m, fds, &n, MSG_DONTWAIT);
+	err = hp_recv_fds(c->fd, &m, fds, &n, &len, MSG_DONTWAIT);
 	if (err == -EAGAIN)
 		return true;
 	if (err) {
 		dispose(sv, c, fds, n);
+		if (err == -EPROTONOSUPPORT)
+			hp_refuse_version(c->fd, &m, len);      /* in words its version reads */
 		if (err == -EPROTO && n == 0) {
 			hp_init(&r, 0);
 			r.err = -EPROTO;
-			snprintf(r.u.why, HP_WHY_LEN, "protocol version %d expected: use a peakbpf as "
-				 "new as the helper", HP_VERSION);
+			snprintf(r.u.why, HP_WHY_LEN, "not a message of protocol version %d: use a peakbpf "
+				 "of the helper's version", HP_VERSION);
 			hp_send(c->fd, &r, -1);
 		}
 		return false;
@@ -121,7 +156,7 @@ static bool serve_message(struct server *sv, struct client *c)
 	r.err = serve_handle(sv, c, &m, pidfd, &r);
 	if (pidfd >= 0)
 		close(pidfd);
-	return reply(c, &r);
+	return m.type == HP_DRAIN && !r.err ? reply_batch(c, &r) : reply(c, &r);
 }
 
 void serve_drop_client(struct server *sv, size_t i)
@@ -240,10 +275,14 @@ static bool serve_client(struct server *sv, struct client *c, short revents, uin
 }
 
 /* The poll timeout, ms: until the accept back-off ends, or a kept reply
- * is overdue, or (some uid held back) soon; -1 for none. */
+ * is overdue, or (some uid held back) soon, or the record's ring is due
+ * (it wakes no one); -1 for none. */
 static int loop_timeout(const struct server *sv, bool held, uint64_t now)
 {
-	int ms = held ? 20 : -1;
+	int ms = held ? 20 : -1, rec = serve_record_timeout(sv, now);
+
+	if (rec >= 0)
+		ms = ms < 0 || rec < ms ? rec : ms;
 
 	if (sv->accept_after_ns > now) {
 		int t = (int)((sv->accept_after_ns - now) / MS) + 1;
@@ -322,6 +361,7 @@ int serve_loop(struct server *sv)
 			return -errno;
 		if (pfd[0].revents)
 			return 0;       /* SIGTERM, SIGINT, SIGHUP */
+		serve_record_tick(sv, monotonic_ns());
 		serve_turn(sv, pfd + 2, n);
 		/* Every connection waiting, up to a bound: one a turn would let
 		 * a user who connects in a loop keep the backlog full. */

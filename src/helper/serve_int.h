@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include "helper_proto.h"
+#include "serve_sums.h"
 #include "tracker_api.h"
 
 #define SERVE_MAX_CLIENTS 64
@@ -33,6 +34,19 @@
 #define STATUS_COUNT_MS 1000            /* a user's --status: map counts this old at most */
 /* Entries of the shared maps: every tree's --max-tracked within them. */
 #define SERVE_MAP_ENTRIES (MAX_TREES * DEFAULT_MAX_TRACKED)
+/* The record of the sum: the kernel's ring every recording tree shares
+ * (~43 k changes: 8 M a second at this pace), drained this often while one
+ * records, into each client's queue (serve_sums.h). Its pages count in the
+ * helper's RSS as it reads them (twice: the ring is mapped twice). */
+#define SERVE_RING_BYTES (2U << 20)
+#define SERVE_DRAIN_MS 5
+/* A recording client's kernel memory for unread replies: a batch (a
+ * larger message than the socket's buffer cannot be sent) and 4 replies. */
+#define SERVE_RECORD_SNDBUF ((int)(HP_DRAIN_BYTES + 4 * sizeof(struct hp_msg)))
+/* The one load: its maps hold every tree's entries, its ring records the
+ * trees whose clients ask (hp_open.record). */
+#define SERVE_TRACKER_OPTS { .max_tracked = SERVE_MAP_ENTRIES, \
+			     .record_ring_bytes = SERVE_RING_BYTES, .record_per_tree = true }
 
 struct host_facts;
 
@@ -48,6 +62,13 @@ struct client {
 	bool started;
 	struct hp_msg *out;             /* a reply the socket had no room for */
 	uint64_t out_since_ns;          /* when it was queued */
+	/* The record of the sum (hp_open.record): the tree's changes until
+	 * the client takes them; a kept reply that is a batch carries the
+	 * oldest out_events of them, which leave the queue once it is sent. */
+	bool recording;
+	bool own_pidns;                 /* in the helper's PID namespace: tgids as they are */
+	struct sum_queue rec;
+	size_t out_events;
 };
 
 /* Descriptors to close off the loop (serve_closer.c), in lanes by uid. */
@@ -87,6 +108,8 @@ struct server {
 	uint64_t refused_fds;           /* fds received and not kept */
 	size_t turn;                    /* where the loop's turn over clients starts */
 	struct tree_entries counted[MAX_TREES]; /* the last walk of the maps (status) */
+	struct sum_wire_key wire;       /* the names clients get for mms and tgids */
+	uint64_t drained_ns;            /* the ring's last drain */
 	uint64_t counted_ns;            /* when; 0: none yet */
 	struct closer *closer;
 };
@@ -98,6 +121,28 @@ void serve_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, int pidfd,
 		 struct hp_msg *r);
 void serve_remove_tree(struct server *sv, struct client *c, const char *why);
+
+/* serve_record.c: the record of the sum. A random key for the names
+ * clients get. */
+void serve_record_init(struct server *sv);
+/* The one load, into sv->shared: with the record's ring, or without it
+ * where the kernel has none (its trees cannot record then). */
+int serve_record_load(struct server *sv);
+/* HP_OPEN asked to record: the tree's flag on, its queue empty. */
+int serve_record_open(struct server *sv, struct client *c, struct hp_msg *r);
+/* The tree goes: its queue too. */
+void serve_record_close(struct client *c);
+/* Every recorded change in the kernel's ring into its client's queue:
+ * when asked (a drain request), or every SERVE_DRAIN_MS (due). */
+void serve_record_drain(struct server *sv);
+void serve_record_tick(struct server *sv, uint64_t now);
+/* The poll timeout the record needs, ms, or -1 when no client records. */
+int serve_record_timeout(const struct server *sv, uint64_t now);
+/* HP_DRAIN's reply header (its count of the queue's oldest changes, sent
+ * with it by serve_client.c) and HP_MM_IDENTITY's reply. */
+int serve_do_drain(struct server *sv, struct client *c, struct hp_msg *r);
+int serve_do_identity(struct server *sv, struct client *c, const struct hp_identity *in,
+		      struct hp_msg *r);
 
 /* serve_client.c */
 int serve_loop(struct server *sv);

@@ -37,6 +37,7 @@ static void set_pid_depth(struct client *c)
 		return;
 	err = pidns_depth_of(c->cred.pid, &depth);
 	tracker_set_pid_depth(c->src->ops->tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
+	c->own_pidns = !err && depth == 0;
 }
 
 static size_t trees_open(const struct server *sv)
@@ -70,6 +71,7 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 	 * (unload_if_idle), so its programs cost the machine's faults
 	 * nothing while no one measures. */
 	ns = monotonic_ns();
+	serve_record_close(c);
 	c->src->ops->destroy(c->src);
 	ns = monotonic_ns() - ns;
 	c->src = NULL;
@@ -131,7 +133,6 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 {
 	struct bpf_source_opts bo = { .max_tracked = o->max_tracked ? o->max_tracked : DEFAULT_MAX_TRACKED,
 				      .command_mode = o->command_mode != 0 };
-	struct tracker_opts topts = { .max_tracked = SERVE_MAP_ENTRIES };
 	unsigned slot = 0;
 	int err = open_refused(sv, c, o, r);
 
@@ -151,7 +152,7 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 	}
 	host_facts_fill(c->host, host_effective_caps());
 	if (!sv->shared) {
-		err = tracker_open(&topts, &sv->shared);
+		err = serve_record_load(sv);
 		if (err) {
 			snprintf(r->u.why, HP_WHY_LEN, "the helper cannot load the BPF programs: %s",
 				 strerror(-err));
@@ -162,10 +163,16 @@ static int do_open(struct server *sv, struct client *c, const struct hp_open *o,
 		sv->loads++;
 	}
 	err = bpf_source_open_tree(sv->shared, slot, &bo, c->host, &c->src);
+	if (err)
+		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot open a tree: %s", strerror(-err));
+	else if (o->record)
+		err = serve_record_open(sv, c, r);
 	if (err) {
+		if (c->src)
+			c->src->ops->destroy(c->src);
+		c->src = NULL;
 		free(c->host);
 		c->host = NULL;
-		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot open a tree: %s", strerror(-err));
 		unload_if_idle(sv);
 		return err;
 	}
@@ -264,6 +271,8 @@ static int do_start(struct client *c, struct hp_msg *r)
 		return err;
 	}
 	c->started = true;
+	if (c->src->ops->window_start_pages)
+		r->u.started.window_start_pages = c->src->ops->window_start_pages(c->src);
 	return 0;
 }
 
@@ -283,6 +292,8 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 	}
 	hp_figure_to(&r->u.figure, &f);
 	c->src->ops->counters(c->src, true, &r->u.figure.counters);
+	if (c->src->ops->window_start_pages)
+		r->u.figure.next_start_pages = c->src->ops->window_start_pages(c->src);
 	return 0;
 }
 
@@ -371,6 +382,10 @@ int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, in
 	case HP_STATUS:
 		do_status(sv, c, r);
 		return 0;
+	case HP_DRAIN:
+		return serve_do_drain(sv, c, r);
+	case HP_MM_IDENTITY:
+		return serve_do_identity(sv, c, &m->u.identity, r);
 	default:
 		snprintf(r->u.why, HP_WHY_LEN, "unknown request %u", (unsigned)m->type);
 		return -EPROTO;

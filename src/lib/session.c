@@ -245,9 +245,10 @@ const char *session_bpf_load(const struct session *s)
 	return s->host.bpf_load;
 }
 
+/* The bpf source, here or through the helper: either has the record. */
 bool session_has_bpf(const struct session *s)
 {
-	return KERNEL_OP(s, tracker) != NULL;
+	return s->kernel != NULL;
 }
 
 const char *session_note(const struct session *s, size_t i)

@@ -26,8 +26,8 @@ struct session_opts {
 	bool with_proc;                 /* also run the /proc sampler beside bpf */
 	/* peakbpf serve: the bpf source through the helper at helper_path
 	 * (NULL: $PEAKBPF_HELPER or /run/peakbpf.sock), used whenever its
-	 * socket answers and the session asks nothing it does not serve (a
-	 * record of the sum, --measure unique), root included; always with
+	 * socket answers and the session asks nothing it does not serve
+	 * (--measure unique), root included; always with
 	 * use_helper; never with no_helper (loaded here instead). */
 	const char *helper_path;
 	bool use_helper;

@@ -70,12 +70,10 @@ static const char *helper_path(const struct session_opts *o)
 	return p && *p ? p : HELPER_SOCKET_DEFAULT;
 }
 
-/* What the helper does not serve (it sends figures, not the record of the
- * sum, and measures no unique memory): NULL when it serves everything asked. */
+/* What the helper does not serve (it measures no unique memory): NULL
+ * when it serves everything asked, the record of the sum included. */
 static const char *helper_lacks(const struct session_opts *o)
 {
-	if (o->record_ring_bytes)
-		return "the record of the sum (--timeline, --compare-sampler, --record)";
 	if (o->measure_unique)
 		return "unique memory (--measure unique)";
 	return NULL;
@@ -97,8 +95,8 @@ static bool want_helper(const struct session_opts *o, const char *no_bpf)
 static int open_helper(struct session *s, const struct session_opts *o, char *why, size_t len)
 {
 	struct source *src;
-	int err = helper_source_open(helper_path(o), o->max_tracked, o->command_mode, &s->host,
-				     &src, why, len);
+	int err = helper_source_open(helper_path(o), o->max_tracked, o->command_mode,
+				     o->record_ring_bytes != 0, &s->host, &src, why, len);
 
 	if (err)
 		return err;

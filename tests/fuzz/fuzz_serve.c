@@ -7,7 +7,9 @@
  * input's choice): what is fuzzed is the helper's bookkeeping. After every
  * step: each open tree holds the one slot it names, the load is in exactly
  * while a tree is open, no user other than root holds more trees than its
- * limit, and every refusal says why. Leaks show at the end (ASan).
+ * limit, every refusal says why, and no recording client's queue is past
+ * its bound (the stubbed ring hands each drain changes of any tree). Leaks
+ * show at the end (ASan).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,6 +55,34 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 void tracker_close(struct tracker *t) { free(t); }
 void tracker_set_pid_depth(struct tracker *t, unsigned depth) { (void)t; (void)depth; }
 
+static struct tracker tree_stub;
+static unsigned ring_seed;
+
+/* The ring: a few changes of trees the input chooses, recording or not. */
+int tracker_drain_every_tree(struct tracker *load, source_sum_fn fn, void *ctx)
+{
+	(void)load;
+	for (unsigned i = 0; i < (ring_seed & 7) * 300; i++) {
+		struct sum_event e = { .ns = i, .mm = i * 64, .tree = (ring_seed >> 3) + i };
+
+		fn(ctx, &e);
+	}
+	return 0;
+}
+
+int tracker_set_record(struct tracker *t, bool on) { (void)t; (void)on; return 0; }
+void tracker_read_tree(struct tracker *t, struct tree_state *out) { (void)t; memset(out, 0, sizeof(*out)); }
+
+int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN])
+{
+	(void)t; (void)tgid;
+	if (key & 1)
+		return -ENOENT;
+	*vpid = 1;
+	memcpy(comm, "stub", 5);
+	return 0;
+}
+
 int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES])
 {
 	(void)t;
@@ -64,6 +94,7 @@ static int fake_add_root(struct source *s, pid_t pid) { (void)s; (void)pid; retu
 static int fake_start(struct source *s) { (void)s; return 0; }
 static void fake_destroy(struct source *s) { free(s); }
 static void fake_counters(struct source *s, bool at_cut, struct bpf_counters *c) { (void)s; (void)at_cut; memset(c, 0, sizeof(*c)); }
+static struct tracker *fake_tracker(struct source *s) { (void)s; return &tree_stub; }
 
 static int fake_close_window(struct source *s, struct figure *out)
 {
@@ -75,7 +106,8 @@ static int fake_close_window(struct source *s, struct figure *out)
 }
 
 static const struct source_ops fake_ops = { .add_root = fake_add_root, .start = fake_start,
-	.close_window = fake_close_window, .destroy = fake_destroy, .counters = fake_counters };
+	.close_window = fake_close_window, .destroy = fake_destroy, .counters = fake_counters,
+	.tracker = fake_tracker };
 
 int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
 			 struct host_facts *host, struct source **out)
@@ -107,6 +139,8 @@ static void check(const struct server *sv)
 		trees++;
 		per_uid[c->cred.uid % 3]++;
 		if (c->slot >= MAX_TREES || !sv->slot_used[c->slot])
+			abort();
+		if (c->recording && (c->rec.n > c->rec.max || c->rec.max != HP_QUEUE_MAX))
 			abort();
 		for (size_t j = 0; j < i; j++)
 			if (sv->clients[j].src && sv->clients[j].slot == c->slot)
@@ -141,9 +175,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		knob.exited = (k & 96) == 96;
 		knob.not_yours = k & 128 && op & 128;
 		knob.pid_err = (op & 64) ? -ESRCH : 0;
-		hp_init(&m, (enum hp_type)(op % 8));
-		m.u.open.max_tracked = (op & 32) ? 70000u * k : 0;
-		if (op % 8 == 7)
+		hp_init(&m, (enum hp_type)(op % 10));
+		ring_seed = k;
+		if (m.type == HP_OPEN) {
+			m.u.open.max_tracked = (op & 32) ? 70000u * k : 0;
+			m.u.open.record = k & 8;
+		} else if (m.type == HP_MM_IDENTITY) {
+			m.u.identity.mm = k;
+		}
+		if (op % 10 == 9)
 			serve_remove_tree(&sv, c, "client gone");
 		else if (serve_handle(&sv, c, &m, (op & 16) ? -1 : k, &r) && !r.u.why[0])
 			abort();        /* every refusal says why */

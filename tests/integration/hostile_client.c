@@ -9,11 +9,17 @@
  *   hostile_client linger SOCKET SECONDS   the lingering sockets alone (every
  *                                          other one inside 8 Unix sockets)
  *   hostile_client soak SOCKET SESSIONS    that many sessions, untimed, no anchor
+ *   hostile_client nodrain SOCKET SECONDS  a tree that records (a child that
+ *                                          faults all along) and whose changes
+ *                                          are never asked for; at the end one
+ *                                          HP_DRAIN: "queued N drops D"
+ *   hostile_client oldversion SOCKET 1     a request of protocol version 2
+ *                                          (its size): the reply's why
  *
  * The attacks: fd floods (messages of 253 fds, of every request type, and
  * zero-length ones), a TCP socket with SO_LINGER and unsent data passed and
  * closed, clients that send and never read, connection churn, and clients
- * SIGKILLed in the middle of a session. tests/integration/test_serve_hostile.sh
+ * SIGKILLed in the middle of a session (half of them recording the sum). tests/integration/test_serve_hostile.sh
  * runs them as nobody and checks the helper's fds, RSS and BPF objects.
  */
 #include <errno.h>
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -70,7 +77,7 @@ static void attack_flood(void)
 			usleep(1000);
 			continue;
 		}
-		for (int t = HP_OPEN; t <= HP_STATUS + 1; t++) {
+		for (int t = HP_OPEN; t <= HP_MM_IDENTITY + 1; t++) {
 			hp_init(&m, (enum hp_type)t);
 			send_fds(s, &m, sizeof(m), junk, HP_MAX_FDS, MSG_DONTWAIT);
 			send_fds(s, NULL, 0, junk, HP_MAX_FDS, MSG_DONTWAIT);
@@ -235,6 +242,7 @@ static void attack_killed(void)
 			struct hp_msg m;
 
 			hp_init(&m, HP_OPEN);
+			m.u.open.record = getpid() & 1;         /* half of them record */
 			if (s >= 0 && !ask(s, &m, -1)) {
 				hp_init(&m, HP_ADD_ROOT);
 				ask(s, &m, me);
@@ -383,6 +391,85 @@ static int soak(long sessions)
 }
 
 /* Connections held open and idle, as many as a user may have. */
+/* Fault and free 32 MiB over and over until the end: changes of the sum. */
+static void churn_memory(int go)
+{
+	char c;
+
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	while (now() < until) {
+		size_t len = 32u << 20;
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		for (size_t i = 0; i < len; i += 4096)
+			p[i] = 1;
+		munmap(p, len);
+	}
+	_exit(0);
+}
+
+/* A recording tree whose changes it never asks for, until the end. */
+static int nodrain(void)
+{
+	static struct sum_event ev[HP_DRAIN_MAX];
+	int s = dial(), go[2], pidfd, err;
+	struct hp_msg m;
+	size_t n = 0;
+	pid_t child;
+
+	if (s < 0 || pipe(go))
+		return 1;
+	child = fork();
+	if (child == 0)
+		churn_memory(go[0]);
+	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	hp_init(&m, HP_OPEN);
+	m.u.open.record = 1;
+	err = ask(s, &m, -1);
+	hp_init(&m, HP_ADD_ROOT);
+	err = err ? err : ask(s, &m, pidfd);
+	hp_init(&m, HP_START);
+	err = err ? err : ask(s, &m, -1);
+	if (write(go[1], "g", 1) != 1 || err) {
+		fprintf(stderr, "hostile_client: nodrain: %s (%s)\n", strerror(-err), m.u.why);
+		kill(child, SIGKILL);
+		return 1;
+	}
+	waitpid(child, NULL, 0);
+	hp_init(&m, HP_DRAIN);
+	err = hp_send(s, &m, -1);
+	err = err ? err : hp_recv_batch(s, &m, ev, &n);
+	if (err || m.err)
+		return 1;
+	printf("queued %zu more %u drops %llu\n", n, m.u.drained.more, (unsigned long long)m.u.drained.drops);
+	close(s);
+	return 0;
+}
+
+/* What a peakbpf of protocol version 2 is told: a message of its size. */
+static int oldversion(void)
+{
+	size_t old = offsetof(struct hp_msg, u) + 1704;  /* version 2's struct hp_msg */
+	char buf[sizeof(struct hp_msg)] = { 0 };
+	struct hp_msg m;
+	int s = dial();
+	ssize_t n;
+
+	hp_init(&m, HP_OPEN);
+	m.version = 2;
+	memcpy(buf, &m, offsetof(struct hp_msg, u));
+	if (s < 0 || send(s, buf, old, 0) != (ssize_t)old)
+		return 1;
+	n = recv(s, buf, sizeof(buf), 0);
+	memcpy(&m, buf, sizeof(m));
+	m.u.why[HP_WHY_LEN - 1] = '\0';
+	printf("size %zd version %u err %d why %s\n", n, m.version, m.err, m.u.why);
+	return n == (ssize_t)old ? 0 : 1;
+}
+
 static int hold(void)
 {
 	int s[16];
@@ -403,9 +490,10 @@ int main(int argc, char **argv)
 	long secs;
 
 	if (argc != 4 || (strcmp(argv[1], "attack") && strcmp(argv[1], "good") && strcmp(argv[1], "hold") &&
-			  strcmp(argv[1], "soak") && strcmp(argv[1], "linger"))) {
-		fprintf(stderr, "usage: hostile_client attack|good|hold|linger SOCKET SECONDS, "
-			"or soak SOCKET SESSIONS\n");
+			  strcmp(argv[1], "soak") && strcmp(argv[1], "linger") &&
+			  strcmp(argv[1], "nodrain") && strcmp(argv[1], "oldversion"))) {
+		fprintf(stderr, "usage: hostile_client attack|good|hold|linger|nodrain|oldversion SOCKET "
+			"SECONDS, or soak SOCKET SESSIONS\n");
 		return 2;
 	}
 	errno = 0;
@@ -419,6 +507,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(argv[1], "soak"))
 		return soak(secs);
+	if (!strcmp(argv[1], "nodrain"))
+		return nodrain();
+	if (!strcmp(argv[1], "oldversion"))
+		return oldversion();
 	if (!strcmp(argv[1], "linger")) {
 		attack_linger();
 		return 0;

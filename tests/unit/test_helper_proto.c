@@ -105,8 +105,9 @@ static void test_fd_passing(void **state)
 	close(sv[1]);
 }
 
-/* Another version, a short message: -EPROTO, and an fd that came with
- * them is closed, not handed over. The peer's end: -ECONNRESET. */
+/* Another version: -EPROTONOSUPPORT, a short message or another magic:
+ * -EPROTO, and an fd that came with them is closed, not handed over. The
+ * peer's end: -ECONNRESET. */
 static void test_bad_messages(void **state)
 {
 	struct hp_msg m, r;
@@ -119,7 +120,8 @@ static void test_bad_messages(void **state)
 	hp_init(&m, HP_OPEN);
 	m.version = HP_VERSION + 1;
 	assert_int_equal(hp_send(sv[0], &m, p[0]), 0);
-	assert_int_equal(hp_recv(sv[1], &r, &fd), -EPROTO);
+	assert_int_equal(hp_recv(sv[1], &r, &fd), -EPROTONOSUPPORT);
+	assert_int_equal(r.version, HP_VERSION + 1);
 	assert_int_equal(fd, -1);
 	hp_init(&m, HP_OPEN);
 	m.magic = 0;
@@ -162,7 +164,7 @@ static void test_every_fd_accounted(void **state)
 	before = open_fds();
 	hp_init(&m, HP_ADD_ROOT);
 	assert_int_equal(send_fds(sv[0], &m, sizeof(m), p[0], HP_MAX_FDS, 0), 0);
-	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, 0), 0);
+	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, NULL, 0), 0);
 	assert_int_equal(n, HP_MAX_FDS);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);
@@ -173,13 +175,82 @@ static void test_every_fd_accounted(void **state)
 	assert_int_equal(hp_recv(sv[1], &r, &fd), -EPROTO);
 	assert_int_equal(fd, -1);
 	assert_int_equal(send_fds(sv[0], NULL, 0, p[0], 1, 0), 0);
-	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, 0), -EPROTO);
+	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, NULL, 0), -EPROTO);
 	assert_int_equal(n, 1);
 	close(fds[0]);
-	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, MSG_DONTWAIT), -EAGAIN);
+	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &n, NULL, MSG_DONTWAIT), -EAGAIN);
 	assert_int_equal(open_fds(), before);
 	close(p[0]);
 	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* An HP_DRAIN reply carries its count of changes in one message, from
+ * two runs (a queue that wraps); a count that is not the size is -EPROTO. */
+static void test_batch(void **state)
+{
+	static struct sum_event ev[HP_DRAIN_MAX], got[HP_DRAIN_MAX];
+	struct iovec iov[2];
+	struct hp_msg m, r;
+	size_t n = 0;
+	int sv[2];
+
+	(void)state;
+	pair(sv);
+	for (size_t i = 0; i < HP_DRAIN_MAX; i++)
+		ev[i] = (struct sum_event){ .ns = i, .sum_pages = (__s64)i * 2, .mm = i + 7, .tgid = 3 };
+	hp_init(&m, HP_DRAIN);
+	m.u.drained.count = HP_DRAIN_MAX;
+	m.u.drained.drops = 5;
+	iov[0] = (struct iovec){ .iov_base = &ev[1000], .iov_len = 24 * sizeof(ev[0]) };
+	iov[1] = (struct iovec){ .iov_base = ev, .iov_len = 1000 * sizeof(ev[0]) };
+	assert_int_equal(hp_send_batch(sv[0], &m, iov), 0);
+	assert_int_equal(hp_recv_batch(sv[1], &r, got, &n), 0);
+	assert_int_equal(n, HP_DRAIN_MAX);
+	assert_int_equal(r.u.drained.drops, 5);
+	assert_int_equal(got[0].ns, 1000);
+	assert_int_equal(got[24].ns, 0);
+	assert_int_equal(got[1023].sum_pages, 999 * 2);
+	/* A count above what came. */
+	m.u.drained.count = 3;
+	iov[0].iov_len = 2 * sizeof(ev[0]);
+	iov[1].iov_len = 0;
+	assert_int_equal(hp_send_batch(sv[0], &m, iov), 0);
+	assert_int_equal(hp_recv_batch(sv[1], &r, got, &n), -EPROTO);
+	/* A refusal is a plain message. */
+	hp_init(&m, HP_DRAIN);
+	m.err = -EPROTO;
+	assert_int_equal(hp_send(sv[0], &m, -1), 0);
+	assert_int_equal(hp_recv_batch(sv[1], &r, got, &n), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(r.err, -EPROTO);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A peer of another version, whose message is shorter than ours, gets a
+ * reply of its own size and version, with the reason where its why is. */
+static void test_refuse_version(void **state)
+{
+	struct hp_msg m, r;
+	size_t len = 0, nfds = 0, old = offsetof(struct hp_msg, u) + 1700;
+	char buf[sizeof(struct hp_msg)];
+	int sv[2], fds[HP_MAX_FDS];
+
+	(void)state;
+	pair(sv);
+	hp_init(&m, HP_OPEN);
+	m.version = HP_VERSION - 1;
+	assert_int_equal(send(sv[0], &m, old, 0), (ssize_t)old);
+	assert_int_equal(hp_recv_fds(sv[1], &r, fds, &nfds, &len, 0), -EPROTONOSUPPORT);
+	assert_int_equal(len, old);
+	hp_refuse_version(sv[1], &r, len);
+	assert_int_equal(recv(sv[0], buf, sizeof(buf), 0), (ssize_t)old);
+	memcpy(&r, buf, old);
+	assert_int_equal(r.version, HP_VERSION - 1);
+	assert_int_equal(r.err, -EPROTONOSUPPORT);
+	assert_non_null(strstr(r.u.why, "protocol version"));
 	close(sv[0]);
 	close(sv[1]);
 }
@@ -192,6 +263,8 @@ int main(void)
 		cmocka_unit_test(test_fd_passing),
 		cmocka_unit_test(test_bad_messages),
 		cmocka_unit_test(test_every_fd_accounted),
+		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_refuse_version),
 	};
 
 	return cmocka_run_group_tests_name("helper_proto", tests, NULL, NULL);

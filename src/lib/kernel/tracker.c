@@ -31,6 +31,20 @@ int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx)
 	return n < 0 ? n : 0;
 }
 
+int tracker_drain_every_tree(struct tracker *t, source_sum_fn fn, void *ctx)
+{
+	int n;
+
+	if (t->base || !t->sums)
+		return -EOPNOTSUPP;
+	t->sum_fn = fn;
+	t->sum_ctx = ctx;
+	t->drain_tree = TRACKER_EVERY_TREE;
+	n = ring_buffer__consume(t->sums);
+	t->sum_fn = NULL;
+	return n < 0 ? n : 0;
+}
+
 int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN])
 {
 	const struct departed_mm *ring = t->skel->bss->departed;

@@ -25,6 +25,9 @@ struct tracker_opts {
 	__u32 record_ring_bytes;        /* record every change of the sum in a ring
 					   of this size (a power of 2 of pages); 0: off */
 	bool with_unique;       /* load the unique program (unique_api.h) */
+	/* With a ring: a tree records only once tracker_set_record says so
+	 * (peakbpf serve, whose trees' clients choose); else every tree does. */
+	bool record_per_tree;
 };
 
 
@@ -85,6 +88,13 @@ int tracker_read(struct tracker *t, struct tree_reading *out);
 int tracker_verify_sums(struct tracker *t, struct sum_check *out);
 /* Hand every recorded change of the sum, oldest first, to fn. */
 int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx);
+/* The load's (not a tree's) record, every tree's changes, oldest first,
+ * to fn: each names its tree (sum_event.tree). peakbpf serve routes them. */
+int tracker_drain_every_tree(struct tracker *load, source_sum_fn fn, void *ctx);
+/* Whether t's tree records its changes, on a load made with
+ * record_per_tree; before its roots are added (each mm takes the flag as
+ * it enters). -EOPNOTSUPP when the load has no ring. */
+int tracker_set_record(struct tracker *t, bool on);
 /* Who uses mm key (with tgid, as a struct sum_event names it): its PID in
  * peakbpf's namespace (0 if not visible) and comm, from the mm's entry or,
  * once it left, the departed ring. -ENOENT when neither has it. */

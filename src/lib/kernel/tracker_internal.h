@@ -62,11 +62,15 @@ struct tracker {
 	struct ring_buffer *sums;       /* --compare-sampler's record */
 	source_sum_fn sum_fn;
 	void *sum_ctx;
-	unsigned drain_tree;            /* the tree whose changes a drain hands on */
+	unsigned drain_tree;            /* the tree whose changes a drain hands on
+					   (TRACKER_EVERY_TREE: all) */
+	bool record_per_tree;           /* the ring records only trees that ask */
 	/* A load's: each tree's tree_insertions when its last clear began
 	 * (0 for a new load, where no tree has an entry). */
 	__u64 cleared_at[MAX_TREES];
 };
+
+#define TRACKER_EVERY_TREE (~0U)
 
 /* t's tree in the load's mapped .bss (needs tracker.skel.h). */
 #define TREE_OF(t) (&(t)->skel->bss->hot.trees[(t)->tree])

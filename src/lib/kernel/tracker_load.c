@@ -219,7 +219,8 @@ static int on_sum_event(void *ctx, void *data, size_t size)
 	struct tracker *t = ctx;
 	const struct sum_event *e = data;
 
-	if (size < sizeof(*e) || !t->sum_fn || e->tree != t->drain_tree)
+	if (size < sizeof(*e) || !t->sum_fn ||
+	    (e->tree != t->drain_tree && t->drain_tree != TRACKER_EVERY_TREE))
 		return 0;
 	return t->sum_fn(t->sum_ctx, e);
 }
@@ -262,6 +263,9 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 			err = -errno;
 			goto cleanup;
 		}
+		/* The load's own tree records unless each tree asks. */
+		t->record_per_tree = opts->record_per_tree;
+		STORE(t->skel->bss->tree_record[0], !t->record_per_tree);
 	}
 	*out = t;
 	t = NULL;

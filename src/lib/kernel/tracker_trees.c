@@ -51,6 +51,7 @@ int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, st
 		}
 	}
 	STORE(TREE_OF(t)->max_entries, max_entries);
+	STORE(t->skel->bss->tree_record[tree], base->sums && !base->record_per_tree);
 	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
 	t->mark_races_at_cut = 0;
 	*out = t;
@@ -168,6 +169,7 @@ int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
 	}
 	memset(TREE_OF(t), 0, sizeof(struct tree_state));
 	STORE(s->bss->tree_pid_depth[t->tree], 0);
+	STORE(s->bss->tree_record[t->tree], 0);
 	load->cleared_at[t->tree] = err ? ~0ULL : tried;
 	if (removed)
 		*removed = r;
@@ -212,4 +214,14 @@ int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREE
 void tracker_set_pid_depth(struct tracker *t, unsigned depth)
 {
 	STORE(t->skel->bss->tree_pid_depth[t->tree], depth);
+}
+
+int tracker_set_record(struct tracker *t, bool on)
+{
+	const struct tracker *load = t->base ? t->base : t;
+
+	if (!load->sums)
+		return -EOPNOTSUPP;
+	STORE(t->skel->bss->tree_record[t->tree], on);
+	return 0;
 }

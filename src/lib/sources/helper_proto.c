@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "helper_proto.h"
 
@@ -45,6 +46,21 @@ int hp_send(int sock, const struct hp_msg *m, int fd)
 	return n == (ssize_t)sizeof(*m) ? 0 : -EPROTO;
 }
 
+int hp_send_batch(int sock, const struct hp_msg *m, const struct iovec ev[2])
+{
+	struct iovec iov[3] = { { .iov_base = (void *)m, .iov_len = sizeof(*m) }, ev[0], ev[1] };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 3 };
+	size_t want = sizeof(*m) + ev[0].iov_len + ev[1].iov_len;
+	ssize_t n;
+
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)want ? 0 : -EPROTO;
+}
+
 size_t hp_take_fds(struct msghdr *mh, int *fds, size_t max)
 {
 	size_t n = 0;
@@ -62,7 +78,14 @@ size_t hp_take_fds(struct msghdr *mh, int *fds, size_t max)
 	return n;
 }
 
-int hp_recv_fds(int sock, struct hp_msg *m, int *fds, size_t *nfds, int flags)
+/* A message of ours (its magic) in another version: at least the header. */
+static bool other_version(const struct hp_msg *m, ssize_t n)
+{
+	return n >= (ssize_t)offsetof(struct hp_msg, err) && m->magic == HP_MAGIC &&
+	       m->version != HP_VERSION;
+}
+
+int hp_recv_fds(int sock, struct hp_msg *m, int *fds, size_t *nfds, size_t *len, int flags)
 {
 	/* Room for as many fds as the kernel passes in one message: none
 	 * can be installed in this process and then lost to the count. */
@@ -81,16 +104,65 @@ int hp_recv_fds(int sock, struct hp_msg *m, int *fds, size_t *nfds, int flags)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
+	if (len)
+		*len = (size_t)n;
 	*nfds = hp_take_fds(&mh, fds, HP_MAX_FDS);
 	/* A zero-length message that carries fds is not the peer's end. */
 	if (n == 0 && !*nfds)
 		return -ECONNRESET;
-	/* A truncated message or control part, or another version, is not
-	 * ours to guess at. */
+	if (other_version(m, n))
+		return -EPROTONOSUPPORT;
+	/* A truncated message or control part is not ours to guess at. */
 	if (n != (ssize_t)sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
-	    m->magic != HP_MAGIC || m->version != HP_VERSION)
+	    m->magic != HP_MAGIC)
 		return -EPROTO;
 	return 0;
+}
+
+int hp_recv_batch(int sock, struct hp_msg *m, struct sum_event *ev, size_t *n)
+{
+	struct iovec iov[2] = { { .iov_base = m, .iov_len = sizeof(*m) },
+				{ .iov_base = ev, .iov_len = HP_DRAIN_MAX * sizeof(*ev) } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t got;
+
+	*n = 0;
+	do
+		got = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -errno;
+	if (got == 0)
+		return -ECONNRESET;
+	if (other_version(m, got))
+		return -EPROTONOSUPPORT;
+	/* No fd comes with a reply: a control part is a peer not ours. */
+	if (got < (ssize_t)sizeof(*m) || (mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    m->magic != HP_MAGIC)
+		return -EPROTO;
+	/* A refusal has no changes; a batch is exactly its count of them. */
+	if (m->err == 0 && m->type == HP_DRAIN &&
+	    (m->u.drained.count > HP_DRAIN_MAX ||
+	     (size_t)got != sizeof(*m) + m->u.drained.count * sizeof(*ev)))
+		return -EPROTO;
+	if ((m->err || m->type != HP_DRAIN) && got != (ssize_t)sizeof(*m))
+		return -EPROTO;
+	*n = m->err == 0 && m->type == HP_DRAIN ? m->u.drained.count : 0;
+	return 0;
+}
+
+void hp_refuse_version(int sock, const struct hp_msg *got, size_t len)
+{
+	struct hp_msg r;
+
+	if (len < offsetof(struct hp_msg, u) + HP_WHY_LEN || len > sizeof(r))
+		return;         /* too short for a why, or longer than ours: nothing fits */
+	hp_init(&r, (enum hp_type)got->type);
+	r.version = got->version;
+	r.err = -EPROTONOSUPPORT;
+	snprintf(r.u.why, HP_WHY_LEN, "the helper speaks protocol version %d, this peakbpf version %d: "
+		 "use a peakbpf and a peakbpf serve of the same version", HP_VERSION, got->version);
+	send(sock, &r, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 int hp_recv(int sock, struct hp_msg *m, int *fd)
@@ -101,7 +173,7 @@ int hp_recv(int sock, struct hp_msg *m, int *fd)
 
 	if (fd)
 		*fd = -1;
-	err = hp_recv_fds(sock, m, fds, &n, 0);
+	err = hp_recv_fds(sock, m, fds, &n, NULL, 0);
 	/* One fd at most is expected: the first is kept, the rest closed. */
 	for (size_t i = 0; i < n; i++) {
 		if (i == 0 && !err && fd)

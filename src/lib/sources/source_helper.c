@@ -3,7 +3,8 @@
  * The bpf source through `peakbpf serve` (serve.c): the same interface as
  * source_bpf.c (source.h), each call one request on the helper's socket.
  * Roots go as pidfds, so the helper enters the process this caller named
- * even if its PID is reused in between.
+ * even if its PID is reused in between. The record of the sum comes in
+ * batches (HP_DRAIN), its mms named by the helper (HP_MM_IDENTITY).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,9 @@
 #include "sources.h"
 
 #define HELPER_MAX_STRINGS 16
+/* Batches one drain takes at most: the helper's whole queue, and room for
+ * what comes meanwhile; the next drain takes the rest. */
+#define HELPER_DRAIN_ROUNDS (2 * HP_QUEUE_MAX / HP_DRAIN_MAX)
 
 struct helper_source {
 	struct source base;
@@ -26,12 +30,15 @@ struct helper_source {
 	char path[108];
 	char scope[192];
 	char teardown_hook[32];
-	char why[HP_WHY_LEN];
+	char why[HP_WHY_LEN + 128];     /* the helper's, or ours with the path */
 	/* The inexact reasons seen so far, kept for the session's life:
 	 * figures point to them after the window that brought them. */
 	char reasons[HELPER_MAX_STRINGS][128];
 	size_t n_reasons;
 	struct bpf_counters counters;
+	int64_t window_start_pages;     /* the sum as the open window began */
+	bool record;                    /* the tree records its changes */
+	struct sum_event *batch;        /* HP_DRAIN_MAX, while recording */
 };
 
 static struct helper_source *to_helper(struct source *s)
@@ -39,19 +46,24 @@ static struct helper_source *to_helper(struct source *s)
 	return (struct helper_source *)s;
 }
 
-/* Send m (with fd, or -1) and take the reply into m; its error, with the
- * helper's reason in h->why. */
-static int call(struct helper_source *h, struct hp_msg *m, int fd)
+/* The reply in m to a request of type (sent with send_err, received with
+ * recv_err): its error, with the helper's reason in h->why. */
+static int answered(struct helper_source *h, struct hp_msg *m, uint16_t type, int send_err,
+		    int recv_err)
 {
-	uint16_t type = m->type;
-	int err = hp_send(h->fd, m, fd);
+	int err = send_err;
 
 	/* A helper that refused the connection shut it after saying why. */
 	if (!err || err == -EPIPE || err == -ECONNRESET) {
-		int recv_err = hp_recv(h->fd, m, NULL);
-
 		if (!err || !recv_err)
 			err = recv_err;
+	}
+	if (err == -EPROTONOSUPPORT) {
+		/* m's header is where every version has it; the path is
+		 * said by the open that met it (the first request). */
+		snprintf(h->why, sizeof(h->why), "it speaks protocol version %u, this peakbpf %d: "
+			 "run the peakbpf serve of this version", (unsigned)m->version, HP_VERSION);
+		return err;
 	}
 	if (err) {
 		snprintf(h->why, sizeof(h->why), "the helper at %s %s", h->path,
@@ -68,6 +80,18 @@ static int call(struct helper_source *h, struct hp_msg *m, int fd)
 		return m->err < 0 ? m->err : -EPROTO;
 	}
 	return 0;
+}
+
+/* Send m (with fd, or -1) and take the reply into m; its error, with the
+ * helper's reason in h->why. */
+static int call(struct helper_source *h, struct hp_msg *m, int fd)
+{
+	uint16_t type = m->type;
+	int err = hp_send(h->fd, m, fd), recv_err = 0;
+
+	if (!err || err == -EPIPE || err == -ECONNRESET)
+		recv_err = hp_recv(h->fd, m, NULL);
+	return answered(h, m, type, err, recv_err);
 }
 
 static int helper_add_root(struct source *s, pid_t pid)
@@ -89,10 +113,15 @@ static int helper_add_root(struct source *s, pid_t pid)
 
 static int helper_start(struct source *s)
 {
+	struct helper_source *h = to_helper(s);
 	struct hp_msg m;
+	int err;
 
 	hp_init(&m, HP_START);
-	return call(to_helper(s), &m, -1);
+	err = call(h, &m, -1);
+	if (!err)
+		h->window_start_pages = m.u.started.window_start_pages;
+	return err;
 }
 
 static const char *keep_reason(struct helper_source *h, const char *r)
@@ -127,6 +156,7 @@ static int helper_close_window(struct source *s, struct figure *out)
 	out->scope = h->scope;
 	out->inexact_reason = keep_reason(h, out->inexact_reason);
 	h->counters = m->u.figure.counters;
+	h->window_start_pages = m->u.figure.next_start_pages;
 cleanup:
 	free(m);
 	return err;
@@ -148,6 +178,7 @@ static void helper_destroy(struct source *s)
 	}
 	if (h->fd >= 0)
 		close(h->fd);
+	free(h->batch);
 	free(h);
 }
 
@@ -168,16 +199,85 @@ static void helper_counters(struct source *s, bool at_cut, struct bpf_counters *
 	*c = to_helper(s)->counters;
 }
 
+/* One batch of the tree's changes handed to fn; *more: the helper holds
+ * more now. The first error of fn is kept in *fn_err, and the rest handed
+ * on all the same: they have left the helper. */
+static int drain_batch(struct helper_source *h, source_sum_fn fn, void *ctx, uint64_t *drops,
+		       bool *more, int *fn_err)
+{
+	struct hp_msg m;
+	size_t n = 0;
+	int err, recv_err = 0;
+
+	hp_init(&m, HP_DRAIN);
+	err = hp_send(h->fd, &m, -1);
+	if (!err || err == -EPIPE || err == -ECONNRESET)
+		recv_err = hp_recv_batch(h->fd, &m, h->batch, &n);
+	err = answered(h, &m, HP_DRAIN, err, recv_err);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		int e = fn(ctx, &h->batch[i]);
+
+		if (e < 0 && !*fn_err)
+			*fn_err = e;
+	}
+	*drops = m.u.drained.drops;
+	*more = m.u.drained.more != 0;
+	return 0;
+}
+
+/* Every change the helper holds for the tree now (a bounded number of
+ * batches: what comes meanwhile waits for the next call). */
+static int helper_drain_sums(struct source *s, source_sum_fn fn, void *ctx, uint64_t *drops)
+{
+	struct helper_source *h = to_helper(s);
+	bool more = true;
+	int err = 0, fn_err = 0;
+
+	if (!h->record)
+		return -EOPNOTSUPP;
+	for (int round = 0; more && !err && round < HELPER_DRAIN_ROUNDS; round++)
+		err = drain_batch(h, fn, ctx, drops, &more, &fn_err);
+	return err ? err : fn_err;
+}
+
+static int helper_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
+			      char comm[16])
+{
+	struct hp_msg m;
+	int err;
+
+	hp_init(&m, HP_MM_IDENTITY);
+	m.u.identity.mm = key;
+	m.u.identity.tgid = tgid;
+	err = call(to_helper(s), &m, -1);
+	if (err)
+		return -ENOENT;         /* unknown, whatever the reason: no label */
+	*vpid = m.u.identity.vpid;
+	memcpy(comm, m.u.identity.comm, 16);
+	comm[15] = '\0';
+	return 0;
+}
+
+static int64_t helper_window_start_pages(struct source *s)
+{
+	return to_helper(s)->window_start_pages;
+}
+
 static const struct source_ops helper_ops = {
 	.add_root = helper_add_root,
 	.start = helper_start,
 	.close_window = helper_close_window,
 	.destroy = helper_destroy,
 	.counters = helper_counters,
+	.drain_sums = helper_drain_sums,
+	.mm_identity = helper_mm_identity,
+	.window_start_pages = helper_window_start_pages,
 	.refusal = helper_refusal,
 };
 
-int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode,
+int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode, bool record,
 		       struct host_facts *host, struct source **out, char *why, size_t whylen)
 {
 	struct helper_source *h;
@@ -196,6 +296,14 @@ int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode
 	h->base.ops = &helper_ops;
 	h->base.name = "bpf";
 	h->owner = getpid();
+	h->fd = -1;
+	h->record = record;
+	h->batch = record ? malloc(HP_DRAIN_MAX * sizeof(*h->batch)) : NULL;
+	if (record && !h->batch) {
+		err = -ENOMEM;
+		snprintf(why, whylen, "out of memory for the record of the sum");
+		goto cleanup;
+	}
 	memcpy(h->path, path, strlen(path));
 	memcpy(a.sun_path, path, strlen(path));
 	h->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
@@ -208,6 +316,7 @@ int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode
 	hp_init(&m, HP_OPEN);
 	m.u.open.max_tracked = max_tracked;
 	m.u.open.command_mode = command_mode;
+	m.u.open.record = record;
 	err = call(h, &m, -1);
 	if (err) {
 		snprintf(why, whylen, "helper %s: %s", path, h->why);

@@ -71,9 +71,10 @@ int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf
  * source; and keep it no more. */
 void bpf_source_unload(void);
 /* bpf through the helper, peakbpf serve (source_helper.c): connect to the
- * helper at path and open a tree; fills host's BPF facts. The source's
- * figures say "bpf" and their scope names the helper. */
-int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode,
+ * helper at path and open a tree (record: with the record of the sum,
+ * drain_sums); fills host's BPF facts. The source's figures say "bpf" and
+ * their scope names the helper. */
+int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode, bool record,
 		       struct host_facts *host, struct source **out, char *why, size_t whylen);
 bool helper_socket_exists(const char *path);
 /* cgroup v2 or v1, /proc, rusage: one signature (source_open_fn). */
