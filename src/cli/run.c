@@ -296,10 +296,10 @@ static int run_prepare(struct run *r)
 		fputs("peakbpf: notice: the exact bpf source cannot be used here: a fallback measures; the "
 		      "summary says why (not used:)\n", stderr);
 	if ((o->n_samplers || o->timeline) && !peakbpf_has_bpf(r->session)) {
-		fprintf(stderr, "peakbpf: %s needs the record of the sum that only the bpf source loaded "
-			"by peakbpf itself makes: %s\n", o->n_samplers ? "--compare-sampler" : "--timeline",
-			peakbpf_helper_why(r->session) ? "the helper (peakbpf serve) does not send it; run as "
-			"root, or with CAP_BPF and CAP_PERFMON" : "it could not be loaded (see the notices above)");
+		fprintf(stderr, "peakbpf: %s needs the record of the sum, which only the bpf source "
+			"makes, and it could not be used (see the notices above): run as root, with CAP_BPF "
+			"and CAP_PERFMON, or through a running peakbpf serve\n",
+			o->n_samplers ? "--compare-sampler" : "--timeline");
 		return -EOPNOTSUPP;
 	}
 	return 0;
