@@ -7,10 +7,14 @@
 #ifndef PEAKBPF_UNIQUE_H
 #define PEAKBPF_UNIQUE_H
 
+#include "tracker.h"            /* MAX_TREES: one state per tree of the load */
+
 /*
- * The tree cgroup's mapped anon + mapped file pages (each page counted
- * once, whoever maps it), as the memcg statistics change. In .bss, mapped
- * by userspace, which closes a window by exchanging peak with pages.
+ * A tree cgroup's mapped anon + mapped file pages (each page counted
+ * once, whoever maps it), as the memcg statistics change. MAX_TREES of
+ * them in .bss (ustates), mapped by userspace, which closes a window by
+ * exchanging peak with pages. One cache line each: trees measured at once
+ * do not share the lines their atomics write.
  */
 struct unique_state {
 	__s64 pages;            /* NR_ANON_MAPPED + NR_FILE_MAPPED of the cgroup now */
@@ -20,8 +24,39 @@ struct unique_state {
 	__s64 peak_anon;        /* of peak: anon when the peak was last raised (a
 				   snapshot, for the cause of summed RSS's excess) */
 	/* The tree's memory cgroup (its directory's inode number), set by
-	 * userspace for each run of one load; 0: none (no cgroup has id 0). */
+	 * userspace after its entry in the groups below, cleared before it;
+	 * 0: none (no cgroup has id 0). The event path checks it again after
+	 * the group's match, so a stale or half-written entry counts nowhere. */
 	__u64 cgroup_id;
-};
+} __attribute__((aligned(64)));
+
+/*
+ * Which tree a memory cgroup is, found in O(1) on every memcg statistic
+ * update of the machine: a direct-mapped table of UNIQUE_GROUPS groups,
+ * each one 64-byte line of UNIQUE_WAYS (cgroup id, tree) entries, the
+ * group chosen by a hash of the id. An event reads its group's line and
+ * compares its ways: no loop over trees, no map lookup. Id 0: a free way.
+ * Userspace fills a free way of the id's group (src/lib/kernel/
+ * unique_table.h), or refuses the tree's figure when all are taken.
+ */
+#define UNIQUE_GROUPS 64        /* a power of two: 4 KiB, 16 trees over 64 lines */
+#define UNIQUE_GROUP_BITS 6
+#define UNIQUE_WAYS 4
+
+struct unique_group {
+	__u64 id[UNIQUE_WAYS];          /* cgroup ids; 0: free */
+	__u32 tree[UNIQUE_WAYS];        /* each way's tree index */
+	__u32 pad[UNIQUE_WAYS];
+} __attribute__((aligned(64)));
+
+/* The group of cgroup id: Fibonacci hashing, a multiply and a shift.
+ * Cgroup ids are kernfs inode numbers, consecutive cgroups' ids a step
+ * apart (the files each directory holds take numbers too): the multiply
+ * spreads such a progression over the groups, where the low bits alone
+ * would put ids 64 apart into one group. */
+static inline __u32 unique_group_of(__u64 id)
+{
+	return (__u32)((id * 0x9E3779B97F4A7C15ULL) >> (64 - UNIQUE_GROUP_BITS)) & (UNIQUE_GROUPS - 1);
+}
 
 #endif
