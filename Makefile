@@ -157,7 +157,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns
+	merge helper_proto shell_words host pidns unique_table
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -192,6 +192,7 @@ test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_shell_words_SRCS := src/cli/harness/shell_words.c
 test_host_SRCS := src/base/host.c src/base/fileutil.c
 test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
+test_unique_table_SRCS :=
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \

@@ -78,20 +78,13 @@ static __always_inline void count(struct unique_state *st, bool anon, int val)
 static __always_inline struct unique_state *tree_of_cgroup(__u64 id)
 {
 	const struct unique_group *g = &ugroups[unique_group_of(id)];
-	__u32 tree = MAX_TREES;
 	struct unique_state *st;
+	__u32 tree;
 
 	/* One register for the line: else clang rebuilds its address (the
 	 * global's, shifted, added) before each way's load. */
 	barrier_var(g);
-	if (g->id[0] == id)
-		tree = g->tree[0];
-	if (g->id[1] == id)
-		tree = g->tree[1];
-	if (g->id[2] == id)
-		tree = g->tree[2];
-	if (g->id[3] == id)
-		tree = g->tree[3];
+	tree = unique_group_tree(g, id);
 	if (tree >= MAX_TREES)
 		return NULL;
 	st = &ustates[tree & (MAX_TREES - 1)];

@@ -39,8 +39,12 @@ struct unique_state {
  * Userspace fills a free way of the id's group (src/lib/kernel/
  * unique_table.h), or refuses the tree's figure when all are taken.
  */
-#define UNIQUE_GROUPS 64        /* a power of two: 4 KiB, 16 trees over 64 lines */
-#define UNIQUE_GROUP_BITS 6
+/* A power of two. 16 KiB, but an event reads one line whatever the size,
+ * and the lines a machine's cgroups make hot are as many as they are:
+ * groups are cheap, and with 256 the MAX_TREES trees of a load overflow a
+ * group's ways only on rare steps of ids (tests/unit/test_unique_table.c). */
+#define UNIQUE_GROUPS 256
+#define UNIQUE_GROUP_BITS 8
 #define UNIQUE_WAYS 4
 
 struct unique_group {
@@ -53,10 +57,29 @@ struct unique_group {
  * Cgroup ids are kernfs inode numbers, consecutive cgroups' ids a step
  * apart (the files each directory holds take numbers too): the multiply
  * spreads such a progression over the groups, where the low bits alone
- * would put ids 64 apart into one group. */
+ * would put ids 256 apart into one group. */
 static inline __u32 unique_group_of(__u64 id)
 {
 	return (__u32)((id * 0x9E3779B97F4A7C15ULL) >> (64 - UNIQUE_GROUP_BITS)) & (UNIQUE_GROUPS - 1);
+}
+
+/* The tree of cgroup id in its group g, or MAX_TREES: the event path's
+ * compare, each way in turn, unrolled (no loop, no early exit); id is
+ * never 0, a free way's. Shared so that the unit test runs this code. */
+static inline __attribute__((always_inline)) __u32
+unique_group_tree(const struct unique_group *g, __u64 id)
+{
+	__u32 tree = MAX_TREES;
+
+	if (g->id[0] == id)
+		tree = g->tree[0];
+	if (g->id[1] == id)
+		tree = g->tree[1];
+	if (g->id[2] == id)
+		tree = g->tree[2];
+	if (g->id[3] == id)
+		tree = g->tree[3];
+	return tree;
 }
 
 #endif
