@@ -198,7 +198,7 @@ test_unique_table_SRCS :=
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
 	python-test check-cli-api check-layers check-size check-abi check-man check-unit soak
 
-all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client lib
+all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -307,6 +307,13 @@ $(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h sr
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) $< src/lib/sources/helper_proto.c -o $@
 
+# Two trees of one load, each with its unique memory (test_unique.sh): the
+# library's internals, from the static library.
+$(OUTPUT)/unique_trees: tests/integration/unique_trees.c $(OUTPUT)/libpeakbpf.a | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) $< $(OUTPUT)/libpeakbpf.a \
+		$(LIBBPF_LIBS) -pthread -o $@
+
 # Static, so it also runs inside the kernel-matrix VMs' initramfs.
 $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 	$(call msg,BINARY,$@)
@@ -365,7 +372,7 @@ unit: $(UNIT_BINS)
 unit-asan: $(UNIT_ASAN_BINS)
 	$(Q)for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
 
-integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client
+integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
 
 # check and demo install what is missing first, so each is one command on a
