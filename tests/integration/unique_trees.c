@@ -11,7 +11,8 @@
  *
  * Then the table's refusals on the same load: the ways of one group filled
  * by made-up cgroup ids, the next id of that group refused with a reason,
- * and a cgroup already measured refused for another tree.
+ * and a cgroup already measured refused for another tree; and a tree's
+ * figure opened over one not destroyed, which the late destroy leaves be.
  *
  * usage: unique_trees WORKLOAD SIZE_A_MIB SIZE_B_MIB HOLD
  * Prints "tree N: unique BYTES exact 0|1 ..." a tree, "refused: REASON" and
@@ -33,6 +34,8 @@
 #include "tracker_api.h"
 #include "unique_api.h"
 #include "fileutil.h"
+#include "tracker_internal.h"
+#include "tracker.skel.h"
 #include "figure.h"
 
 #define MIB (1024 * 1024L)
@@ -204,6 +207,37 @@ static int check_refusals(struct tracker *load, uint64_t measured_id, long page_
 	return fail;
 }
 
+/* Whether the event path finds tree for id: its group's way, and the
+ * state's own id (bpf/unique.bpf.c, tree_of_cgroup). */
+static bool finds(struct tracker *load, __u64 id, unsigned tree)
+{
+	struct tracker_bpf *skel = load->skel;
+
+	return unique_group_tree(&skel->bss->ugroups[unique_group_of(id)], id) == tree &&
+	       LOAD(skel->bss->ustates[tree].cgroup_id) == id;
+}
+
+/* A figure opened on a tree whose last one was not destroyed takes its
+ * state over; the old one's late destroy must not take it back. */
+static int check_takeover(struct tracker *load, long page_size)
+{
+	struct tracker *t = NULL;
+	struct unique *old = NULL, *new = NULL;
+	char why[256];
+	int fail = tracker_open_tree(load, 15, DEFAULT_MAX_TRACKED, &t) != 0;
+
+	fail = fail || unique_open(t, 7ULL << 44, page_size, &old, why, sizeof(why)) != 0;
+	fail = fail || unique_open(t, 9ULL << 44, page_size, &new, why, sizeof(why)) != 0;
+	fail = fail || finds(load, 7ULL << 44, 15) || !finds(load, 9ULL << 44, 15);
+	unique_destroy(old);
+	fail = fail || !finds(load, 9ULL << 44, 15);
+	unique_destroy(new);
+	fail = fail || finds(load, 9ULL << 44, 15);
+	printf("%s: a figure opened over one not destroyed keeps its state\n", fail ? "FAIL" : "takeover");
+	tracker_close(t);
+	return fail;
+}
+
 int main(int argc, char **argv)
 {
 	struct tracker_opts opts = { .with_unique = true };
@@ -244,7 +278,7 @@ int main(int argc, char **argv)
 		tr[i].pid = 0;
 	}
 	ret = check_tree(&tr[0], TREES[0]) | check_tree(&tr[1], TREES[1]) |
-	      check_refusals(load, tr[0].cgroup_id, page_size);
+	      check_refusals(load, tr[0].cgroup_id, page_size) | check_takeover(load, page_size);
 	if (!ret)
 		printf("ok\n");
 cleanup:

@@ -232,11 +232,17 @@ void unique_close_window(struct unique *u, struct figure *out)
 
 void unique_destroy(struct unique *u)
 {
+	__u64 mine;
+
 	if (!u)
 		return;
 	/* The load may serve another run, and serves other trees: this tree's
-	 * state watches no cgroup meanwhile (its id first, then its way). */
-	STORE(u->skel->bss->ustates[u->tree].cgroup_id, 0);
-	unique_table_remove(u->skel->bss->ugroups, u->cgroup_id, u->tree);
+	 * state watches no cgroup meanwhile (its id first, then its way).
+	 * Unless a later unique_open took the state over: it freed this
+	 * way, and the state and its way are the new figure's. */
+	mine = u->cgroup_id;
+	if (__atomic_compare_exchange_n(&u->skel->bss->ustates[u->tree].cgroup_id, &mine, 0, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		unique_table_remove(u->skel->bss->ugroups, u->cgroup_id, u->tree);
 	free(u);
 }
