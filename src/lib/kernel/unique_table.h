@@ -4,7 +4,9 @@
  * (bpf/unique.h, struct unique_group): userspace's side, pure (no BPF, no
  * skeleton), so that tests/unit/test_unique_table.c checks it on a plain
  * array. The BPF side reads the table while it changes: every store is
- * atomic, a way's tree before its id, its id cleared first.
+ * atomic, a way's tree before its id, its id cleared first. One writer at
+ * a time: a load's trees are opened and closed by one thread (peakbpf
+ * serve is one; a process's load serves one session at a time).
  */
 #ifndef PEAKBPF_UNIQUE_TABLE_H
 #define PEAKBPF_UNIQUE_TABLE_H
