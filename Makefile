@@ -159,7 +159,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns serve_sums
+	merge helper_proto shell_words host pidns serve_sums unique_table
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -195,12 +195,13 @@ test_shell_words_SRCS := src/cli/harness/shell_words.c
 test_host_SRCS := src/base/host.c src/base/fileutil.c
 test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 test_serve_sums_SRCS := src/helper/serve_sums.c
+test_unique_table_SRCS :=
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
 	python-test check-cli-api check-layers check-size check-abi check-man check-unit soak
 
-all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client lib
+all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -309,6 +310,13 @@ $(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h sr
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) $< src/lib/sources/helper_proto.c -o $@
 
+# Two trees of one load, each with its unique memory (test_unique.sh): the
+# library's internals, from the static library.
+$(OUTPUT)/unique_trees: tests/integration/unique_trees.c $(OUTPUT)/libpeakbpf.a | $(OUTPUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) $< $(OUTPUT)/libpeakbpf.a \
+		$(LIBBPF_LIBS) -pthread -o $@
+
 # Static, so it also runs inside the kernel-matrix VMs' initramfs.
 $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 	$(call msg,BINARY,$@)
@@ -368,7 +376,7 @@ unit: $(UNIT_BINS)
 unit-asan: $(UNIT_ASAN_BINS)
 	$(Q)for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
 
-integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client
+integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
 
 # check and demo install what is missing first, so each is one command on a

@@ -7,8 +7,10 @@
  * The memcg tracepoints (6.13, "memcg: add tracing for memcg stat
  * updates") fire on every memcg statistic update on the machine, so the
  * program rejects first on the item (a register compare), then on the
- * cgroup (three loads), and only then works: an atomic add and, when the
- * sum rises above the peak, a compare-and-swap. O(1) per event.
+ * cgroup (three loads for its id, then its group's one line of the table
+ * of the load's trees, unique.h), and only then works on that tree's
+ * state: an atomic add and, when the sum rises above the peak, a
+ * compare-and-swap. O(1) per event, whatever the number of trees.
  *
  * The items: rmap counts an anonymous page in NR_ANON_MAPPED when its
  * first mapping appears and uncounts it when its last one goes; a page
@@ -34,32 +36,60 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-struct unique_state ustate;
+/* One state per tree of the load (tracker_open_tree's index), and the
+ * table that finds a cgroup's tree (unique.h); both written by userspace
+ * (src/lib/kernel/unique.c). */
+struct unique_state ustates[MAX_TREES];
+struct unique_group ugroups[UNIQUE_GROUPS];
 
-static __always_inline void raise_peak(__s64 now)
+static __always_inline void raise_peak(struct unique_state *st, __s64 now)
 {
 	for (int i = 0; i < PEAK_CAS_TRIES; i++) {
-		__s64 seen = ustate.peak;
+		__s64 seen = st->peak;
 
 		if (now <= seen)
 			return;
-		if (__sync_val_compare_and_swap(&ustate.peak, seen, now) == seen) {
-			ustate.peak_anon = ustate.anon;
+		if (__sync_val_compare_and_swap(&st->peak, seen, now) == seen) {
+			st->peak_anon = st->anon;
 			return;
 		}
 	}
-	__sync_fetch_and_add(&ustate.peak_races, 1);
+	__sync_fetch_and_add(&st->peak_races, 1);
 }
 
-/* Count one update of the tree cgroup's mapped pages. */
-static __always_inline void count(bool anon, int val)
+/* Count one update of a tree cgroup's mapped pages. */
+static __always_inline void count(struct unique_state *st, bool anon, int val)
 {
 	__s64 now;
 
 	if (anon)
-		__sync_fetch_and_add(&ustate.anon, (__s64)val);
-	now = __sync_fetch_and_add(&ustate.pages, (__s64)val) + val;
-	raise_peak(now);
+		__sync_fetch_and_add(&st->anon, (__s64)val);
+	now = __sync_fetch_and_add(&st->pages, (__s64)val) + val;
+	raise_peak(st, now);
+}
+
+/*
+ * The state of the tree whose cgroup is id, or NULL: the one line of id's
+ * group, its ways compared without a loop or an early exit (id is never 0,
+ * a free way's). A match is checked against the state's own id, which
+ * userspace sets after the way and clears before it: a way being reused
+ * for another tree, or read half-written, counts nowhere.
+ */
+static __always_inline struct unique_state *tree_of_cgroup(__u64 id)
+{
+	const struct unique_group *g = &ugroups[unique_group_of(id)];
+	struct unique_state *st;
+	__u32 tree;
+
+	/* One register for the line: else clang rebuilds its address (the
+	 * global's, shifted, added) before each way's load. */
+	barrier_var(g);
+	tree = unique_group_tree(g, id);
+	if (tree >= MAX_TREES)
+		return NULL;
+	st = &ustates[tree & (MAX_TREES - 1)];
+	barrier_var(st);
+	return st->cgroup_id == id ? st : NULL;
 }
 
 /* NR_ANON_MAPPED: 1, NR_FILE_MAPPED: 0, another item: -1. */
@@ -72,22 +102,19 @@ static __always_inline int mapped_item(int item)
 	return -1;
 }
 
-static __always_inline bool is_tree_memcg(struct mem_cgroup *memcg)
-{
-	return memcg && BPF_CORE_READ(memcg, css.cgroup, kn, id) == ustate.cgroup_id;
-}
 
 SEC("?tp_btf/mod_memcg_lruvec_state")
 int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
 {
 	int anon = mapped_item(item);
+	struct unique_state *st;
 
 	/* Filter first: this runs on every statistic update of every cgroup. */
 	if (anon < 0)
 		return 0;
-	if (memcg->css.cgroup->kn->id != ustate.cgroup_id)
-		return 0;
-	count(anon, val);
+	st = tree_of_cgroup(memcg->css.cgroup->kn->id);
+	if (st)
+		count(st, anon, val);
 	return 0;
 }
 
@@ -104,7 +131,7 @@ int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
  *    part holds the lruvec).
  * Each is entered with preemption or interrupts off, like the tracepoint:
  * the skipped-runs argument above holds for them too. O(1): a compare, a
- * few reads, an atomic add.
+ * few reads, the same one line of the table, an atomic add.
  */
 #define MEMCG_DATA_FLAGS 3UL    /* MEMCG_DATA_OBJCGS/OBJEXTS | MEMCG_DATA_KMEM */
 
@@ -113,11 +140,16 @@ static __always_inline struct mem_cgroup *memcg_of_data(unsigned long data)
 	return (struct mem_cgroup *)(data & ~MEMCG_DATA_FLAGS);
 }
 
-/* The update counts when the page's memcg is the tree's. */
+/* The update counts when the page's memcg is one of the load's trees'. */
 static __always_inline int count_if_tree(struct mem_cgroup *memcg, int anon, int val)
 {
-	if (is_tree_memcg(memcg))
-		count(anon, val);
+	struct unique_state *st;
+
+	if (!memcg)
+		return 0;
+	st = tree_of_cgroup(BPF_CORE_READ(memcg, css.cgroup, kn, id));
+	if (st)
+		count(st, anon, val);
 	return 0;
 }
 

@@ -7,10 +7,14 @@
 #ifndef PEAKBPF_UNIQUE_H
 #define PEAKBPF_UNIQUE_H
 
+#include "tracker.h"            /* MAX_TREES: one state per tree of the load */
+
 /*
- * The tree cgroup's mapped anon + mapped file pages (each page counted
- * once, whoever maps it), as the memcg statistics change. In .bss, mapped
- * by userspace, which closes a window by exchanging peak with pages.
+ * A tree cgroup's mapped anon + mapped file pages (each page counted
+ * once, whoever maps it), as the memcg statistics change. MAX_TREES of
+ * them in .bss (ustates), mapped by userspace, which closes a window by
+ * exchanging peak with pages. One cache line each: trees measured at once
+ * do not share the lines their atomics write.
  */
 struct unique_state {
 	__s64 pages;            /* NR_ANON_MAPPED + NR_FILE_MAPPED of the cgroup now */
@@ -20,8 +24,62 @@ struct unique_state {
 	__s64 peak_anon;        /* of peak: anon when the peak was last raised (a
 				   snapshot, for the cause of summed RSS's excess) */
 	/* The tree's memory cgroup (its directory's inode number), set by
-	 * userspace for each run of one load; 0: none (no cgroup has id 0). */
+	 * userspace after its entry in the groups below, cleared before it;
+	 * 0: none (no cgroup has id 0). The event path checks it again after
+	 * the group's match, so a stale or half-written entry counts nowhere. */
 	__u64 cgroup_id;
-};
+} __attribute__((aligned(64)));
+
+/*
+ * Which tree a memory cgroup is, found in O(1) on every memcg statistic
+ * update of the machine: a direct-mapped table of UNIQUE_GROUPS groups,
+ * each one 64-byte line of UNIQUE_WAYS (cgroup id, tree) entries, the
+ * group chosen by a hash of the id. An event reads its group's line and
+ * compares its ways: no loop over trees, no map lookup. Id 0: a free way.
+ * Userspace fills a free way of the id's group (src/lib/kernel/
+ * unique_table.h), or refuses the tree's figure when all are taken.
+ */
+/* A power of two. 16 KiB, but an event reads one line whatever the size,
+ * and the lines a machine's cgroups make hot are as many as they are:
+ * groups are cheap, and with 256 the MAX_TREES trees of a load overflow a
+ * group's ways only on rare steps of ids (tests/unit/test_unique_table.c). */
+#define UNIQUE_GROUPS 256
+#define UNIQUE_GROUP_BITS 8
+#define UNIQUE_WAYS 4
+
+struct unique_group {
+	__u64 id[UNIQUE_WAYS];          /* cgroup ids; 0: free */
+	__u32 tree[UNIQUE_WAYS];        /* each way's tree index */
+	__u32 pad[UNIQUE_WAYS];
+} __attribute__((aligned(64)));
+
+/* The group of cgroup id: Fibonacci hashing, a multiply and a shift.
+ * Cgroup ids are kernfs inode numbers, consecutive cgroups' ids a step
+ * apart (the files each directory holds take numbers too): the multiply
+ * spreads such a progression over the groups, where the low bits alone
+ * would put ids 256 apart into one group. */
+static inline __u32 unique_group_of(__u64 id)
+{
+	return (__u32)((id * 0x9E3779B97F4A7C15ULL) >> (64 - UNIQUE_GROUP_BITS)) & (UNIQUE_GROUPS - 1);
+}
+
+/* The tree of cgroup id in its group g, or MAX_TREES: the event path's
+ * compare, each way in turn, unrolled (no loop, no early exit); id is
+ * never 0, a free way's. Shared so that the unit test runs this code. */
+static inline __attribute__((always_inline)) __u32
+unique_group_tree(const struct unique_group *g, __u64 id)
+{
+	__u32 tree = MAX_TREES;
+
+	if (g->id[0] == id)
+		tree = g->tree[0];
+	if (g->id[1] == id)
+		tree = g->tree[1];
+	if (g->id[2] == id)
+		tree = g->tree[2];
+	if (g->id[3] == id)
+		tree = g->tree[3];
+	return tree;
+}
 
 #endif

@@ -7,7 +7,7 @@
 # holds (workload: cgroup anon_bytes=... file_mapped_bytes=...).
 
 TESTS="$TESTS t_unique_fork_share t_unique_fork_write t_unique_shared t_unique_fork_exec
- t_unique_measure t_unique_attach_label"
+ t_unique_measure t_unique_attach_label t_unique_trees"
 
 # unique_val FILE KEY: KEY of the record's "unique" object (raw: null, true, 123, "...").
 unique_val() {
@@ -176,5 +176,42 @@ t_unique_attach_label() {
 		ok "unique in attach mode: not measured: $u_why"
 	else
 		fail "unique in attach mode: $src $peak $u_why"
+	fi
+}
+
+# Two trees of one load at once (peakbpf serve's clients; unique_trees.c,
+# on the library's internals): each its own cgroup and fork-share workload
+# of its own size, run together; each figure exact, its own S (not the two
+# summed), and its cgroup's mapped pages. Then the load's table refuses a
+# fifth cgroup of a full group, and a cgroup measured already, with reasons.
+t_unique_trees() {
+	bin=$OUTPUT/unique_trees
+	[ -x "$bin" ] || { skip "unique trees: $bin not built (make all)"; return; }
+	a=$(q 48 24) b=$(q 96 48)
+	"$bin" "$WORKLOAD" "$a" "$b" "$(q 1500ms 1500ms)" >"$TMP/unique-trees.out" 2>"$TMP/unique-trees.err"
+	rc=$?
+	out=$(cat "$TMP/unique-trees.out")
+	if [ "$rc" = 77 ]; then
+		if memcg_tp; then
+			fail "unique trees: a memcg hook here ($(uname -r)), but: $out"
+		elif echo "$out" | grep -q "not measured: .*\(6.13\|5.12\)"; then
+			ok "unique trees: no memcg hook here: $out"
+		else
+			skip "unique trees: $out"
+		fi
+		return
+	fi
+	# The trees' figures against their cgroups' mapped pages, smaller first.
+	u=$(sed -n 's/^tree [0-9]*: unique \([0-9]*\) exact 1 .*/\1/p' "$TMP/unique-trees.out" | sort -n | tr '\n' ' ')
+	cg=$(sed -n 's/.*cgroup anon_bytes=\([0-9]*\) file_mapped_bytes=\([0-9]*\).*/\1 \2/p' "$TMP/unique-trees.err" |
+		awk '{ print $1 + $2 }' | sort -n | tr '\n' ' ')
+	set -- $u $cg
+	if [ "$rc" = 0 ] && [ $# = 4 ] && within_tol "$1" "$3" && within_tol "$2" "$4" &&
+		grep -q "refused (group full): .*no free way" "$TMP/unique-trees.out" &&
+		grep -q "refused (measured): another tree" "$TMP/unique-trees.out" &&
+		grep -q "^takeover: " "$TMP/unique-trees.out"; then
+		ok "unique trees: two trees of one load at once, S $a and $b MiB: unique $(mib "$1") and $(mib "$2"), cgroups mapped $(mib "$3") and $(mib "$4"); a full group and a measured cgroup refused, a late destroy harmless"
+	else
+		fail "unique trees: exit $rc: $out $(cat "$TMP/unique-trees.err")"
 	fi
 }

@@ -19,7 +19,7 @@ VMTEST_ONLY ?=
 # (tests/vm/run.sh says which it left out): dash runs the suite, setpriv
 # drops capabilities, bpftool lists loaded programs.
 VMTEST_TOOLS = $(foreach t,dash setpriv bpftool,$(shell command -v $(t) 2>/dev/null))
-VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload tests/integration \
+VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/unique_trees tests/integration \
 	tests/vm/test_cgroup_v2.sh $(VMTEST_TOOLS) $(OUTPUT)/only
 
 .PHONY: vmtest vmtest-fetch

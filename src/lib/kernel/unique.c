@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include "unique.h"              /* bpf/: the shared state */
 #include "unique_api.h"
+#include "unique_table.h"
 #include "tracker_internal.h"
 #include "fileutil.h"
 #include "tracker.skel.h"
@@ -24,6 +25,8 @@ static const char WHY_RACES[] = "a peak update lost its compare-and-swap race";
 
 struct unique {
 	struct tracker_bpf *skel;       /* the tracker's: its unique program */
+	unsigned tree;                  /* the tracker's tree: its state, ustates[tree] */
+	__u64 cgroup_id;
 	long page_size;
 	__s64 baseline;         /* pages when the window opened */
 	__u64 races_before;
@@ -114,13 +117,9 @@ bool unique_owns_prog(const struct tracker_bpf *skel, const struct bpf_program *
 	return false;
 }
 
-int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
-		char *why, size_t whylen)
+/* Why unique_open cannot measure: unique_err of the load (unique_prepare). */
+static int load_refusal(int err, char *why, size_t whylen)
 {
-	struct unique_state *st;
-	int err = t->unique_err;
-
-	*out = NULL;
 	if (err == -EOPNOTSUPP)
 		snprintf(why, whylen, "this kernel has neither the memcg statistic tracepoint (6.13+) "
 			 "nor a memcg statistic function to attach to (5.10 to 6.12)");
@@ -131,27 +130,69 @@ int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct un
 		snprintf(why, whylen, "the BPF programs were loaded without it");
 	else if (err)
 		snprintf(why, whylen, "cannot load its BPF program: %s", strerror(-err));
+	return err;
+}
+
+/* Point tree's state at cgroup_id, from 0 pages (the cgroup holds nothing
+ * yet). The order keeps each event's count right while the load's other
+ * trees go on: the state's id to 0 and its way freed first (so no update
+ * of the old cgroup meets the new state), the counters zeroed, the new
+ * way entered, the state's id last (the event path checks it). */
+static int point_state(struct tracker_bpf *skel, unsigned tree, __u64 cgroup_id, __u64 *races)
+{
+	struct unique_state *st = &skel->bss->ustates[tree];
+	__u64 old = __atomic_exchange_n(&st->cgroup_id, 0, __ATOMIC_SEQ_CST);
+	int err;
+
+	/* A state left pointed by a tree not destroyed: its way is this tree's. */
+	if (old)
+		unique_table_remove(skel->bss->ugroups, old, tree);
+	STORE(st->pages, 0);
+	STORE(st->peak, 0);
+	STORE(st->anon, 0);
+	STORE(st->peak_anon, 0);
+	*races = LOAD(st->peak_races);
+	err = unique_table_insert(skel->bss->ugroups, cgroup_id, tree);
+	if (!err)
+		STORE(st->cgroup_id, cgroup_id);
+	return err;
+}
+
+int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+		char *why, size_t whylen)
+{
+	struct unique *u = NULL;
+	int err = load_refusal(t->unique_err, why, whylen);
+
+	*out = NULL;
 	if (err)
-		return err;
-	*out = calloc(1, sizeof(**out));
-	if (!*out) {
+		goto cleanup;
+	u = calloc(1, sizeof(*u));
+	if (!u) {
 		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto cleanup;
 	}
-	(*out)->skel = t->skel;
-	(*out)->page_size = page_size;
-	/* One load serves run after run: this run's cgroup, from 0 pages
-	 * (it holds nothing yet); the id last, so no update of the new
-	 * cgroup meets the old state. */
-	st = &(*out)->skel->bss->ustate;
-	__atomic_store_n(&st->cgroup_id, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&st->pages, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&st->peak, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&st->anon, 0, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&st->peak_anon, 0, __ATOMIC_SEQ_CST);
-	(*out)->races_before = LOAD(st->peak_races);
-	__atomic_store_n(&st->cgroup_id, cgroup_id, __ATOMIC_SEQ_CST);
-	return 0;
+	u->skel = t->skel;
+	u->tree = t->tree & (MAX_TREES - 1);
+	u->cgroup_id = cgroup_id;
+	u->page_size = page_size;
+	/* One load serves run after run, and tree after tree at once. */
+	err = point_state(u->skel, u->tree, cgroup_id, &u->races_before);
+	if (err == -ENOSPC)
+		snprintf(why, whylen, "the load's table has no free way for this cgroup: %d other trees' "
+			 "cgroups share its group (bpf/unique.h); try again later", UNIQUE_WAYS);
+	else if (err == -EEXIST)
+		snprintf(why, whylen, "another tree of this load measures this cgroup");
+	else if (err)
+		snprintf(why, whylen, "cannot enter the cgroup: %s", strerror(-err));
+	if (err)
+		goto cleanup;
+	*out = u;
+	u = NULL;
+cleanup:
+	free(u);
+	return err;
 }
 
 static uint64_t bytes(const struct unique *u, __s64 pages)
@@ -162,7 +203,7 @@ static uint64_t bytes(const struct unique *u, __s64 pages)
 /* The cut, as the tracker makes it: the peak exchanged with the sum. */
 void unique_close_window(struct unique *u, struct figure *out)
 {
-	struct unique_state *st = &u->skel->bss->ustate;
+	struct unique_state *st = &u->skel->bss->ustates[u->tree];
 	__u64 races = LOAD(st->peak_races);
 	__s64 now = LOAD(st->pages), peak, peak_anon;
 
@@ -191,9 +232,17 @@ void unique_close_window(struct unique *u, struct figure *out)
 
 void unique_destroy(struct unique *u)
 {
+	__u64 mine;
+
 	if (!u)
 		return;
-	/* The load may serve another run: it watches no cgroup meanwhile. */
-	__atomic_store_n(&u->skel->bss->ustate.cgroup_id, 0, __ATOMIC_SEQ_CST);
+	/* The load may serve another run, and serves other trees: this tree's
+	 * state watches no cgroup meanwhile (its id first, then its way).
+	 * Unless a later unique_open took the state over: it freed this
+	 * way, and the state and its way are the new figure's. */
+	mine = u->cgroup_id;
+	if (__atomic_compare_exchange_n(&u->skel->bss->ustates[u->tree].cgroup_id, &mine, 0, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		unique_table_remove(u->skel->bss->ugroups, u->cgroup_id, u->tree);
 	free(u);
 }
