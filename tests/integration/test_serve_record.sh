@@ -147,6 +147,7 @@ PY
 # timeline's maximum is its peak, and it lost no change.
 t_serve_record_nodrain() {
 	name="serve: a recording client that never drains"
+	[ -x "$HOSTILE" ] || { skip "$name: $HOSTILE not built (make all; the VMs ship none)"; return; }
 	serve_start "$name" || return
 	record_dir || { serve_stop; fail "$name: mktemp"; return; }
 	rss0=$(helper_rss_kib)
@@ -186,6 +187,7 @@ t_serve_record_nodrain() {
 # size) gets a reply of its size and version, with the reason in its why.
 t_serve_record_version() {
 	name="serve: a client of protocol version 2"
+	[ -x "$HOSTILE" ] || { skip "$name: $HOSTILE not built (make all; the VMs ship none)"; return; }
 	serve_start "$name" || return
 	# shellcheck disable=SC2086
 	out=$($AS_NOBODY "$HOSTILE" oldversion "$SOCK" 1 2>&1)
