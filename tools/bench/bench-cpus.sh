@@ -188,6 +188,8 @@ row "start-up: peakbpf -q --json -- true (ms)" start total_ms startup '%g ms' ""
 	"wall time in the VM (/proc/uptime, 10 ms steps)"
 row "peakbpf -q -- true with a helper running (ms added)" helper helper_ms-true_ms helper '%.2f ms' x1.15 \
 	"the target (issue 24): PEAKBPF_HELPER=SOCK peakbpf -q -- true less true alone, difference of medians, with peakbpf serve (resident) of its own in the VM: the client's own start, its round trips to the helper (open, add, start, close) and the tree's cgroup"
+row "  the helper's CPU time for that session (µs)" helper helper_cpu_us helper '%.1f µs' x1.15 \
+	"every thread of peakbpf serve, /proc/PID/task/*/schedstat around the session: its work (round trips, map walks, the attach walk), apart from how the VM schedules the wake-ups of the two processes, which the wall time above also counts"
 row "  the same with --source bpf (ms added)" helper helper_bpf_ms-true_ms helper '%.2f ms' "" \
 	"no cgroup of its own: the client and its round trips to the helper"
 row "  of that, peakbpf --version (ms added)" helper version_ms-true_ms helper '%.2f ms' "" \
