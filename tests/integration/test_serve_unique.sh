@@ -137,7 +137,8 @@ t_serve_unique_hostile() {
 	alive=$("$PEAKBPF" serve --status --socket "$SOCK" >/dev/null 2>&1 && echo yes)
 	serve_stop
 	if [ -z "$bad" ] && [ "$fds1" = "$fds0" ] && [ "$alive" = yes ] &&
-		{ [ -z "$own" ] || echo "$own" | grep -q "unique err 0 why  window err 0"; }; then
+		{ [ -z "$own" ] || echo "$own" | grep -q "unique err 0 why  window err 0" ||
+			{ ! memcg_tp && echo "$own" | grep -q "unique err -[0-9]* why .*\(5.12\|6.13\)"; }; }; then
 		ok "$name: each refused with its reason, fds $fds0 -> $fds1; its own cgroup: ${own:-(none here)}$hostile_out"
 	else
 		fail "$name: wrong:$bad; fds $fds0 -> $fds1, alive $alive, own: $own $hostile_out"
@@ -161,11 +162,17 @@ t_serve_unique_busy() {
 	wait "$sleeper" 2>/dev/null
 	serve_stop
 	rmdir "$cg"
+	# Without a memcg hook (test_unique.sh's memcg_tp) the helper refuses
+	# the request itself, saying so; the cgroup's checks come first.
+	said=$late
+	if ! memcg_tp; then
+		case $late in *"unique err -"*" why "*"5.12"* | *"unique err -"*" why "*"6.13"*) late=nohook ;; esac
+	fi
 	case $late in
-	*"window err 0 measured 0 why the cgroup holds processes outside the tree"*)
+	nohook | *"window err 0 measured 0 why the cgroup holds processes outside the tree"*)
 		case $early in
 		*"unique err -16 why the cgroup holds processes outside the tree"*)
-			ok "$name: not measured at start ($late); refused at the request ($early)"
+			ok "$name: not measured at start ($said); refused at the request ($early)"
 			return ;;
 		esac ;;
 	esac
