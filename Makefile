@@ -95,6 +95,8 @@ HELPER_SRCS := \
 	src/helper/serve_record.c \
 	src/helper/serve_sums.c \
 	src/helper/serve_log.c \
+	src/helper/serve_unique.c \
+	src/helper/fdcheck.c \
 	src/helper/pidns.c
 CLITOP_SRCS := \
 	src/cli/main.c \
@@ -159,7 +161,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns serve_sums unique_table
+	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -196,6 +198,7 @@ test_host_SRCS := src/base/host.c src/base/fileutil.c
 test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 test_serve_sums_SRCS := src/helper/serve_sums.c
 test_unique_table_SRCS :=
+test_fdcheck_SRCS := src/helper/fdcheck.c src/base/fileutil.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
@@ -350,6 +353,7 @@ fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.
 fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/serve_record.c src/helper/serve_sums.c src/helper/pidns.c \
+	src/helper/serve_unique.c \
 	src/lib/sources/helper_proto.c src/base/fileutil.c
 
 $(OUTPUT)/fuzz:

@@ -101,8 +101,9 @@ struct peakbpf_opts {
 	bool measure_fallback;
 	/* ---- since 0.3 (PEAKBPF_0.3): one load, a helper by default ---- */
 	/* A helper (peakbpf serve) is used whenever its socket answers, root
-	 * included, unless the session asks what it does not serve (a record
-	 * of the sum, UNIQUE): true loads the BPF programs here instead. */
+	 * included (it serves the record of the sum and unique memory, UNIQUE
+	 * included, since protocol versions 3 and 4): true loads the BPF
+	 * programs here instead. */
 	bool no_helper;
 	/* Keep this process's BPF load when the session closes: the next
 	 * session whose options fit it takes a tree of it instead of loading

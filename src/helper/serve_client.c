@@ -4,7 +4,8 @@
  * every socket is non-blocking; a reply the client does not take is kept
  * (one, at most) and the connection ends when it stays untaken; every fd a
  * message carries is counted, kept only when it is the pidfd of an
- * HP_ADD_ROOT, and otherwise closed off the loop (serve_closer.c); a uid
+ * HP_ADD_ROOT or the cgroup directory of an HP_UNIQUE (each recognised by
+ * /proc alone), and otherwise closed off the loop (serve_closer.c); a uid
  * whose sent fds wait to be closed is not read until they are; accept
  * failing for want of fds backs off instead of spinning.
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "clock.h"
+#include "fdcheck.h"
 #include "serve_int.h"
 
 #define MS 1000000ULL
@@ -86,32 +88,54 @@ static bool flush_out(struct client *c)
 	return err == 0;
 }
 
-/* The fds of m: the one pidfd an HP_ADD_ROOT may carry comes back in
- * *pidfd, the rest are disposed of. 0, or the request is refused: -EBADF
- * (not a pidfd) or -EPROTO (more than one, or a request that takes none). */
-static int sort_fds(struct server *sv, const struct client *c, const struct hp_msg *m,
-		    const int *fds, size_t n, int *pidfd)
+/* Whether fd is what a request of type takes: a pidfd (HP_ADD_ROOT), a
+ * directory's fd on a cgroup filesystem (HP_UNIQUE). Neither question
+ * asks anything of the file: /proc's name for it, its mount's type. */
+static bool fd_fits(uint16_t type, int fd)
 {
+	if (type == HP_ADD_ROOT)
+		return fd_is_pidfd(fd);
+	return type == HP_UNIQUE && fd_on_cgroupfs(fd);
+}
+
+/* The fds of m: the one fd an HP_ADD_ROOT or HP_UNIQUE may carry comes
+ * back in *kept, the rest are disposed of. 0, or the request is refused:
+ * -EBADF (not the fd it takes) or -EPROTO (more than one, or a request
+ * that takes none). */
+static int sort_fds(struct server *sv, const struct client *c, const struct hp_msg *m,
+		    const int *fds, size_t n, int *kept)
+{
+	bool takes_one = m->type == HP_ADD_ROOT || m->type == HP_UNIQUE;
 	int err = 0;
 
-	*pidfd = -1;
-	if (n == 1 && m->type == HP_ADD_ROOT && fd_is_pidfd(fds[0]))
-		*pidfd = fds[0];
-	else if (n == 1 && m->type == HP_ADD_ROOT)
+	*kept = -1;
+	if (n == 1 && takes_one && fd_fits(m->type, fds[0]))
+		*kept = fds[0];
+	else if (n == 1 && takes_one)
 		err = -EBADF;
 	else if (n)
 		err = -EPROTO;
-	if (*pidfd >= 0)
+	if (*kept >= 0)
 		dispose(sv, c, fds + 1, n - 1);
 	else
 		dispose(sv, c, fds, n);
 	return err;
 }
 
+/* Why sort_fds refused m's fds. */
+static const char *fds_refused(const struct hp_msg *m, int err)
+{
+	if (err != -EBADF)
+		return "one fd, with an HP_ADD_ROOT (a pidfd) or an HP_UNIQUE (a cgroup directory) "
+		       "only: the connection ends";
+	return m->type == HP_UNIQUE ? "not a directory of a cgroup filesystem (cgroup, cgroup2)" :
+				      "not a process file descriptor (pidfd)";
+}
+
 /* One message, if one waits; false when the connection must end. */
 static bool serve_message(struct server *sv, struct client *c)
 {
-	int fds[HP_MAX_FDS], pidfd, err;
+	int fds[HP_MAX_FDS], fd, err;
 	struct hp_msg m, r;
 	size_t n = 0, len = 0;
 
@@ -131,12 +155,11 @@ static bool serve_message(struct server *sv, struct client *c)
 		}
 		return false;
 	}
-	err = sort_fds(sv, c, &m, fds, n, &pidfd);
+	err = sort_fds(sv, c, &m, fds, n, &fd);
 	if (err) {
 		hp_init(&r, (enum hp_type)m.type);
 		r.err = err;
-		snprintf(r.u.why, HP_WHY_LEN, err == -EBADF ? "not a process file descriptor (pidfd)" :
-			 "one pidfd, with an HP_ADD_ROOT only: the connection ends");
+		snprintf(r.u.why, HP_WHY_LEN, "%s", fds_refused(&m, err));
 		return reply(c, &r) && err == -EBADF;
 	}
 	if (m.type == HP_CLOSE) {
@@ -148,14 +171,13 @@ static bool serve_message(struct server *sv, struct client *c)
 
 		hp_init(&r, HP_CLOSE);
 		ok = reply(c, &r);
-		serve_handle(sv, c, &m, pidfd, &r);
-		if (pidfd >= 0)
-			close(pidfd);
+		serve_handle(sv, c, &m, &fd, &r);
 		return ok;
 	}
-	r.err = serve_handle(sv, c, &m, pidfd, &r);
-	if (pidfd >= 0)
-		close(pidfd);
+	/* A kept fd is a pidfd or a cgroup filesystem's: its close is quick. */
+	r.err = serve_handle(sv, c, &m, &fd, &r);
+	if (fd >= 0)
+		close(fd);
 	return m.type == HP_DRAIN && !r.err ? reply_batch(c, &r) : reply(c, &r);
 }
 
@@ -227,6 +249,7 @@ static bool accept_client(struct server *sv)
 	}
 	c = &sv->clients[sv->n];
 	memset(c, 0, sizeof(*c));
+	c->cgroup_fd = -1;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
 		closer_close_socket(sv->closer, fd, (uid_t)-1);
 		return true;

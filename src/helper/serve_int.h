@@ -44,9 +44,11 @@
  * larger message than the socket's buffer cannot be sent) and 4 replies. */
 #define SERVE_RECORD_SNDBUF ((int)(HP_DRAIN_BYTES + 4 * sizeof(struct hp_msg)))
 /* The one load: its maps hold every tree's entries, its ring records the
- * trees whose clients ask (hp_open.record). */
+ * trees whose clients ask (hp_open.record), its unique program counts the
+ * cgroups of the trees whose clients send one (HP_UNIQUE). */
 #define SERVE_TRACKER_OPTS { .max_tracked = SERVE_MAP_ENTRIES, \
-			     .record_ring_bytes = SERVE_RING_BYTES, .record_per_tree = true }
+			     .record_ring_bytes = SERVE_RING_BYTES, .record_per_tree = true, \
+			     .with_unique = true }
 
 struct host_facts;
 
@@ -69,6 +71,14 @@ struct client {
 	bool own_pidns;                 /* in the helper's PID namespace: tgids as they are */
 	struct sum_queue rec;
 	size_t out_events;
+	pid_t root_pid[SERVE_MAX_ROOTS];        /* the roots, in the helper's PID namespace */
+	/* Unique memory (HP_UNIQUE, serve_unique.c): the tree's own cgroup,
+	 * its directory held from the request to HP_START (the check that
+	 * it holds the roots alone), and its figure's state. */
+	bool unique_asked;
+	int cgroup_fd;                  /* -1 once HP_START has checked it */
+	struct unique *unique;          /* NULL: not measured, unique_why says why */
+	char unique_why[HP_WHY_LEN];
 };
 
 /* Descriptors to close off the loop (serve_closer.c), in lanes by uid. */
@@ -116,9 +126,10 @@ struct server {
 
 void serve_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* serve_tree.c: one request m (with the pidfd it carried, or -1, which
- * stays the caller's) into the reply r; 0 or -errno with r's why. */
-int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, int pidfd,
+/* serve_tree.c: one request m (with the fd it carried in *fd, or -1,
+ * which stays the caller's unless the request keeps it: then *fd is -1)
+ * into the reply r; 0 or -errno with r's why. */
+int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, int *fd,
 		 struct hp_msg *r);
 void serve_remove_tree(struct server *sv, struct client *c, const char *why);
 
@@ -143,6 +154,16 @@ int serve_record_timeout(const struct server *sv, uint64_t now);
 int serve_do_drain(struct server *sv, struct client *c, struct hp_msg *r);
 int serve_do_identity(struct server *sv, struct client *c, const struct hp_identity *in,
 		      struct hp_msg *r);
+
+/* serve_unique.c: the tree's unique memory. HP_UNIQUE (the cgroup's
+ * directory in *fd, kept when the request is taken); at HP_START, the
+ * check that the cgroup holds the tree alone; each window's figure; the
+ * tree goes. */
+struct unique;
+int serve_do_unique(struct client *c, int *fd, struct hp_msg *r);
+void serve_unique_start(struct server *sv, struct client *c);
+void serve_unique_window(struct client *c, struct hp_unique *w);
+void serve_unique_close(struct client *c);
 
 /* serve_client.c */
 int serve_loop(struct server *sv);

@@ -72,6 +72,7 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 	 * nothing while no one measures. */
 	ns = monotonic_ns();
 	serve_record_close(c);
+	serve_unique_close(c);          /* before the tree: its state is the tree's */
 	c->src->ops->destroy(c->src);
 	ns = monotonic_ns() - ns;
 	c->src = NULL;
@@ -253,11 +254,11 @@ static int do_add_root(struct server *sv, struct client *c, int pidfd, struct hp
 		snprintf(r->u.why, HP_WHY_LEN, "cannot enter process %d: %s", (int)pid, strerror(-err));
 		return err;
 	}
-	c->roots++;
+	c->root_pid[c->roots++] = pid;
 	return 0;
 }
 
-static int do_start(struct client *c, struct hp_msg *r)
+static int do_start(struct server *sv, struct client *c, struct hp_msg *r)
 {
 	int err;
 
@@ -271,6 +272,7 @@ static int do_start(struct client *c, struct hp_msg *r)
 		return err;
 	}
 	c->started = true;
+	serve_unique_start(sv, c);
 	if (c->src->ops->window_start_pages)
 		r->u.started.window_start_pages = c->src->ops->window_start_pages(c->src);
 	return 0;
@@ -294,6 +296,7 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 	c->src->ops->counters(c->src, true, &r->u.figure.counters);
 	if (c->src->ops->window_start_pages)
 		r->u.figure.next_start_pages = c->src->ops->window_start_pages(c->src);
+	serve_unique_window(c, &r->u.figure.unique);
 	return 0;
 }
 
@@ -363,7 +366,7 @@ static void do_status(struct server *sv, const struct client *c, struct hp_msg *
 	}
 }
 
-int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, int pidfd,
+int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, int *fd,
 		 struct hp_msg *r)
 {
 	hp_init(r, (enum hp_type)m->type);
@@ -371,9 +374,9 @@ int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, in
 	case HP_OPEN:
 		return do_open(sv, c, &m->u.open, r);
 	case HP_ADD_ROOT:
-		return do_add_root(sv, c, pidfd, r);
+		return do_add_root(sv, c, *fd, r);
 	case HP_START:
-		return do_start(c, r);
+		return do_start(sv, c, r);
 	case HP_CLOSE_WINDOW:
 		return do_close_window(c, r);
 	case HP_CLOSE:
@@ -386,6 +389,8 @@ int serve_handle(struct server *sv, struct client *c, const struct hp_msg *m, in
 		return serve_do_drain(sv, c, r);
 	case HP_MM_IDENTITY:
 		return serve_do_identity(sv, c, &m->u.identity, r);
+	case HP_UNIQUE:
+		return serve_do_unique(c, fd, r);
 	default:
 		snprintf(r->u.why, HP_WHY_LEN, "unknown request %u", (unsigned)m->type);
 		return -EPROTO;

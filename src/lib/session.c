@@ -158,6 +158,9 @@ static void close_unique(struct session *s)
 
 	if (s->unique) {
 		unique_close_window(s->unique, f);
+	} else if (s->unique_remote) {
+		/* Sent with the kernel source's window, closed just before. */
+		s->kernel->ops->unique_window(s->kernel, f);
 	} else {
 		memset(f, 0, sizeof(*f));
 		f->source = "unavailable";

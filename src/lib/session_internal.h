@@ -32,6 +32,7 @@ struct session {
 	struct bpf_counters counters;
 	/* The tree's unique memory, beside the sources (unique_api.h). */
 	struct unique *unique;          /* NULL: not measured, unique_why says why */
+	bool unique_remote;             /* measured by the kernel source's other side */
 	char unique_why[256];
 	uint64_t unique_cgroup_id;      /* the tree's own cgroup's; 0: none */
 	bool measure_unique;

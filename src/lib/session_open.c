@@ -70,26 +70,14 @@ static const char *helper_path(const struct session_opts *o)
 	return p && *p ? p : HELPER_SOCKET_DEFAULT;
 }
 
-/* What the helper does not serve (it measures no unique memory): NULL
- * when it serves everything asked, the record of the sum included. */
-static const char *helper_lacks(const struct session_opts *o)
-{
-	if (o->measure_unique)
-		return "unique memory (--measure unique)";
-	return NULL;
-}
-
-/* The helper stands in for bpf: when asked to; when its socket exists and
- * bpf cannot be used here; and, unless no_helper, by default whenever the
- * socket exists and the helper serves what is asked (open_bpf_or_helper
- * falls back to a load here when it does not answer). */
-static bool want_helper(const struct session_opts *o, const char *no_bpf)
+/* The helper stands in for bpf: when asked to; and, unless no_helper,
+ * whenever its socket exists (it serves everything a load here would:
+ * open_bpf_or_helper falls back to a load here when it does not answer). */
+static bool want_helper(const struct session_opts *o)
 {
 	if (o->use_helper)
 		return true;
-	if (o->no_helper || !helper_socket_exists(helper_path(o)))
-		return false;
-	return no_bpf || !helper_lacks(o);
+	return !o->no_helper && helper_socket_exists(helper_path(o));
 }
 
 static int open_helper(struct session *s, const struct session_opts *o, char *why, size_t len)
@@ -116,13 +104,11 @@ static int open_bpf_or_helper(struct session *s, const struct session_opts *o, c
 	bool by_default = !o->use_helper && !o->no_helper;
 	int err;
 
-	if (want_helper(o, NULL)) {
+	if (want_helper(o)) {
 		err = open_helper(s, o, why, len);
 		if (!err || !by_default)
 			return err;
 		session_note_add(s, "helper: %s; loaded here instead", why);
-	} else if (by_default && helper_lacks(o) && helper_socket_exists(helper_path(o))) {
-		session_note_add(s, "helper: not used: it does not serve %s; loaded here instead", helper_lacks(o));
 	}
 	return open_bpf(s, o, why, len);
 }
@@ -163,7 +149,7 @@ static int open_named(struct session *s, const struct session_opts *o,
 	int err;
 
 	if (o->source == PEAKBPF_SOURCE_BPF) {
-		if (no_bpf && want_helper(o, no_bpf))
+		if (no_bpf && want_helper(o))
 			err = open_helper(s, o, why, whylen);
 		else if (no_bpf) {
 			snprintf(why, whylen, "%s", no_bpf);
@@ -187,15 +173,20 @@ static int open_named(struct session *s, const struct session_opts *o,
 	return -EINVAL;
 }
 
-/* The unique memory of the tree's own cgroup, from the tracker's object
- * (loaded with the cgroup's id), or why not. */
-static void open_unique(struct session *s, const char *no_bpf, const char *bpf_why)
+/* The unique memory of the tree's own cgroup (its directory cgroup_fd),
+ * from the tracker's object here, or from the helper's (which takes the
+ * directory and checks it), or why not. */
+static void open_unique(struct session *s, int cgroup_fd, const char *no_bpf, const char *bpf_why)
 {
-	char why[160];
+	char why[HP_WHY_LEN + 16];
 
-	if (s->kernel && !s->kernel->ops->tracker)
-		snprintf(s->unique_why, sizeof(s->unique_why), "through the helper: not measured (it serves "
-			 "summed RSS; --measure unique or --no-helper measures it here)");
+	if (s->kernel && !s->kernel->ops->tracker && s->kernel->ops->unique_open) {
+		if (s->kernel->ops->unique_open(s->kernel, cgroup_fd, why, sizeof(why)))
+			snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
+		else
+			s->unique_remote = true;
+	} else if (s->kernel && !s->kernel->ops->tracker)
+		snprintf(s->unique_why, sizeof(s->unique_why), "its kernel source measures none");
 	else if (no_bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
 	else if (!s->kernel)
@@ -232,7 +223,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
 		cgroup_id = 0;
 	s->unique_cgroup_id = cgroup_id;
-	if (no_bpf && !want_helper(o, no_bpf)) {
+	if (no_bpf && !want_helper(o)) {
 		session_note_add(s, "bpf: %s", no_bpf);
 	} else {
 		/* Without bpf here, the helper alone; else the helper by
@@ -255,8 +246,8 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	}
 	if (!err) {
 		if (cgroup_source_is_exclusive(src)) {
-			if (no_bpf || cgroup_id)
-				open_unique(s, no_bpf, bpf_why);
+			if (no_bpf || cgroup_id || (s->kernel && !s->kernel->ops->tracker))
+				open_unique(s, cgroup_source_own_dir_fd(src), no_bpf, bpf_why);
 			session_add_source(s, src);
 		} else {
 			shared_cgroup = src;
@@ -265,7 +256,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 		session_note_add(s, "cgroup: %s", reason);
 		snprintf(no_own_cgroup, sizeof(no_own_cgroup), "%s", reason);
 	}
-	if (o->command_mode && !s->unique && !cgroup_source_is_exclusive(src))
+	if (o->command_mode && !s->unique && !s->unique_remote && !cgroup_source_is_exclusive(src))
 		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
 			 no_own_cgroup);
 	if (!s->kernel || o->with_proc) {
@@ -319,7 +310,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		session_close(s);
 		return err;
 	}
-	if (o->measure_unique && !s->unique)
+	if (o->measure_unique && !s->unique && !s->unique_remote)
 		session_note_add(s, "--measure unique: not measured (%s); the headline is summed RSS", s->unique_why);
 	*out = s;
 	return 0;

@@ -7,17 +7,24 @@
  * input's choice): what is fuzzed is the helper's bookkeeping. After every
  * step: each open tree holds the one slot it names, the load is in exactly
  * while a tree is open, no user other than root holds more trees than its
- * limit, every refusal says why, and no recording client's queue is past
- * its bound (the stubbed ring hands each drain changes of any tree). Leaks
- * show at the end (ASan).
+ * limit, every refusal says why, no recording client's queue is past
+ * its bound (the stubbed ring hands each drain changes of any tree), and
+ * a tree's unique state and cgroup fd are there only while it is (the
+ * cgroup's checks stubbed too: an fd of /dev/null stands for it). Leaks,
+ * fds included, show at the end (ASan; the count of open fds).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz.h"
 #include "host.h"
 #include "serve_int.h"
 #include "sources.h"
+#include "fdcheck.h"
+#include "unique_api.h"
+#include <fcntl.h>
+#include <unistd.h>
 
 #define CLIENTS 8
 
@@ -25,7 +32,8 @@ struct tracker {
 	int unused;
 };
 
-static struct { bool load_fails, open_fails, add_fails, exited, not_yours; int pid_err; } knob;
+static struct { bool load_fails, open_fails, add_fails, exited, not_yours, cgroup_bad, cgroup_busy,
+		 unique_fails; int pid_err; } knob;
 static uint64_t clock_ns;
 
 /* ---- the stubs: the BPF side and /proc, as the input says ---- */
@@ -123,11 +131,66 @@ int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf
 	return 0;
 }
 
+/* The tree's cgroup and its unique state, as the input says. */
+struct unique {
+	int unused;
+};
+const char UNIQUE_SCOPE[] = "stub";
+static int uniques;
+
+int cgroup_dir_check(int fd, uid_t uid, char *why, size_t len)
+{
+	(void)fd; (void)uid;
+	if (knob.cgroup_bad)
+		snprintf(why, len, "stub: not yours");
+	return knob.cgroup_bad ? -EPERM : 0;
+}
+
+int cgroup_procs_check(int fd, const pid_t *roots, size_t n, char *why, size_t len)
+{
+	(void)fd; (void)roots; (void)n;
+	if (knob.cgroup_busy)
+		snprintf(why, len, "stub: others");
+	return knob.cgroup_busy ? -EBUSY : 0;
+}
+
+int unique_cgroup_id(int fd, uint64_t *id, char *why, size_t whylen)
+{
+	(void)why; (void)whylen;
+	*id = (uint64_t)fd + 1;
+	return 0;
+}
+
+int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+		char *why, size_t whylen)
+{
+	(void)t; (void)cgroup_id; (void)page_size;
+	*out = knob.unique_fails ? NULL : calloc(1, sizeof(**out));
+	if (!*out)
+		snprintf(why, whylen, "stub: no hook");
+	uniques += *out != NULL;
+	return *out ? 0 : -EOPNOTSUPP;
+}
+
+void unique_close_window(struct unique *u, struct figure *out)
+{
+	(void)u;
+	memset(out, 0, sizeof(*out));
+	out->measured = out->exact = true;
+}
+
+void unique_destroy(struct unique *u)
+{
+	uniques -= u != NULL;
+	free(u);
+}
+
 /* ---- the driver ---- */
 
 static void check(const struct server *sv)
 {
 	size_t trees = 0, slots = 0, per_uid[3] = { 0 };
+	int live = 0;
 
 	for (unsigned i = 0; i < MAX_TREES; i++)
 		slots += sv->slot_used[i];
@@ -145,7 +208,17 @@ static void check(const struct server *sv)
 		for (size_t j = 0; j < i; j++)
 			if (sv->clients[j].src && sv->clients[j].slot == c->slot)
 				abort();
+		if ((c->unique || c->cgroup_fd >= 0) && !c->unique_asked)
+			abort();
+		if (c->started && c->cgroup_fd >= 0)
+			abort();
+		live += c->unique != NULL;
 	}
+	for (size_t i = 0; i < sv->n; i++)
+		if (!sv->clients[i].src && (sv->clients[i].unique || sv->clients[i].cgroup_fd >= 0))
+			abort();
+	if (live != uniques)
+		abort();
 	/* A tree needs the load; without one, the load stays unless
 	 * --unload-idle. */
 	if (trees != slots || (trees > 0 && !sv->shared) || (!trees && sv->shared && sv->unload_idle) ||
@@ -157,12 +230,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct server sv;
 	struct hp_msg m, r;
+	int fd;
 
 	memset(&sv, 0, sizeof(sv));
 	sv.unload_idle = size & 1;      /* both ways of the load */
 	sv.n = CLIENTS;
 	for (size_t i = 0; i < CLIENTS; i++) {
 		sv.clients[i].fd = -1;
+		sv.clients[i].cgroup_fd = -1;
 		sv.clients[i].cred.uid = i % 3 == 0 ? 0 : 1000 + i % 3 - 1;   /* uid % 3: 0, 1, 2 */
 	}
 	for (size_t at = 0; at + 3 <= size; at += 3) {
@@ -175,7 +250,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		knob.exited = (k & 96) == 96;
 		knob.not_yours = k & 128 && op & 128;
 		knob.pid_err = (op & 64) ? -ESRCH : 0;
-		hp_init(&m, (enum hp_type)(op % 10));
+		knob.cgroup_bad = (k & 3) == 3;
+		knob.cgroup_busy = (k & 12) == 12;
+		knob.unique_fails = (k & 48) == 48;
+		hp_init(&m, (enum hp_type)(op % 11));
 		ring_seed = k;
 		if (m.type == HP_OPEN) {
 			m.u.open.max_tracked = (op & 32) ? 70000u * k : 0;
@@ -183,10 +261,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else if (m.type == HP_MM_IDENTITY) {
 			m.u.identity.mm = k;
 		}
-		if (op % 10 == 9)
+		/* HP_UNIQUE's fd is a real one (the handler may keep it, and
+		 * closes it then); another request's, a number. */
+		fd = (op & 16) ? -1 : m.type == HP_UNIQUE ? open("/dev/null", O_RDONLY | O_CLOEXEC) : k;
+		if (op % 11 == 10)
 			serve_remove_tree(&sv, c, "client gone");
-		else if (serve_handle(&sv, c, &m, (op & 16) ? -1 : k, &r) && !r.u.why[0])
+		else if (serve_handle(&sv, c, &m, &fd, &r) && !r.u.why[0])
 			abort();        /* every refusal says why */
+		if (m.type == HP_UNIQUE && fd >= 0)
+			close(fd);
 		check(&sv);
 	}
 	for (size_t i = 0; i < CLIENTS; i++)
@@ -194,5 +277,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The load stays while no tree is open (unless --unload-idle): the
 	 * helper closes it at exit. */
 	tracker_close(sv.shared);
+	if (uniques)
+		abort();
 	return 0;
 }

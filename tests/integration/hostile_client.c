@@ -15,6 +15,15 @@
  *                                          HP_DRAIN: "queued N drops D"
  *   hostile_client oldversion SOCKET 1     a request of protocol version 2
  *                                          (its size): the reply's why
+ *   hostile_client unique SOCKET KIND:PATH an HP_UNIQUE of PATH's fd, opened
+ *                                          here: KIND fd (one, after HP_OPEN),
+ *                                          two (two copies), none (no fd),
+ *                                          early (before HP_OPEN), late (after
+ *                                          a root), fifo (PATH a FIFO), busy
+ *                                          (a child moved into PATH after the
+ *                                          request). Prints "unique err E why
+ *                                          W", and for a request taken, the
+ *                                          window's "window measured M why W"
  *
  * The attacks: fd floods (messages of 253 fds, of every request type, and
  * zero-length ones), a TCP socket with SO_LINGER and unsent data passed and
@@ -77,7 +86,7 @@ static void attack_flood(void)
 			usleep(1000);
 			continue;
 		}
-		for (int t = HP_OPEN; t <= HP_MM_IDENTITY + 1; t++) {
+		for (int t = HP_OPEN; t <= HP_UNIQUE + 1; t++) {
 			hp_init(&m, (enum hp_type)t);
 			send_fds(s, &m, sizeof(m), junk, HP_MAX_FDS, MSG_DONTWAIT);
 			send_fds(s, NULL, 0, junk, HP_MAX_FDS, MSG_DONTWAIT);
@@ -470,6 +479,87 @@ static int oldversion(void)
 	return n == (ssize_t)old ? 0 : 1;
 }
 
+/* HP_UNIQUE as KIND says (main's usage), the fd's file PATH's. */
+static int unique_send(int s, const char *kind, int fd, struct hp_msg *m)
+{
+	int err;
+
+	hp_init(m, HP_UNIQUE);
+	if (strcmp(kind, "two"))
+		return ask(s, m, strcmp(kind, "none") ? fd : -1);
+	err = send_fds(s, m, sizeof(*m), fd, 2, 0);
+	if (!err)
+		err = hp_recv(s, m, NULL);
+	return err ? err : m->err;
+}
+
+/* A child in the cgroup of directory path, which the tree does not hold. */
+static pid_t stranger_into(const char *path)
+{
+	char procs[4096], pid[16];
+	pid_t child = fork();
+	int fd;
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, pid, strlen(pid)) < 0)
+		perror("hostile_client: cgroup.procs");
+	if (fd >= 0)
+		close(fd);
+	return child;
+}
+
+static int unique_case(const char *spec)
+{
+	const char *path = strchr(spec, ':');
+	char kind[16];
+	int s = dial(), me = (int)syscall(SYS_pidfd_open, getpid(), 0), fd, err = 0;
+	pid_t stranger = 0;
+	struct hp_msg m;
+
+	if (!path || path - spec >= (long)sizeof(kind) || s < 0 || me < 0)
+		return 2;
+	snprintf(kind, sizeof(kind), "%.*s", (int)(path - spec), spec);
+	path++;
+	fd = !strcmp(kind, "fifo") ? open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	hp_init(&m, HP_OPEN);
+	m.u.open.command_mode = 1;
+	if (strcmp(kind, "early"))
+		err = ask(s, &m, -1);
+	hp_init(&m, HP_ADD_ROOT);
+	if (!err && !strcmp(kind, "late"))
+		err = ask(s, &m, me);
+	err = err ? err : unique_send(s, kind, fd, &m);
+	m.u.why[HP_WHY_LEN - 1] = '\0';
+	printf("unique err %d why %s\n", err, err ? m.u.why : "");
+	if (err)
+		return 0;
+	if (!strcmp(kind, "busy"))
+		stranger = stranger_into(path);
+	hp_init(&m, HP_ADD_ROOT);
+	err = ask(s, &m, me);
+	hp_init(&m, HP_START);
+	err = err ? err : ask(s, &m, -1);
+	hp_init(&m, HP_CLOSE_WINDOW);
+	err = err ? err : ask(s, &m, -1);
+	if (stranger > 0) {
+		kill(stranger, SIGKILL);
+		waitpid(stranger, NULL, 0);
+	}
+	m.u.figure.unique.why[sizeof(m.u.figure.unique.why) - 1] = '\0';
+	printf("window err %d measured %u why %s\n", err, (unsigned)m.u.figure.unique.measured,
+	       m.u.figure.unique.why);
+	close(s);
+	return err ? 1 : 0;
+}
+
 static int hold(void)
 {
 	int s[16];
@@ -489,11 +579,15 @@ int main(int argc, char **argv)
 	char *end;
 	long secs;
 
+	if (argc == 4 && !strcmp(argv[1], "unique")) {
+		sock_path = argv[2];
+		return unique_case(argv[3]);
+	}
 	if (argc != 4 || (strcmp(argv[1], "attack") && strcmp(argv[1], "good") && strcmp(argv[1], "hold") &&
 			  strcmp(argv[1], "soak") && strcmp(argv[1], "linger") &&
 			  strcmp(argv[1], "nodrain") && strcmp(argv[1], "oldversion"))) {
 		fprintf(stderr, "usage: hostile_client attack|good|hold|linger|nodrain|oldversion SOCKET "
-			"SECONDS, or soak SOCKET SESSIONS\n");
+			"SECONDS, soak SOCKET SESSIONS, or unique SOCKET KIND:PATH\n");
 		return 2;
 	}
 	errno = 0;

@@ -318,15 +318,22 @@ t_serve_resident_default() {
 	via1=$(grep -o '"bpf_load":"[a-z]*"' "$TMP/res1.json")
 	via3=$(grep -o '"bpf_load":"[a-z]*"' "$TMP/res3.json")
 	via4=$(grep -o '"bpf_load":"[a-z]*"' "$TMP/res4.json")
-	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$via1" = '"bpf_load":"helper"' ] &&
+	# Unique memory through it too (HP_UNIQUE): measured where the kernel
+	# has a memcg hook (test_unique.sh's memcg_tp), else not, saying why.
+	usrc=$(unique_val "$TMP/res2.json" source)
+	uok=yes
+	if memcg_tp && [ "$usrc" != '"bpf-memcg"' ]; then
+		uok="no: $usrc"
+	fi
+	if [ "$uok" = yes ] && [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$via1" = '"bpf_load":"helper"' ] &&
 		grep -q '"bpf_load":"helper"' "$TMP/res2.json" && [ "$loaded" = 1 ] && [ "$loads" = 1 ] &&
 		[ "${maps:-0}" -gt 0 ] && [ "${wl_pid:-0}" -gt 0 ] && [ "$wl_pid" = "$cmd_pid" ] &&
 		[ "$via3" = '"bpf_load":"loaded"' ] && [ "$via4" = '"bpf_load":"helper"' ] &&
 		[ "$loads4" = 1 ] && [ -s "$TMP/res.json" ] && ! grep -q 'helper: not used' "$TMP/res4.json"; then
-		ok "serve: resident ($maps maps, $loads load for 3 sessions), root uses it by default, --timeline too; --no-helper loads here"
+		ok "serve: resident ($maps maps, $loads load for 3 sessions), root uses it by default, --timeline and unique memory ($usrc) too; --no-helper loads here"
 		check_growth "serve: root through the default helper" "$TMP/res2.json" $((48 << 20))
 	else
-		fail "serve: resident: rc $rc1/$rc2, $via1, $via3, $via4, loaded $loaded, loads $loads, maps $maps, holder pid '$wl_pid' (command $cmd_pid): $(cat "$TMP/res.err" "$TMP/res4.json" "$TMP/serve.log")"
+		fail "serve: resident: unique $uok, rc $rc1/$rc2, $via1, $via3, $via4, loaded $loaded, loads $loads, maps $maps, holder pid '$wl_pid' (command $cmd_pid): $(cat "$TMP/res.err" "$TMP/res4.json" "$TMP/serve.log")"
 	fi
 }
 

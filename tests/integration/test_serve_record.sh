@@ -194,7 +194,7 @@ t_serve_record_version() {
 	rc=$?
 	serve_stop
 	case $out in
-	*"version 2 err -93 why the helper speaks protocol version 3"*)
+	*"version 2 err -93 why the helper speaks protocol version 4"*)
 		[ "$rc" = 0 ] && { ok "$name: told in its own format: ${out#*why }"; return; } ;;
 	esac
 	fail "$name: exit $rc: $out"

@@ -96,8 +96,8 @@ typedef int (*source_sum_fn)(void *ctx, const struct sum_event *e);
 /*
  * What every source does, then what only some can: an optional operation
  * is NULL where the source has none (the session asks, never which source
- * it is). The bpf source has every one but refusal; the helper's, counters
- * and refusal.
+ * it is). The bpf source has every one but refusal and the unique pair;
+ * the helper's, every one but check_sums, procs_live and tracker.
  */
 struct source_ops {
 	/* A process of the tree, entered before it runs anything (command
@@ -138,6 +138,13 @@ struct source_ops {
 	/* The loaded tracker, where it is this process's (unique memory reads
 	 * its object). */
 	struct tracker *(*tracker)(struct source *s);
+	/* Unique memory where the tracker is the other side's (the helper):
+	 * the tree's own cgroup, by its directory, before the first root. 0,
+	 * or -errno and why[len]. */
+	int (*unique_open)(struct source *s, int cgroup_dir_fd, char *why, size_t len);
+	/* The unique figure of the window close_window closed last: measured,
+	 * or not with its reason. */
+	void (*unique_window)(struct source *s, struct figure *out);
 	/* Why the other side refused the last request ("" if it did not). */
 	const char *(*refusal)(const struct source *s);
 	/* Command mode: fork() for the command, its child already in the

@@ -23,10 +23,11 @@
 #define HELPER_ENV "PEAKBPF_HELPER"     /* another socket path (secure_getenv) */
 #define HP_MAGIC 0x31424b50u            /* "PKB1" */
 /* 2: trees share one load (status); 3: the record of the sum (HP_DRAIN,
- * HP_MM_IDENTITY, hp_open.record, the window's start sum). The header
+ * HP_MM_IDENTITY, hp_open.record, the window's start sum); 4: unique
+ * memory (HP_UNIQUE, hp_figure.unique). The header
  * (magic, version, type, err) and a reply's why stay where they are in
  * every version, so that a peer of another one is told so in words. */
-#define HP_VERSION 3
+#define HP_VERSION 4
 
 enum hp_type {
 	HP_OPEN = 1,            /* open a tree (options); reply: BPF facts */
@@ -37,6 +38,10 @@ enum hp_type {
 	HP_STATUS,              /* reply: the helper's trees and their map entries */
 	HP_DRAIN,               /* reply: a batch of the tree's recorded changes */
 	HP_MM_IDENTITY,         /* an mm a change named: who uses it */
+	/* The tree's own memory cgroup, its directory fd in SCM_RIGHTS, after
+	 * HP_OPEN and before the first HP_ADD_ROOT (it holds nothing yet):
+	 * the tree's unique memory, in each window's hp_figure.unique. */
+	HP_UNIQUE,
 };
 
 #define HP_WHY_LEN 192
@@ -89,6 +94,14 @@ struct hp_opened {
 	char teardown_hook[32];
 };
 
+/* The window's unique memory (unique_api.h's figure, source "bpf-memcg"):
+ * measured 0 without HP_UNIQUE, or when the helper could not (why). */
+struct hp_unique {
+	uint8_t measured, exact, pad[6];
+	uint64_t peak_bytes, baseline_bytes, anon_bytes, file_bytes;
+	char why[HP_WHY_LEN];   /* not measured, or not exact: why; else "" */
+};
+
 /* A struct figure of the bpf source, with its strings inside. */
 struct hp_figure {
 	uint8_t measured, exact, bound_known, baseline_known, has_detail, has_holders,
@@ -102,6 +115,7 @@ struct hp_figure {
 	char scope[64];
 	struct bpf_counters counters;   /* as when the window closed */
 	int64_t next_start_pages;       /* the sum as the next window opened */
+	struct hp_unique unique;        /* the same window's unique memory */
 };
 
 struct hp_tree {

@@ -17,6 +17,7 @@
 #include "helper_proto.h"
 #include "host.h"
 #include "sources.h"
+#include "unique_api.h"
 
 #define HELPER_MAX_STRINGS 16
 /* Batches one drain takes at most: the helper's whole queue, and room for
@@ -38,6 +39,10 @@ struct helper_source {
 	struct bpf_counters counters;
 	int64_t window_start_pages;     /* the sum as the open window began */
 	bool record;                    /* the tree records its changes */
+	/* Unique memory (HP_UNIQUE): the last window's, as the helper sent it
+	 * with the summed figure; why: its reason, kept for the session. */
+	bool unique_asked;
+	struct hp_unique unique;
 	struct sum_event *batch;        /* HP_DRAIN_MAX, while recording */
 };
 
@@ -157,9 +162,57 @@ static int helper_close_window(struct source *s, struct figure *out)
 	out->inexact_reason = keep_reason(h, out->inexact_reason);
 	h->counters = m->u.figure.counters;
 	h->window_start_pages = m->u.figure.next_start_pages;
+	h->unique = m->u.figure.unique;
+	h->unique.why[sizeof(h->unique.why) - 1] = '\0';
 cleanup:
+	if (err) {
+		/* No figure this window: the reason is the helper's. */
+		memset(&h->unique, 0, sizeof(h->unique));
+		snprintf(h->unique.why, sizeof(h->unique.why), "%.*s", (int)sizeof(h->unique.why) - 1, h->why);
+	}
 	free(m);
 	return err;
+}
+
+/* The tree's own cgroup to the helper, which counts it from now (empty:
+ * before the first root). */
+static int helper_unique_open(struct source *s, int cgroup_dir_fd, char *why, size_t len)
+{
+	struct helper_source *h = to_helper(s);
+	struct hp_msg m;
+	int err;
+
+	hp_init(&m, HP_UNIQUE);
+	err = call(h, &m, cgroup_dir_fd);
+	if (err) {
+		snprintf(why, len, "the helper: %s", h->why);
+		return err;
+	}
+	h->unique_asked = true;
+	return 0;
+}
+
+static void helper_unique_window(struct source *s, struct figure *out)
+{
+	struct helper_source *h = to_helper(s);
+	const struct hp_unique *u = &h->unique;
+
+	memset(out, 0, sizeof(*out));
+	out->scope = UNIQUE_SCOPE;
+	if (!h->unique_asked || !u->measured) {
+		out->source = "unavailable";
+		out->inexact_reason = keep_reason(h, u->why[0] ? u->why : "not measured by the helper");
+		return;
+	}
+	out->source = "bpf-memcg";
+	out->measured = true;
+	out->exact = u->exact;
+	out->peak_bytes = u->peak_bytes;
+	out->baseline_known = true;
+	out->baseline_bytes = u->baseline_bytes;
+	out->anon_bytes = u->anon_bytes;
+	out->file_bytes = u->file_bytes;
+	out->inexact_reason = u->exact ? NULL : keep_reason(h, u->why);
 }
 
 static void helper_destroy(struct source *s)
@@ -274,6 +327,8 @@ static const struct source_ops helper_ops = {
 	.drain_sums = helper_drain_sums,
 	.mm_identity = helper_mm_identity,
 	.window_start_pages = helper_window_start_pages,
+	.unique_open = helper_unique_open,
+	.unique_window = helper_unique_window,
 	.refusal = helper_refusal,
 };
 
