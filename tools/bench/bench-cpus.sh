@@ -192,6 +192,8 @@ row "  the helper's CPU time for that session (µs)" helper helper_cpu_us helper
 	"every thread of peakbpf serve, /proc/PID/task/*/schedstat around the session: its work (round trips, map walks, the attach walk), apart from how the VM schedules the wake-ups of the two processes, which the wall time above also counts"
 row "  the same with --source bpf (ms added)" helper helper_bpf_ms-true_ms helper '%.2f ms' "" \
 	"no cgroup of its own: the client and its round trips to the helper"
+row "  a memory cgroup made, a shell moved in, removed (ms)" helper cgroup_ms helper '%.2f ms' "" \
+	"the kernel's part of a tree's own cgroup, without peakbpf: mkdir, a write to cgroup.procs, rmdir (sh, true)"
 row "  of that, peakbpf --version (ms added)" helper version_ms-true_ms helper '%.2f ms' "" \
 	"no session: the client's exec, dynamic linking (libbpf, libelf, libz) and exit"
 row "peakbpf -q --no-helper -- true, whole run (ms)" helper standalone_ms helper '%.1f ms' "" \

@@ -282,6 +282,22 @@ timed() {
 	# shellcheck disable=SC2154 # c0 and c1 are set by stamp
 	eval "$v=$(ms "$c0" "$c1")"
 }
+# cgroup_cycle VAR: the kernel's part of a tree's own cgroup, in ms in VAR
+# (empty where no cgroup2 memory controller is delegated at the root): a
+# memory cgroup made, a shell moved into it that execs true, and the
+# cgroup removed, as a command's own cgroup is; the helper row's cgroup
+# part apart from peakbpf's code.
+cgroup_cycle() {
+	eval "$1="
+	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || return 0
+	stamp g0
+	mkdir /sys/fs/cgroup/bench-cycle 2>/dev/null || return 0
+	sh -c 'echo $$ >/sys/fs/cgroup/bench-cycle/cgroup.procs && exec true'
+	rmdir /sys/fs/cgroup/bench-cycle 2>/dev/null
+	stamp g1
+	# shellcheck disable=SC2154 # g0 and g1 are set by stamp
+	eval "$1=$(ms "$g0" "$g1")"
+}
 # helper_runs: first a --json run to see that the session went through the
 # helper (host.bpf_load "helper"), then HELPER_RUNS rounds of the five runs.
 # PEAKBPF_HELPER is exported for all of them (an assignment before a
@@ -309,12 +325,14 @@ helper_runs() {
 		timed tb ./peakbpf -q --source bpf -- "$TRUE_BIN" ||
 			{ WHY="PEAKBPF_HELPER=SOCK peakbpf -q --source bpf -- true failed: $(head -n 1 "$T/h.err")"; return 1; }
 		timed tv ./peakbpf --version || { WHY="peakbpf --version failed: $(head -n 1 "$T/h.err")"; return 1; }
+		cgroup_cycle tc
 		timed ts ./peakbpf -q --no-helper -- "$TRUE_BIN" ||
 			{ WHY="peakbpf -q --no-helper -- true failed: $(head -n 1 "$T/h.err")"; return 1; }
 		# shellcheck disable=SC2154 # set by timed
 		# shellcheck disable=SC2154 # u0 and u1 are set by helper_cpu
 		echo "cpus helper true_ms=$tt helper_ms=$th helper_bpf_ms=$tb version_ms=$tv standalone_ms=$ts" \
-			"helper_cpu_us=$(awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%.1f", b - a }')"
+			"helper_cpu_us=$(awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%.1f", b - a }')" \
+			"${tc:+cgroup_ms=$tc}"
 		i=$((i + 1))
 	done
 }
