@@ -260,7 +260,8 @@ PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *s);
  * outside waits for an RCU grace period, 10-30 ms. Where neither can be
  * (no cgroup of its own, a process with threads, an old kernel), plain
  * fork(), and peakbpf_add_pid moves it as before. Returns as fork() does;
- * the child may then call only async-signal-safe functions until exec. */
+ * the child may then call only async-signal-safe functions until exec, and
+ * not raise(3): after clone3 glibc does not know the child's thread id. */
 PEAKBPF_API pid_t peakbpf_command_fork(struct peakbpf_session *s);
 
 /* ---- a figure ---- */
