@@ -131,8 +131,8 @@ static long clear_map(struct tracker *t, struct bpf_map *map, size_t key_size, s
 /*
  * Remove t's tree from the load's maps: one walk of each map, processes
  * first (so that no fork adds to the tree behind the walk), then threads
- * and mms, then processes again for a fork that raced the first walk.
- * Then the tree's state starts over. O(entries of every tree).
+ * (before 6.2) and mms, then processes again for a fork that raced the
+ * first walk. Then the tree's state starts over. O(every map's size).
  */
 int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
 {
@@ -155,7 +155,11 @@ int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
 		r.tasks += (__u64)n;
 		if (pass)
 			break;
-		n = clear_map(t, s->maps.thread_states, sizeof(__u32), sizeof(struct thread_state),
+		/* Threads have entries only before 6.2 (bpf/tracker.h,
+		 * thread_state): on 6.2+ that map stays empty, and each walk
+		 * costs O(its size). */
+		n = tracker_has_percpu_rss(t) ? 0 :
+		    clear_map(t, s->maps.thread_states, sizeof(__u32), sizeof(struct thread_state),
 			      offsetof(struct thread_state, tree), false);
 		if (n >= 0) {
 			r.threads += (__u64)n;
@@ -191,7 +195,7 @@ int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREE
 		if (!bpf_map__lookup_elem(s->maps.mm_states, &key, sizeof(key), &ms, sizeof(ms), 0))
 			per_tree[ms.tree & (MAX_TREES - 1)].mms++;
 	}
-	for (int m = 0; m < 2; m++) {
+	for (int m = 0; m < (tracker_has_percpu_rss(t) ? 1 : 2); m++) {
 		struct bpf_map *map = m ? s->maps.thread_states : s->maps.task_states;
 		__u32 k = 0, nk = 0;
 
