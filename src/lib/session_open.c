@@ -180,7 +180,7 @@ static void open_unique(struct session *s, int cgroup_fd, const char *no_bpf, co
 {
 	char why[HP_WHY_LEN + 16];
 
-	if (s->kernel && !s->kernel->ops->tracker && s->kernel->ops->unique_open) {
+	if (s->kernel && s->kernel->ops->unique_open) {
 		if (s->kernel->ops->unique_open(s->kernel, cgroup_fd, why, sizeof(why)))
 			snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
 		else
@@ -246,7 +246,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	}
 	if (!err) {
 		if (cgroup_source_is_exclusive(src)) {
-			if (no_bpf || cgroup_id || (s->kernel && !s->kernel->ops->tracker))
+			if (no_bpf || cgroup_id || (s->kernel && s->kernel->ops->unique_open))
 				open_unique(s, cgroup_source_own_dir_fd(src), no_bpf, bpf_why);
 			session_add_source(s, src);
 		} else {
