@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* What a client's fd is, asked of /proc alone (fdcheck.h). */
+/* What a client's fd is, asked of /proc first (fdcheck.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 #include "fdcheck.h"
 #include "fileutil.h"
@@ -93,24 +95,53 @@ int procs_within(const char *text, const pid_t *roots, size_t n, pid_t *other)
 	return 0;
 }
 
-bool fd_on_cgroupfs(int fd)
+/* The type of the mount mnt_id in the mount table of /proc/WHO (every
+ * mount id is one of the whole system's while the mount lives, so a table
+ * that lists it names that mount): 0 or -ENOENT. */
+static int mount_type_in(const char *who, int mnt_id, char *type, size_t len)
 {
-	char path[64], type[32], *info = NULL, *mounts = NULL;
+	char path[64], *mounts = NULL;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%s/mountinfo", who);
+	err = read_text_file(path, &mounts, NULL);
+	if (!err)
+		err = mountinfo_fs_type(mounts, mnt_id, type, len);
+	free(mounts);
+	return err;
+}
+
+bool cgroup_fs_magic(long f_type)
+{
+	return f_type == CGROUP_SUPER_MAGIC || f_type == CGROUP2_SUPER_MAGIC;
+}
+
+bool fd_on_cgroupfs(int fd, pid_t client)
+{
+	char path[64], type[32], *info = NULL;
+	struct statfs fs;
 	int mnt_id = -1;
 	bool yes = false;
 
-	/* Both are the helper's own /proc files: reading them asks nothing
-	 * of fd's filesystem (mountinfo prints each mount's stored options). */
+	/* /proc alone first (the helper's fdinfo; a mountinfo prints each
+	 * mount's stored options): nothing is asked of fd's filesystem until
+	 * its mount is known to be a cgroup one, whose statfs never waits. */
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	if (read_text_file(path, &info, NULL) || fdinfo_mnt_id(info, &mnt_id))
+	if (fd < 0 || read_text_file(path, &info, NULL) || fdinfo_mnt_id(info, &mnt_id))
 		goto cleanup;
-	if (read_text_file("/proc/self/mountinfo", &mounts, NULL) ||
-	    mountinfo_fs_type(mounts, mnt_id, type, sizeof(type)))
+	/* The helper's own mount namespace (systemd's PrivateMounts= gives it
+	 * one: every mount there has an id of its own), else the client's,
+	 * where it opened the directory. */
+	snprintf(path, sizeof(path), "%d", (int)client);
+	if (mount_type_in("self", mnt_id, type, sizeof(type)) &&
+	    (client <= 0 || mount_type_in(path, mnt_id, type, sizeof(type))))
 		goto cleanup;
-	yes = !strcmp(type, "cgroup") || !strcmp(type, "cgroup2");
+	if (strcmp(type, "cgroup") && strcmp(type, "cgroup2"))
+		goto cleanup;
+	/* And the filesystem says so itself. */
+	yes = !fstatfs(fd, &fs) && cgroup_fs_magic((long)fs.f_type);
 cleanup:
 	free(info);
-	free(mounts);
 	return yes;
 }
 

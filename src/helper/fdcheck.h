@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a client's fd is, asked of /proc alone (fdinfo, mountinfo): nothing
- * of the file itself, so that a file of a hostile filesystem (FUSE, say)
- * cannot make the question wait. The parsers are pure (tests/unit).
+ * What a client's fd is, asked of /proc first (fdinfo, mountinfo): nothing
+ * of the file itself until /proc says its filesystem's calls do not wait,
+ * so that a file of a hostile filesystem (FUSE, say) cannot make the
+ * question wait. The parsers are pure (tests/unit).
  */
 #ifndef PEAKBPF_FDCHECK_H
 #define PEAKBPF_FDCHECK_H
@@ -20,9 +21,14 @@ int mountinfo_fs_type(const char *text, int mnt_id, char *type, size_t len);
  * -EBUSY with the first other in *other; -EINVAL for a line not a PID. */
 int procs_within(const char *text, const pid_t *roots, size_t n, pid_t *other);
 
-/* Whether fd is on a cgroup filesystem (v1 "cgroup" or "cgroup2"), by
- * its mount as /proc tells it. */
-bool fd_on_cgroupfs(int fd);
+/* Whether a statfs f_type is a cgroup filesystem's (v1 or v2). */
+bool cgroup_fs_magic(long f_type);
+/* Whether fd, sent by process client, is on a cgroup filesystem (v1
+ * "cgroup" or "cgroup2"): its mount (fdinfo's mnt_id) found in the
+ * helper's mount table or else in the client's (the helper may have a
+ * mount namespace of its own: systemd's PrivateMounts=) as a cgroup one,
+ * then the filesystem's magic (fstatfs), asked only then. */
+bool fd_on_cgroupfs(int fd, pid_t client);
 /* fd, already known to be on a cgroup filesystem (whose calls do not
  * wait), as a tree's own memory cgroup: a directory, of the memory
  * controller (memory.current in v2, memory.usage_in_bytes in v1), owned

@@ -80,18 +80,27 @@ int pidns_depth_of(pid_t pid, unsigned *depth)
 
 	*depth = 0;
 	snprintf(who, sizeof(who), "%d", (int)pid);
-	err = ns_link("self", mine, sizeof(mine));
-	if (!err)
-		err = ns_link(who, theirs, sizeof(theirs));
-	if (err || !strcmp(mine, theirs))
-		return err;
-	/* Both numbered from the /proc mount's namespace: the client's lies
-	 * as many levels below the helper's as its line has more fields. */
+	/* Both numbered from the /proc mount's namespace. */
 	err = nspid_of("self", &n_self);
 	if (!err)
 		err = nspid_of(who, &n_client);
 	if (err)
 		return err;
+	/* The helper's namespace is the /proc mount's (one field): every
+	 * process /proc shows lies below it by its fields past the first.
+	 * No ns link is read then: readlink of another user's needs ptrace
+	 * access, which the unit's bounding set (no CAP_SYS_PTRACE) lacks. */
+	if (n_self == 1) {
+		*depth = (unsigned)(n_client - 1);
+		return 0;
+	}
+	err = ns_link("self", mine, sizeof(mine));
+	if (!err)
+		err = ns_link(who, theirs, sizeof(theirs));
+	if (err || !strcmp(mine, theirs))
+		return err;
+	/* The client's lies as many levels below the helper's as its line
+	 * has more fields. */
 	if (n_client <= n_self)
 		return -EXDEV;
 	*depth = (unsigned)(n_client - n_self);

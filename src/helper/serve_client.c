@@ -90,12 +90,13 @@ static bool flush_out(struct client *c)
 
 /* Whether fd is what a request of type takes: a pidfd (HP_ADD_ROOT), a
  * directory's fd on a cgroup filesystem (HP_UNIQUE). Neither question
- * asks anything of the file: /proc's name for it, its mount's type. */
-static bool fd_fits(uint16_t type, int fd)
+ * asks anything of a file whose filesystem could make it wait: /proc's
+ * name for it; its mount's type, then a cgroup filesystem's magic. */
+static bool fd_fits(const struct client *c, uint16_t type, int fd)
 {
 	if (type == HP_ADD_ROOT)
 		return fd_is_pidfd(fd);
-	return type == HP_UNIQUE && fd_on_cgroupfs(fd);
+	return type == HP_UNIQUE && fd_on_cgroupfs(fd, c->cred.pid);
 }
 
 /* The fds of m: the one fd an HP_ADD_ROOT or HP_UNIQUE may carry comes
@@ -109,7 +110,7 @@ static int sort_fds(struct server *sv, const struct client *c, const struct hp_m
 	int err = 0;
 
 	*kept = -1;
-	if (n == 1 && takes_one && fd_fits(m->type, fds[0]))
+	if (n == 1 && takes_one && fd_fits(c, m->type, fds[0]))
 		*kept = fds[0];
 	else if (n == 1 && takes_one)
 		err = -EBADF;

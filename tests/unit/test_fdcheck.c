@@ -74,15 +74,26 @@ static void test_fd_on_cgroupfs(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	assert_false(fd_on_cgroupfs(fd));
+	assert_false(fd_on_cgroupfs(fd, getpid()));
 	close(fd);
-	assert_false(fd_on_cgroupfs(-1));
+	assert_false(fd_on_cgroupfs(-1, getpid()));
 	if (!strcmp(cg, "/sys/fs/cgroup") && access("/sys/fs/cgroup/cgroup.procs", F_OK))
 		skip();         /* no memory cgroup mounted here */
 	fd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	assert_true(fd >= 0);
-	assert_true(fd_on_cgroupfs(fd));
+	assert_true(fd_on_cgroupfs(fd, getpid()));
 	close(fd);
+}
+
+/* The two cgroup filesystems' magic numbers, and no other's. */
+static void test_cgroup_fs_magic(void **state)
+{
+	(void)state;
+	assert_true(cgroup_fs_magic(0x27e0eb));         /* CGROUP_SUPER_MAGIC */
+	assert_true(cgroup_fs_magic(0x63677270));       /* CGROUP2_SUPER_MAGIC */
+	assert_false(cgroup_fs_magic(0x9fa0));          /* PROC_SUPER_MAGIC */
+	assert_false(cgroup_fs_magic(0x65735546));      /* FUSE_SUPER_MAGIC */
+	assert_false(cgroup_fs_magic(0x01021994));      /* TMPFS_MAGIC */
 }
 
 int main(void)
@@ -92,6 +103,7 @@ int main(void)
 		cmocka_unit_test(test_mountinfo_fs_type),
 		cmocka_unit_test(test_procs_within),
 		cmocka_unit_test(test_fd_on_cgroupfs),
+		cmocka_unit_test(test_cgroup_fs_magic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
