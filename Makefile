@@ -97,6 +97,7 @@ HELPER_SRCS := \
 	src/helper/serve_log.c \
 	src/helper/serve_unique.c \
 	src/helper/fdcheck.c \
+	src/helper/serve_fair.c \
 	src/helper/pidns.c
 CLITOP_SRCS := \
 	src/cli/main.c \
@@ -162,6 +163,7 @@ ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
 	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck
+UNIT_TESTS += serve_fair
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -199,6 +201,7 @@ test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 test_serve_sums_SRCS := src/helper/serve_sums.c
 test_unique_table_SRCS :=
 test_fdcheck_SRCS := src/helper/fdcheck.c src/base/fileutil.c
+test_serve_fair_SRCS := src/helper/serve_fair.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
@@ -353,7 +356,7 @@ fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.
 fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/serve_record.c src/helper/serve_sums.c src/helper/pidns.c \
-	src/helper/serve_unique.c \
+	src/helper/serve_unique.c src/helper/serve_fair.c \
 	src/lib/sources/helper_proto.c src/base/fileutil.c
 
 $(OUTPUT)/fuzz:

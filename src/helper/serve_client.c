@@ -156,6 +156,7 @@ static bool serve_message(struct server *sv, struct client *c)
 		}
 		return false;
 	}
+	c->heard_ns = monotonic_ns();
 	err = sort_fds(sv, c, &m, fds, n, &fd);
 	if (err) {
 		hp_init(&r, (enum hp_type)m.type);
@@ -201,6 +202,27 @@ static size_t clients_of(const struct server *sv, uid_t uid)
 	return n;
 }
 
+/* Idle: no tree, no reply kept (what an idle timeout or a newcomer may end). */
+static bool client_idle(const struct client *c)
+{
+	return !c->src && !c->out;
+}
+
+/* The users' connections (not root's), as serve_fair.h sees them. */
+static size_t user_conns(const struct server *sv, struct fair_conn *fc, size_t *at)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sv->n; i++) {
+		if (!sv->clients[i].cred.uid)
+			continue;
+		at[n] = i;
+		fc[n++] = (struct fair_conn){ .uid = sv->clients[i].cred.uid,
+					      .idle = client_idle(&sv->clients[i]) };
+	}
+	return n;
+}
+
 /* A connection not taken: its reason waits for the client's first read
  * (source_helper.c reads it even when its request finds the socket shut). */
 static void refuse(struct server *sv, int fd, uid_t uid, int err, const char *fmt, int limit)
@@ -231,11 +253,50 @@ static void accept_failed(struct server *sv, int err)
 	}
 }
 
+/* Room for a connection of uid: 0, or the reason it is refused. Root
+ * has SERVE_ROOT_CLIENTS of its own beside the users'; a user SERVE_CLIENTS_PER_UID,
+ * and when the users' SERVE_USER_CLIENTS are taken, an idle one of the
+ * user holding the most ends for it (fair_victim). */
+static int make_room(struct server *sv, uid_t uid, const char **fmt, int *limit)
+{
+	struct fair_conn fc[SERVE_MAX_CLIENTS];
+	size_t at[SERVE_MAX_CLIENTS], n;
+	long v;
+
+	if (uid == 0) {
+		*fmt = "the helper has %d connections open, root's too: try again later";
+		*limit = SERVE_MAX_CLIENTS;
+		return sv->n >= SERVE_MAX_CLIENTS ? -EAGAIN : 0;
+	}
+	if (clients_of(sv, uid) >= SERVE_CLIENTS_PER_UID) {
+		/* one user cannot take every connection */
+		*fmt = "the helper takes at most %d connections at once per user: close one of yours";
+		*limit = SERVE_CLIENTS_PER_UID;
+		return -EUSERS;
+	}
+	n = user_conns(sv, fc, at);
+	if (n < SERVE_USER_CLIENTS)
+		return 0;
+	v = fair_victim(fc, n, uid);
+	if (v < 0) {
+		*fmt = "the helper has %d connections of users open, each measuring: try again later";
+		*limit = SERVE_USER_CLIENTS;
+		return -EAGAIN;
+	}
+	if (sv->verbose)
+		serve_say("uid %u: an idle connection ended for uid %u's (the users' %d are taken)",
+			  (unsigned)fc[v].uid, (unsigned)uid, SERVE_USER_CLIENTS);
+	serve_drop_client(sv, at[v]);
+	return 0;
+}
+
 /* One connection; false when none waits (or accept failed). */
 static bool accept_client(struct server *sv)
 {
 	socklen_t len = sizeof(struct ucred);
-	int sndbuf = SERVE_SNDBUF;
+	int sndbuf = SERVE_SNDBUF, limit = 0, err;
+	struct ucred cred;
+	const char *fmt = "";
 	struct client *c;
 	int fd = accept4(sv->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
@@ -243,29 +304,41 @@ static bool accept_client(struct server *sv)
 		accept_failed(sv, errno);
 		return false;
 	}
-	if (sv->n >= SERVE_MAX_CLIENTS) {
-		refuse(sv, fd, (uid_t)-1, -EAGAIN, "the helper has %d connections open: try again later",
-		       SERVE_MAX_CLIENTS);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len)) {
+		closer_close_socket(sv->closer, fd, (uid_t)-1);
+		return true;
+	}
+	err = make_room(sv, cred.uid, &fmt, &limit);
+	if (err) {
+		refuse(sv, fd, cred.uid, err, fmt, limit);
 		return true;
 	}
 	c = &sv->clients[sv->n];
 	memset(c, 0, sizeof(*c));
 	c->cgroup_fd = -1;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len)) {
-		closer_close_socket(sv->closer, fd, (uid_t)-1);
-		return true;
-	}
-	if (c->cred.uid != 0 && clients_of(sv, c->cred.uid) >= SERVE_CLIENTS_PER_UID) {
-		/* one user cannot take every connection */
-		refuse(sv, fd, c->cred.uid, -EUSERS, "the helper takes at most %d connections at once per user: "
-		       "close one of yours", SERVE_CLIENTS_PER_UID);
-		return true;
-	}
+	c->cred = cred;
+	c->heard_ns = monotonic_ns();
 	/* Replies a client leaves unread take this much kernel memory at most. */
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	c->fd = fd;
 	sv->n++;
 	return true;
+}
+
+/* Connections with no tree that said nothing for SERVE_IDLE_MS end: one
+ * that holds a place and measures nothing takes it from another. */
+static void end_idle(struct server *sv, uint64_t now)
+{
+	for (size_t i = sv->n; i-- > 0;) {
+		struct client *c = &sv->clients[i];
+
+		if (!client_idle(c) || now - c->heard_ns <= SERVE_IDLE_MS * MS)
+			continue;
+		if (sv->verbose)
+			serve_say("uid %u: a connection idle for %d ms with no tree: ended", (unsigned)c->cred.uid,
+				  SERVE_IDLE_MS);
+		serve_drop_client(sv, i);
+	}
 }
 
 /* What the loop waits for on client c, and whether it holds back. */
@@ -313,12 +386,16 @@ static int loop_timeout(const struct server *sv, bool held, uint64_t now)
 
 		ms = ms < 0 || t < ms ? t : ms;
 	}
-	for (size_t i = 0; i < sv->n; i++)
-		if (sv->clients[i].out) {
-			int t = SERVE_SEND_TIMEOUT_MS + 1;
+	for (size_t i = 0; i < sv->n; i++) {
+		const struct client *c = &sv->clients[i];
+		int t = c->out ? SERVE_SEND_TIMEOUT_MS + 1 : -1;
 
+		if (client_idle(c))
+			t = now - c->heard_ns >= SERVE_IDLE_MS * MS ? 1 :
+			    (int)((SERVE_IDLE_MS * MS - (now - c->heard_ns)) / MS) + 1;
+		if (t >= 0)
 			ms = ms < 0 || t < ms ? t : ms;
-		}
+	}
 	return ms;
 }
 
@@ -387,6 +464,7 @@ int serve_loop(struct server *sv)
 			return 0;       /* SIGTERM, SIGINT, SIGHUP */
 		serve_record_tick(sv, monotonic_ns());
 		serve_turn(sv, pfd + 2, n);
+		end_idle(sv, monotonic_ns());
 		/* Every connection waiting, up to a bound: one a turn would let
 		 * a user who connects in a loop keep the backlog full. */
 		for (int k = 0; (pfd[1].revents & POLLIN) && k < SERVE_ACCEPTS_PER_TURN; k++)

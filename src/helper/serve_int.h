@@ -15,13 +15,12 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include "helper_proto.h"
+#include "serve_fair.h"
 #include "serve_sums.h"
 #include "tracker_api.h"
 
-#define SERVE_MAX_CLIENTS 64
-#define SERVE_TREES_PER_UID 4           /* open trees per uid other than root */
+/* The connections and trees a user may have: serve_fair.h. */
 #define SERVE_MAX_ROOTS 64              /* roots per tree */
-#define SERVE_CLIENTS_PER_UID 16        /* connections per uid other than root */
 /* Descriptors a uid's clients sent that wait to be closed: past it, the
  * helper reads none of that uid's messages until they are. */
 #define SERVE_FDS_PER_UID 256
@@ -64,6 +63,7 @@ struct client {
 	bool started;
 	struct hp_msg *out;             /* a reply the socket had no room for */
 	uint64_t out_since_ns;          /* when it was queued */
+	uint64_t heard_ns;              /* its last message (or its connect) */
 	/* The record of the sum (hp_open.record): the tree's changes until
 	 * the client takes them; a kept reply that is a batch carries the
 	 * oldest out_events of them, which leave the queue once it is sent. */

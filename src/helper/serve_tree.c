@@ -89,10 +89,43 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 		    c->slot, why, ns / 1e6);
 }
 
+/* Users other than root with a connection now. */
+static unsigned users_now(const struct server *sv)
+{
+	struct fair_conn fc[SERVE_MAX_CLIENTS];
+
+	for (size_t i = 0; i < sv->n; i++)
+		fc[i] = (struct fair_conn){ .uid = sv->clients[i].cred.uid };
+	return fair_users(fc, sv->n);
+}
+
+static size_t trees_open(const struct server *sv);
+
+/* A user other than root: its share of the trees (fair_tree_share) and
+ * none of the SERVE_ROOT_TREES slots kept for root. */
+static int share_refused(const struct server *sv, const struct client *c, struct hp_msg *r)
+{
+	unsigned users = users_now(sv), share = fair_tree_share(MAX_TREES, users);
+
+	if (trees_of(sv, c->cred.uid) >= share) {
+		snprintf(r->u.why, HP_WHY_LEN, "the helper measures at most %u trees at once per user "
+			 "while %u users use it: wait for one of yours to end", share, users);
+		return -EUSERS;
+	}
+	if (MAX_TREES - trees_open(sv) <= SERVE_ROOT_TREES) {
+		snprintf(r->u.why, HP_WHY_LEN, "the helper's %d trees for users are in use (%d more are "
+			 "root's): try again later", MAX_TREES - SERVE_ROOT_TREES, SERVE_ROOT_TREES);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
 /* Why a client may not open a tree now (its reason in r), or 0. */
 static int open_refused(const struct server *sv, const struct client *c, const struct hp_open *o,
 			struct hp_msg *r)
 {
+	int err;
+
 	if (c->src) {
 		snprintf(r->u.why, HP_WHY_LEN, "a tree is already open on this connection: close it first");
 		return -EBUSY;
@@ -102,11 +135,9 @@ static int open_refused(const struct server *sv, const struct client *c, const s
 			 "(the kernel memory of its maps is bounded for other users)", UNPRIVILEGED_MAX_TRACKED);
 		return -EPERM;
 	}
-	if (c->cred.uid != 0 && trees_of(sv, c->cred.uid) >= SERVE_TREES_PER_UID) {
-		snprintf(r->u.why, HP_WHY_LEN, "the helper measures at most %d trees at once per user: "
-			 "wait for one of yours to end", SERVE_TREES_PER_UID);
-		return -EUSERS;
-	}
+	err = c->cred.uid != 0 ? share_refused(sv, c, r) : 0;
+	if (err)
+		return err;
 	if (o->max_tracked > SERVE_MAP_ENTRIES) {
 		snprintf(r->u.why, HP_WHY_LEN, "--max-tracked: at most %d through the helper "
 			 "(its trees share maps of that size)", SERVE_MAP_ENTRIES);

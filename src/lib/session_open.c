@@ -95,9 +95,17 @@ static int open_helper(struct session *s, const struct session_opts *o, char *wh
 	return 0;
 }
 
+/* The helper refused for its other users' load (its fair limits:
+ * docs/helper.md), not for anything of this session's. */
+static bool helper_busy(int err)
+{
+	return err == -EAGAIN || err == -EUSERS;
+}
+
 /* The bpf source where bpf can be used here: through the helper when one
  * answers (want_helper), else loaded here, with a note when a helper was
- * there and not used. */
+ * there and not used; a helper asked for by name (--helper) and busy
+ * with others is passed over too, since a load here measures as well. */
 static int open_bpf_or_helper(struct session *s, const struct session_opts *o, char *why,
 			      size_t len)
 {
@@ -106,7 +114,7 @@ static int open_bpf_or_helper(struct session *s, const struct session_opts *o, c
 
 	if (want_helper(o)) {
 		err = open_helper(s, o, why, len);
-		if (!err || !by_default)
+		if (!err || (!by_default && !helper_busy(err)))
 			return err;
 		session_note_add(s, "helper: %s; loaded here instead", why);
 	}

@@ -6,6 +6,10 @@
  *   hostile_client attack SOCKET SECONDS   every attack below, at once
  *   hostile_client good SOCKET SECONDS     open-add-start-read-close, timed
  *   hostile_client hold SOCKET SECONDS     16 connections, held open
+ *   hostile_client trees SOCKET SECONDS    as many trees as the helper gives
+ *                                          (16 tries, each of a sleeping
+ *                                          child), held: "trees T refused R
+ *                                          why W" (W: the last refusal's)
  *   hostile_client linger SOCKET SECONDS   the lingering sockets alone (every
  *                                          other one inside 8 Unix sockets)
  *   hostile_client soak SOCKET SESSIONS    that many sessions, untimed, no anchor
@@ -560,6 +564,66 @@ static int unique_case(const char *spec)
 	return err ? 1 : 0;
 }
 
+/* One tree of a child that sleeps, started, on connection *s: 0 or the error. */
+static int tree_of_sleeper(int *s, pid_t *child, struct hp_msg *m)
+{
+	int pidfd, err;
+
+	*s = dial();
+	*child = fork();
+	if (*child == 0) {
+		pause();
+		_exit(0);
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, *child, 0);
+	if (*s < 0 || pidfd < 0)
+		return -ECONNREFUSED;
+	hp_init(m, HP_OPEN);
+	m->u.open.command_mode = 1;
+	err = ask(*s, m, -1);
+	if (err == -EPIPE || err == -ECONNRESET)
+		err = hp_recv(*s, m, NULL) ? err : m->err;      /* refused at connect: its why */
+	if (!err) {
+		hp_init(m, HP_ADD_ROOT);
+		err = ask(*s, m, pidfd);
+	}
+	if (!err) {
+		hp_init(m, HP_START);
+		err = ask(*s, m, -1);
+	}
+	close(pidfd);
+	return err;
+}
+
+static int trees(void)
+{
+	int s[16], got = 0, refused = 0;
+	pid_t child[16];
+	char why[HP_WHY_LEN] = "";
+	struct hp_msg m;
+
+	for (int i = 0; i < 16; i++) {
+		if (tree_of_sleeper(&s[i], &child[i], &m)) {
+			m.u.why[HP_WHY_LEN - 1] = '\0';
+			snprintf(why, sizeof(why), "%s", m.u.why);
+			refused++;
+		} else {
+			got++;
+		}
+	}
+	printf("trees %d refused %d why %s\n", got, refused, why);
+	fflush(stdout);
+	while (now() < until)
+		usleep(50000);
+	for (int i = 0; i < 16; i++) {
+		if (s[i] >= 0)
+			close(s[i]);
+		kill(child[i], SIGKILL);
+		waitpid(child[i], NULL, 0);
+	}
+	return 0;
+}
+
 static int hold(void)
 {
 	int s[16];
@@ -585,8 +649,9 @@ int main(int argc, char **argv)
 	}
 	if (argc != 4 || (strcmp(argv[1], "attack") && strcmp(argv[1], "good") && strcmp(argv[1], "hold") &&
 			  strcmp(argv[1], "soak") && strcmp(argv[1], "linger") &&
-			  strcmp(argv[1], "nodrain") && strcmp(argv[1], "oldversion"))) {
-		fprintf(stderr, "usage: hostile_client attack|good|hold|linger|nodrain|oldversion SOCKET "
+			  strcmp(argv[1], "nodrain") && strcmp(argv[1], "oldversion") &&
+			  strcmp(argv[1], "trees"))) {
+		fprintf(stderr, "usage: hostile_client attack|good|hold|linger|nodrain|oldversion|trees SOCKET "
 			"SECONDS, soak SOCKET SESSIONS, or unique SOCKET KIND:PATH\n");
 		return 2;
 	}
@@ -605,6 +670,8 @@ int main(int argc, char **argv)
 		return nodrain();
 	if (!strcmp(argv[1], "oldversion"))
 		return oldversion();
+	if (!strcmp(argv[1], "trees"))
+		return trees();
 	if (!strcmp(argv[1], "linger")) {
 		attack_linger();
 		return 0;
