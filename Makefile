@@ -98,6 +98,7 @@ HELPER_SRCS := \
 	src/helper/serve_unique.c \
 	src/helper/fdcheck.c \
 	src/helper/serve_fair.c \
+	src/helper/serve_readable.c \
 	src/helper/pidns.c
 CLITOP_SRCS := \
 	src/cli/main.c \
@@ -356,7 +357,7 @@ fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.
 fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/serve_record.c src/helper/serve_sums.c src/helper/pidns.c \
-	src/helper/serve_unique.c src/helper/serve_fair.c \
+	src/helper/serve_unique.c src/helper/serve_fair.c src/helper/serve_readable.c \
 	src/lib/sources/helper_proto.c src/base/fileutil.c
 
 $(OUTPUT)/fuzz:

@@ -51,6 +51,18 @@
 
 struct host_facts;
 
+/* What a client may read of its tree's processes (serve_readable.c): a
+ * recording client's verdict per address space, checked at its first
+ * change and again every SERVE_READ_RECHECK_MS while it lives. */
+#define SERVE_READ_CACHE 1024
+#define SERVE_READ_RECHECK_MS 100
+struct read_entry {
+	uint64_t mm;
+	uint64_t checked_ns;            /* 0: empty */
+	uint32_t tgid;                  /* the process checked */
+	bool shown;
+};
+
 struct client {
 	int fd;
 	struct ucred cred;
@@ -69,8 +81,11 @@ struct client {
 	 * oldest out_events of them, which leave the queue once it is sent. */
 	bool recording;
 	bool own_pidns;                 /* in the helper's PID namespace: tgids as they are */
+	unsigned pid_depth;             /* its PID namespace below the helper's */
 	struct sum_queue rec;
 	size_t out_events;
+	struct read_entry *readable;    /* a recording client's verdicts (not root's) */
+	uint64_t rec_withheld;          /* changes of processes it may not read, not sent */
 	pid_t root_pid[SERVE_MAX_ROOTS];        /* the roots, in the helper's PID namespace */
 	/* Unique memory (HP_UNIQUE, serve_unique.c): the tree's own cgroup,
 	 * its directory held from the request to HP_START (the check that
@@ -164,6 +179,19 @@ int serve_do_unique(struct client *c, int *fd, struct hp_msg *r);
 void serve_unique_start(struct server *sv, struct client *c);
 void serve_unique_window(struct client *c, struct hp_unique *w);
 void serve_unique_close(struct client *c);
+
+/* serve_readable.c: whether client c may read process pid (the ptrace
+ * rule, host_may_trace; root reads all): 0, -EPERM, -ESRCH (gone). */
+int serve_may_read(const struct client *c, pid_t pid);
+/* A recording client's verdicts: made at HP_OPEN, gone with the tree. */
+int serve_readable_open(struct client *c);
+void serve_readable_close(struct client *c);
+/* Whether a change of mm (by process tgid, in the helper's numbering) may
+ * go to c: cached; a process gone before its first check is withheld. */
+bool serve_readable_mm(struct client *c, uint64_t mm, uint32_t tgid, uint64_t now);
+/* The holders at the peak that c may not read leave f's list (the list is
+ * then marked truncated); depth: c's PID namespace below the helper's. */
+void serve_readable_holders(const struct client *c, struct hp_figure *f, unsigned depth);
 
 /* serve_client.c */
 int serve_loop(struct server *sv);

@@ -56,6 +56,8 @@ int serve_record_open(struct server *sv, struct client *c, struct hp_msg *r)
 	 * now, to no one, before this tree's own begin. */
 	serve_record_drain(sv);
 	err = t ? tracker_set_record(t, true) : -EOPNOTSUPP;
+	if (!err)
+		err = serve_readable_open(c);
 	if (err) {
 		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot record the sum: %s", strerror(-err));
 		return err;
@@ -72,12 +74,15 @@ void serve_record_close(struct client *c)
 	if (!c->recording)
 		return;
 	sum_queue_free(&c->rec);
+	serve_readable_close(c);
+	c->rec_withheld = 0;
 	c->recording = false;
 	c->out_events = 0;
 }
 
 struct routes {
 	struct server *sv;
+	uint64_t now;
 	struct client *by_tree[MAX_TREES];
 };
 
@@ -98,6 +103,10 @@ static int route(void *ctx, const struct sum_event *e)
 
 	if (!c)
 		return 0;       /* a tree that no longer records: its client is gone */
+	if (!serve_readable_mm(c, e->mm, e->tgid, rt->now)) {
+		c->rec_withheld++;      /* a process the client may not read: its sum only */
+		return 0;
+	}
 	w.mm = sum_wire_mm(&rt->sv->wire, e->mm);
 	w.tgid = wire_tgid(rt->sv, c, e->tgid);
 	w.tree = 0;
@@ -107,7 +116,7 @@ static int route(void *ctx, const struct sum_event *e)
 
 void serve_record_drain(struct server *sv)
 {
-	struct routes rt = { .sv = sv };
+	struct routes rt = { .sv = sv, .now = monotonic_ns() };
 	bool any = false;
 
 	for (size_t i = 0; i < sv->n; i++) {
@@ -159,7 +168,8 @@ int serve_do_drain(struct server *sv, struct client *c, struct hp_msg *r)
 	tracker_read_tree(t, &ts);
 	r->u.drained.count = c->rec.n < HP_DRAIN_MAX ? (uint32_t)c->rec.n : HP_DRAIN_MAX;
 	r->u.drained.more = c->rec.n > HP_DRAIN_MAX;
-	r->u.drained.drops = ts.record_drops + c->rec.dropped;
+	/* Withheld changes count as not recorded: the record is not whole. */
+	r->u.drained.drops = ts.record_drops + c->rec.dropped + c->rec_withheld;
 	return 0;
 }
 
@@ -180,6 +190,13 @@ int serve_do_identity(struct server *sv, struct client *c, const struct hp_ident
 	if (err) {
 		snprintf(r->u.why, HP_WHY_LEN, "no such address space in this tree (now)");
 		return err;
+	}
+	err = serve_may_read(c, (pid_t)wire_tgid(sv, c, in->tgid));
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		snprintf(r->u.why, HP_WHY_LEN, "that process is not yours to read (a setuid program, "
+			 "or not dumpable): its memory counts in the sum, nothing else of it is given");
+		return -EPERM;
 	}
 	out->mm = in->mm;
 	out->tgid = in->tgid;

@@ -38,6 +38,7 @@ static void set_pid_depth(struct client *c)
 	err = pidns_depth_of(c->cred.pid, &depth);
 	tracker_set_pid_depth(c->src->ops->tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
 	c->own_pidns = !err && depth == 0;
+	c->pid_depth = err ? 0 : depth;
 }
 
 static size_t trees_open(const struct server *sv)
@@ -328,6 +329,7 @@ static int do_close_window(struct client *c, struct hp_msg *r)
 	if (c->src->ops->window_start_pages)
 		r->u.figure.next_start_pages = c->src->ops->window_start_pages(c->src);
 	serve_unique_window(c, &r->u.figure.unique);
+	serve_readable_holders(c, &r->u.figure, c->pid_depth);
 	return 0;
 }
 
