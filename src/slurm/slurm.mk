@@ -9,7 +9,8 @@ SLURM_PLUGINDIR ?= $(LIBDIR)/slurm
 SLURM_SRCS := \
 	src/slurm/spank_peakbpf.c \
 	src/slurm/slurm_report.c \
-	src/slurm/spank_record.c
+	src/slurm/spank_record.c \
+	src/slurm/spank_files.c
 # A multi-node step's records and their merge: the CLI's own --record and
 # `peakbpf merge` code (src/cli/merge: on the public API, like the plugin).
 SLURM_MERGE_SRCS := src/cli/merge/rank_file.c src/cli/merge/merge.c src/cli/merge/merge_load.c
@@ -24,6 +25,10 @@ INC_all += -Isrc/slurm
 test_slurm_report_SRCS := src/slurm/slurm_report.c src/base/json.c src/base/units.c src/base/fileutil.c
 unit: $(OUTPUT)/tests/test_slurm_report
 unit-asan: $(OUTPUT)/tests/test_slurm_report-asan
+# Its writers against planted links (no Slurm needed).
+test_spank_files_SRCS := src/slurm/spank_files.c src/base/fileutil.c
+unit: $(OUTPUT)/tests/test_spank_files
+unit-asan: $(OUTPUT)/tests/test_spank_files-asan
 HAVE_SPANK := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)
 # make uninstall removes it (its recipe reads INSTALLED when it runs).
 INSTALLED += $(SLURM_PLUGINDIR)/peakbpf.so

@@ -33,6 +33,7 @@
 #include <slurm/spank.h>
 
 #include "slurm_report.h"
+#include "spank_files.h"
 #include "spank_record.h"
 
 SPANK_PLUGIN(peakbpf, 1);
@@ -158,13 +159,15 @@ static void records_dir(spank_t sp, char *buf, size_t len)
 	snprintf(buf, len, "%s/%" PRIu32 "/%s.records", cfg.dir, job, step);
 }
 
+/* DIR/JOB, checked (spank_files.h): 0 or -errno. */
 static int make_job_dir(uint32_t job)
 {
-	char jobdir[600];
+	int dir_fd, fd = pb_job_dir_open(cfg.dir, job, &dir_fd);
 
-	snprintf(jobdir, sizeof(jobdir), "%s/%" PRIu32, cfg.dir, job);
-	if ((mkdir(cfg.dir, 0755) && errno != EEXIST) || (mkdir(jobdir, 0755) && errno != EEXIST))
-		return -errno;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	close(dir_fd);
 	return 0;
 }
 
@@ -260,7 +263,7 @@ static int write_node_file(int dir_fd, const struct pb_step_line *l, const struc
 	char extra[512], name[128], *buf = NULL;
 	struct peakbpf_format_opts fo = { .sz = sizeof(fo), .format = PEAKBPF_FORMAT_JSON,
 					  .holders = HOLDERS_LISTED, .extra = extra };
-	int fd = -1, n, err = 0;
+	int n, err;
 
 	snprintf(extra, sizeof(extra),
 		 "\"slurm\":{\"job_id\":%" PRIu32 ",\"step\":\"%s\",\"node\":\"%s\",\"tasks\":%u,"
@@ -274,13 +277,7 @@ static int write_node_file(int dir_fd, const struct pb_step_line *l, const struc
 		return -ENOMEM;
 	peakbpf_figure_format(f, &fo, buf, (size_t)n + 1);
 	snprintf(name, sizeof(name), "%s.%s.json", l->step, l->node);
-	fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		err = -errno;
-	else if (write(fd, buf, (size_t)n) != n)
-		err = -EIO;
-	if (fd >= 0)
-		close(fd);
+	err = pb_write_at(dir_fd, name, buf, (size_t)n);
 	free(buf);
 	return err;
 }
@@ -296,12 +293,13 @@ static int read_lines(FILE *in, struct pb_step_line *lines, size_t max, size_t *
 	return 0;
 }
 
-/* Write DIR/JOB.json from every step line so far; the AdminComment text. */
-static int write_job_file(const char *dir, uint32_t job, FILE *tsv, char *comment, size_t comment_len)
+/* Write DIR/JOB.json (DIR's fd dir_fd) from every step line so far; the
+ * AdminComment text. */
+static int write_job_file(int dir_fd, uint32_t job, FILE *tsv, char *comment, size_t comment_len)
 {
 	struct pb_step_line *lines = calloc(PB_MAX_LINES, sizeof(*lines));
 	struct pb_step_merge *m = calloc(PB_MAX_LINES, sizeof(*m));
-	char path[600], tmp[620];
+	char name[32];
 	FILE *out = NULL;
 	size_t n, k;
 	int err = -ENOMEM;
@@ -312,18 +310,19 @@ static int write_job_file(const char *dir, uint32_t job, FILE *tsv, char *commen
 	read_lines(tsv, lines, PB_MAX_LINES, &n);
 	k = pb_merge_steps(lines, n, m, PB_MAX_LINES);
 	pb_admin_comment(comment, comment_len, m, k, cfg.headroom_pct);
-	snprintf(path, sizeof(path), "%s/%" PRIu32 ".json", dir, job);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = fopen(tmp, "we");
+	snprintf(name, sizeof(name), "%" PRIu32 ".json", job);
+	out = pb_replace_begin(dir_fd, name);
 	if (!out) {
 		err = -errno;
 		goto cleanup;
 	}
 	err = pb_job_json(out, job, lines, n, cfg.headroom_pct);
-	if (fclose(out) && !err)
-		err = -EIO;
-	if (!err && rename(tmp, path))
-		err = -errno;
+	if (err) {
+		fclose(out);
+		pb_replace_end(NULL, dir_fd, name);
+		goto cleanup;
+	}
+	err = pb_replace_end(out, dir_fd, name);
 cleanup:
 	free(lines);
 	free(m);
@@ -353,25 +352,21 @@ static void merge_records(spank_t sp, struct pb_step_line *l)
 static int record_step(spank_t sp, const struct peakbpf_figure *f, struct pb_step_line *l,
 		       char *comment, size_t comment_len)
 {
-	char jobdir[600], line[512];
+	char line[512];
 	uint32_t job = 0;
-	int dir_fd = -1, lock = -1, err;
+	int top_fd = -1, dir_fd, lock = -1, err;
 	FILE *tsv = NULL;
 
 	spank_get_item(sp, S_JOB_ID, &job);
-	snprintf(jobdir, sizeof(jobdir), "%s/%" PRIu32, cfg.dir, job);
-	err = make_job_dir(job);
-	if (err)
-		return err;
-	dir_fd = open(jobdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dir_fd = pb_job_dir_open(cfg.dir, job, &top_fd);
 	if (dir_fd < 0)
-		return -errno;
+		return dir_fd;
 	err = write_node_file(dir_fd, l, f, job);
 	if (err)
 		goto cleanup;
-	lock = openat(dir_fd, "steps.tsv", O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	lock = pb_append_at(dir_fd, "steps.tsv");
 	if (lock < 0 || flock(lock, LOCK_EX)) {
-		err = -errno;
+		err = lock < 0 ? lock : -errno;
 		goto cleanup;
 	}
 	if (st.nnodes > 1)
@@ -381,14 +376,15 @@ static int record_step(spank_t sp, const struct peakbpf_figure *f, struct pb_ste
 		err = err < 0 ? err : -EIO;
 		goto cleanup;
 	}
-	tsv = fdopen(dup(lock), "r");
-	err = tsv ? write_job_file(cfg.dir, job, tsv, comment, comment_len) : -errno;
+	tsv = pb_read_at(dir_fd, "steps.tsv");
+	err = tsv ? write_job_file(top_fd, job, tsv, comment, comment_len) : -errno;
 cleanup:
 	if (tsv)
 		fclose(tsv);
 	if (lock >= 0)
 		close(lock);            /* and its lock */
 	close(dir_fd);
+	close(top_fd);
 	return err;
 }
 

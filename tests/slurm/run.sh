@@ -326,6 +326,45 @@ t_helper() {
 	pass "helper: exact through peakbpf serve; start-up $((first / 1000000)) ms for its first step, $((cost / 1000000)) ms for the next"
 }
 
+# dir= writable by job users (an admin's choice: mode 1777), and a user
+# (nobody) plants links for the next jobs: JOB as a link to a directory of
+# root's, JOB.json.tmp and JOB.json as links to a file of root's, a JOB
+# directory of its own. Each job still runs and prints its peak; root's
+# file and directory are untouched; the plugin refused the JOB it did not
+# own (slurmd's log says why) and replaced the links it could.
+t_planted_links() {
+	mkdir -p "$RECORDS"
+	chmod 1777 "$RECORDS"
+	victim=$TMP/victim.txt vdir=$TMP/victim.d
+	echo precious >"$victim"
+	mkdir -p "$vdir"
+	last=$(timeout 10 sacct -n -X -P -o JobID 2>/dev/null | sed 's/[^0-9].*//' | sort -n | tail -n 1)
+	a=$((last + 1)) b=$((last + 2))
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	as_nobody ln -s "$vdir" "$RECORDS/$a"
+	as_nobody ln -s "$victim" "$RECORDS/$a.json.tmp"
+	as_nobody ln -s "$victim" "$RECORDS/$b.json"
+	as_nobody ln -s "$victim" "$RECORDS/$b.json.tmp"
+	timeout 60 srun --peakbpf -J planted-a -n 1 "$WORKLOAD" -s 8MiB -t 100ms spike >"$TMP/pa.out" 2>&1
+	rca=$?
+	timeout 60 srun --peakbpf -J planted-b -n 1 "$WORKLOAD" -s 8MiB -t 100ms spike >"$TMP/pb.out" 2>&1
+	rcb=$?
+	chmod 755 "$RECORDS"
+	ja=$(job_named planted-a) jb=$(job_named planted-b)
+	said="jobs $ja/$jb (planted for $a/$b), exits $rca/$rcb, victim '$(cat "$victim")', victim dir: '$(ls "$vdir")'"
+	if [ "$rca" != 0 ] || [ "$rcb" != 0 ] || [ "$(cat "$victim")" != precious ] || [ -n "$(ls "$vdir")" ]; then
+		fail "planted links: $said"
+	elif [ "$ja" = "$a" ] && ! grep -q "writing the job's record under $RECORDS: Not a directory" \
+		"$TMP"/cluster/log/slurmd.*.log; then
+		fail "planted links: slurmd's log does not say why job $ja has no record: $said"
+	elif [ "$jb" = "$b" ] && { [ -L "$RECORDS/$b.json" ] || ! grep -q '"steps"' "$RECORDS/$b.json"; }; then
+		fail "planted links: job $jb's JSON is not its own: $said"
+	else
+		pass "planted links: root's file and directory untouched, job $ja refused its planted JOB, job $jb's links replaced: $said"
+	fi
+	rm -rf "$RECORDS/$a" "$RECORDS/$a.json.tmp"
+}
+
 # --peakbpf=off: nothing measured, nothing written.
 t_off() {
 	timeout 60 srun --peakbpf=off -J off -n 1 "$WORKLOAD" -s 8MiB -t 100ms spike >"$TMP/off.out" 2>&1
@@ -340,7 +379,7 @@ t_off() {
 }
 
 ALL="t_srun_apart t_srun_together t_sbatch_two_steps t_sbatch_print t_salloc t_killed_by_limit t_two_nodes_apart
-	t_two_nodes_together t_helper t_off t_unwritable_dir t_no_bpf"
+	t_two_nodes_together t_helper t_off t_unwritable_dir t_no_bpf t_planted_links"
 for t in ${ONLY:-$ALL}; do
 	$t
 done
