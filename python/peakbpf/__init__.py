@@ -22,9 +22,10 @@ from a thread every 20 ms; m.mark("label") marks a phase in it.
 
 It never raises for a measurement problem: without privileges it falls
 back to a labelled, inexact source, and when nothing can be measured the
-figure's source is "unavailable" and `inexact_reason` says why. A missing
-libpeakbpf is not that but an installation problem: the first block (or
-session_info()) raises LibraryError, naming where it looked.
+figure's source is "unavailable" and `inexact_reason` says why; that
+includes a missing libpeakbpf (the reason names where it looked and the
+fix). session_info(), which describes the library's session, raises
+LibraryError then.
 """
 import atexit as _atexit
 import functools as _functools
@@ -218,9 +219,15 @@ class Measurement:
     def __enter__(self):
         if self._state != "new":
             raise RuntimeError("a Measurement measures one block: call measure() again")
-        _need_library()
         self._state = "open"
         self._started = _time.monotonic()
+        why = _lib.load_error()
+        if why is not None:
+            # An installation problem, still not an exception: the block
+            # runs, unmeasured, and says why.
+            self._nolib = True
+            self._unavailable(why)
+            return self
         if self.measure != "rss":
             # The library attaches: no cgroup of the tree's own, so it says
             # why it cannot, and the block is not measured.
@@ -249,7 +256,9 @@ class Measurement:
         if self._state != "open":
             return False
         self._state = "closed"
-        if self._own is not None:
+        if getattr(self, "_nolib", False):
+            pass
+        elif self._own is not None:
             self._stop_polling()
             self._fold(self._own.close_window())
             if self.timeline_path is not None:
