@@ -176,9 +176,9 @@ int safe_open_file(const char *path, mode_t mode, bool *created)
 	return fd;
 }
 
-FILE *safe_fopen(const char *path, bool *created)
+static FILE *fopen_mode(const char *path, mode_t mode, bool *created)
 {
-	int fd = safe_open_file(path, 0600, created);
+	int fd = safe_open_file(path, mode, created);
 	FILE *f;
 
 	if (fd < 0) {
@@ -189,6 +189,30 @@ FILE *safe_fopen(const char *path, bool *created)
 	if (!f)
 		close(fd);
 	return f;
+}
+
+FILE *safe_fopen(const char *path, bool *created)
+{
+	return fopen_mode(path, 0600, created);
+}
+
+FILE *safe_fopen_shared(const char *path, bool *created)
+{
+	return fopen_mode(path, 0644, created);
+}
+
+void safe_discard(FILE *f, const char *path, bool created)
+{
+	struct stat mine, now;
+	bool same;
+
+	if (!f)
+		return;
+	same = created && !fstat(fileno(f), &mine) && !lstat(path, &now) && mine.st_dev == now.st_dev &&
+	       mine.st_ino == now.st_ino;
+	fclose(f);
+	if (same)
+		unlink(path);
 }
 
 int safe_begin(FILE *f)

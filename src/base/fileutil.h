@@ -37,6 +37,14 @@ int safe_open_at(int dir_fd, const char *name, int flags, mode_t mode, bool *cre
 int safe_open_dir(const char *dir, bool create);
 /* safe_open_file, mode 0600, as a stream (NULL and errno). */
 FILE *safe_fopen(const char *path, bool *created);
+/* The same, mode 0644 (less the umask and what the directory's default ACL
+ * takes away): files meant to be read by others, exports, timelines and
+ * plots (Debian's node_exporter reads a textfile as its own user). */
+FILE *safe_fopen_shared(const char *path, bool *created);
+/* A write to f (path's stream) failed: f closed, and path removed when
+ * this writer created it and it is still that file, so that a full disk
+ * leaves no empty or partial file behind. */
+void safe_discard(FILE *f, const char *path, bool created);
 /* Empty the file before its first write. 0 or -errno. */
 int safe_begin(FILE *f);
 

@@ -7,12 +7,10 @@
 #include "fileutil.h"
 #include "output.h"
 
-FILE *output_open(const char *path)
+FILE *output_open(const char *path, bool *created)
 {
-	bool created;
-
 	/* Emptied by the first record (output_write), not before. */
-	return safe_fopen(path, &created);
+	return safe_fopen(path, created);
 }
 
 void output_write(FILE *f, const char *record, int *first_errno)

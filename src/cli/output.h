@@ -3,6 +3,7 @@
 #ifndef PEAKBPF_OUTPUT_H
 #define PEAKBPF_OUTPUT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -12,7 +13,7 @@
  * before the command runs, but emptied only when the first record is
  * written. NULL with errno set on failure.
  */
-FILE *output_open(const char *path);
+FILE *output_open(const char *path, bool *created);
 /* Write one record (a JSON line) and flush it (a killed run keeps it); the
  * first failure's errno is kept in *first_errno for the message at the end. */
 void output_write(FILE *f, const char *record, int *first_errno);

@@ -189,7 +189,7 @@ static int open_outputs(struct run *r)
 	int err;
 
 	if (o->output) {
-		r->out = output_open(o->output);
+		r->out = output_open(o->output, &r->out_created);
 		if (!r->out) {
 			err = -errno;
 			fprintf(stderr, "peakbpf: cannot write %s: %s%s\n", o->output, strerror(-err),
@@ -461,7 +461,9 @@ static void run_cleanup(struct run *r)
 	peakbpf_close(r->session);
 	sum_record_free(&r->rec);
 	rank_record_close(&r->rank);
-	if (r->out)
+	if (r->out && r->out_errno)
+		safe_discard(r->out, r->opts->output, r->out_created);  /* a full disk: no empty -o */
+	else if (r->out)
 		fclose(r->out);
 }
 

@@ -26,6 +26,7 @@ struct run {
 	struct peakbpf_session *session;
 	long page_size;
 	FILE *out;                      /* -o FILE, or NULL */
+	bool out_created;               /* by this run: removed if nothing could be written */
 	int out_errno, stdout_errno;    /* why a record could not be written, first */
 	int sigfd;
 	sigset_t oldmask;               /* before blocking handled_signals(): the command execs with it */

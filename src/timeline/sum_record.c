@@ -45,7 +45,7 @@ int sum_record_open(struct sum_record *r, const char *path, bool sampling,
 	name_run(r->title, sizeof(r->title), argv, pids, n_pids);
 	if (!path)
 		return 0;
-	r->out = safe_fopen(path, &r->created);
+	r->out = safe_fopen_shared(path, &r->created);
 	if (!r->out) {
 		err = -errno;
 		fprintf(stderr, "peakbpf: --timeline: cannot write %s: %s\n", path, strerror(-err));
@@ -151,12 +151,17 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
 	if (!r->out)
 		return 0;
 	/* Written through the path, as `peakbpf plot` writes: the stream
-	 * opened at the start only proved it can be. */
-	fclose(r->out);
-	r->out = NULL;
+	 * opened at the start only proved it can be, and names the file
+	 * this run made, to remove if it could not be written (a full disk
+	 * leaves no empty file). */
 	rc = sum_record_write(r, r->path, end_ns, peak_bytes, peak_ns, err, sizeof(err));
-	if (rc)
+	if (rc) {
+		safe_discard(r->out, r->path, r->created);
 		fprintf(stderr, "peakbpf: --timeline: %s\n", err);
+	} else {
+		fclose(r->out);
+	}
+	r->out = NULL;
 	return rc;
 }
 

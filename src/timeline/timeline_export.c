@@ -271,16 +271,18 @@ int timeline_write(const struct timeline *t, const char *title, const char *path
 		snprintf(err, errlen, "%s: the extension names the format: .json, .csv, .svg or .html", path);
 		return -EINVAL;
 	}
-	out = safe_fopen(path, &created);
+	out = safe_fopen_shared(path, &created);
 	rc = out ? safe_begin(out) : -errno;
+	if (!rc)
+		rc = writers[f](t, title, out);
+	if (!rc && fflush(out))
+		rc = -errno;
 	if (rc) {
-		if (out)
-			fclose(out);
+		safe_discard(out, path, created);       /* a full disk leaves no empty file */
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));
 		return rc;
 	}
-	rc = writers[f](t, title, out);
-	if (fclose(out) && !rc)
+	if (fclose(out))
 		rc = -EIO;
 	if (rc)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(-rc));

@@ -196,6 +196,32 @@ static void test_positional_strings(void **state)
 	assert_int_equal(PARSE(&o, err, "-p", "1", "sleep 1"), CLI_ERROR);
 }
 
+/* Options after the command strings, as hyperfine takes them (issue 36:
+ * --export-json was run as a command); "--" keeps the argv form. */
+static void test_options_after_strings(void **state)
+{
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "-N", "-r", "10", "sort big.txt", "sort -S 1G big.txt",
+			       "--export-json", "pb.json"), CLI_RUN);
+	assert_int_equal(o.runs.n_commands, 2);
+	assert_string_equal(o.runs.commands[0], "sort big.txt");
+	assert_string_equal(o.runs.commands[1], "sort -S 1G big.txt");
+	assert_string_equal(o.runs.export_json, "pb.json");
+	assert_int_equal(o.runs.runs, 10);
+	assert_int_equal(PARSE(&o, err, "sleep 0.1", "-r", "3", "sleep 0.2", "-w", "1"), CLI_RUN);
+	assert_int_equal(o.runs.n_commands, 2);
+	assert_string_equal(o.runs.commands[1], "sleep 0.2");
+	assert_int_equal(o.runs.runs, 3);
+	assert_int_equal(o.runs.warmup, 1);
+	assert_int_equal(PARSE(&o, err, "sleep 0.1", "--bogus"), CLI_ERROR);
+	assert_non_null(strstr(err, "--bogus"));
+	assert_int_equal(PARSE(&o, err, "--", "sh -c", "--export-json", "x"), CLI_RUN);
+	assert_string_equal(o.command[1], "--export-json");
+	assert_null(o.runs.export_json);
+}
+
 static void test_hyperfine_options(void **state)
 {
 	char err[256] = "";
@@ -228,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_runs_warmup_prepare),
 		cmocka_unit_test(test_hyperfine_flags),
 		cmocka_unit_test(test_positional_strings),
+		cmocka_unit_test(test_options_after_strings),
 		cmocka_unit_test(test_hyperfine_options),
 		cmocka_unit_test(test_commands),
 		cmocka_unit_test(test_budget),

@@ -169,7 +169,7 @@ static FILE *open_out(const char *opt, const char *path)
 	if (!path)
 		return NULL;
 	/* Emptied when the figures are there (export_write), not before. */
-	f = safe_fopen(path, &created);
+	f = safe_fopen_shared(path, &created);
 	if (!f)
 		fprintf(stderr, "peakbpf: %s: cannot write %s: %s\n", opt, path, strerror(errno));
 	return f;
