@@ -302,6 +302,7 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 	case OPT_MEASURE:
 		if (!strcmp(optarg, "rss") || !strcmp(optarg, "unique")) {
 			o->measure_unique = optarg[0] == 'u';
+			o->runs.measure_unique = o->measure_unique;
 			return CLI_RUN;
 		}
 		snprintf(err, errlen, "--measure: '%s' is not one of rss, unique", optarg);

@@ -48,3 +48,50 @@ t_output_full_disk() {
 		fail "$name: exits $rc/$rc2, left: $left; $(cat "$TMP/full.err" "$TMP/full2.err")"
 	fi
 }
+
+TESTS="$TESTS t_output_node_exporter"
+
+# Debian's node_exporter, as user prometheus, on a loopback port, reads two
+# --export-openmetrics files of one textfile directory: a summed-RSS series
+# and a unique one of the same command. Both are served (the measure label
+# tells them apart), node_textfile_scrape_error is 0, and the two files'
+# TYPE, UNIT and HELP lines are the same (a HELP that differs for a name
+# makes it drop a file; a 0600 file it cannot read at all).
+t_output_node_exporter() {
+	name="outputs: node_exporter reads two exports"
+	ne=$(command -v prometheus-node-exporter || command -v node_exporter)
+	[ -n "$ne" ] || { skip "$name: no prometheus-node-exporter"; return; }
+	need curl "$name" || return
+	id prometheus >/dev/null 2>&1 && who=prometheus || who=nobody
+	d=$(mktemp -d) || { fail "$name: mktemp"; return; }
+	chmod 755 "$d"
+	(umask 022
+	 "$PEAKBPF" -q -r 2 'sleep 0.01' --export-openmetrics "$d/rss.prom" >/dev/null 2>&1
+	 "$PEAKBPF" -q -r 2 --measure unique 'sleep 0.01' --export-openmetrics "$d/unique.prom" >/dev/null 2>&1)
+	port=$((19100 + $$ % 700))
+	setpriv --reuid="$who" --regid="$who" --clear-groups "$ne" --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$d" \
+		--web.listen-address="127.0.0.1:$port" >"$TMP/ne.log" 2>&1 &
+	nep=$!
+	i=0
+	while ! curl -s "http://127.0.0.1:$port/metrics" >"$TMP/ne.txt" 2>/dev/null && [ "$i" -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill "$nep" 2>/dev/null
+	wait "$nep" 2>/dev/null
+	grep '^#' "$d/rss.prom" >"$TMP/ne-r.h"
+	grep '^#' "$d/unique.prom" >"$TMP/ne-u.h"
+	same=$(cmp -s "$TMP/ne-r.h" "$TMP/ne-u.h" && echo yes)
+	err=$(sed -n 's/^node_textfile_scrape_error \([0-9]*\)$/\1/p' "$TMP/ne.txt")
+	rss=$(grep -c '^peakbpf_peak_bytes{.*measure="rss"' "$TMP/ne.txt")
+	uniq=$(grep -c '^peakbpf_peak_bytes{.*measure="unique"' "$TMP/ne.txt")
+	modes=$(stat -c %a "$d/rss.prom" "$d/unique.prom" | tr '\n' ' ')
+	rm -rf "$d"
+	if [ "$err" = 0 ] && [ "$rss" = 4 ] && [ "$uniq" = 4 ] && [ "$same" = yes ] &&
+		! grep -qi "level=error" "$TMP/ne.log"; then
+		ok "$name (as $who, 127.0.0.1:$port, files $modes): node_textfile_scrape_error 0, 4 rss + 4 unique series, the same TYPE/UNIT/HELP"
+	else
+		fail "$name: scrape error '$err', rss $rss, unique $uniq, same headers '$same', modes $modes: $(grep -i 'error' "$TMP/ne.log" | head -n 3)"
+	fi
+}

@@ -106,8 +106,16 @@ static void om_label(FILE *out, const char *v)
 	}
 }
 
+/*
+ * One family. Its TYPE, UNIT and HELP are the same in every file peakbpf
+ * writes, whatever was measured (issue 36: a collector reading several
+ * files of one directory, as node_exporter's textfile one does, drops a
+ * file whose HELP for a name differs from another's); what differs goes
+ * in labels: the command, the statistic, the measure (rss: summed RSS;
+ * unique: each page once), the source and whether it is exact.
+ */
 static void om_family(FILE *out, const char *name, const char *unit, const char *help,
-		      const struct bench *b, size_t n, int which)
+		      const struct runs_opts *r, const struct bench *b, size_t n, int which)
 {
 	static const char *const stat[] = { "mean", "median", "min", "max" };
 	struct bench_summary s;
@@ -123,19 +131,20 @@ static void om_family(FILE *out, const char *name, const char *unit, const char 
 
 			fprintf(out, "%s{command=\"", name);
 			om_label(out, b[k].label);
-			fprintf(out, "\",stat=\"%s\",source=\"%s\",exact=\"%s\"} %.*g\n", stat[i], s.source,
-				s.exact ? "true" : "false", which == 2 ? 9 : 17, v[i]);
+			fprintf(out, "\",stat=\"%s\",measure=\"%s\",source=\"%s\",exact=\"%s\"} %.*g\n", stat[i],
+				r->measure_unique ? "unique" : "rss", s.source, s.exact ? "true" : "false",
+				which == 2 ? 9 : 17, v[i]);
 		}
 	}
 }
 
 void export_openmetrics(const struct runs_opts *r, const struct bench *b, size_t n, FILE *out)
 {
-	(void)r;
 	om_family(out, "peakbpf_peak_bytes", "bytes",
-		  "Peak of the summed RSS of the command's process tree, over its runs.", b, n, 0);
+		  "Peak memory of the command's process tree over its runs (label measure: rss, the "
+		  "summed RSS; unique, each page once).", r, b, n, 0);
 	om_family(out, "peakbpf_growth_bytes", "bytes",
-		  "Peak minus the tree's sum at the start, over the runs.", b, n, 1);
-	om_family(out, "peakbpf_wall_seconds", "seconds", "Wall time of a run, over the runs.", b, n, 2);
+		  "The peak less the tree's memory at its start, over the runs.", r, b, n, 1);
+	om_family(out, "peakbpf_wall_seconds", "seconds", "Wall time of a run, over the runs.", r, b, n, 2);
 	fputs("# EOF\n", out);
 }

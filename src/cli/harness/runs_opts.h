@@ -40,6 +40,7 @@ struct sweep_param {
 
 struct runs_opts {
 	unsigned runs;                  /* -r; 0: not given (one run) */
+	bool measure_unique;            /* --measure unique (the exports' measure label) */
 	unsigned warmup;                /* -w */
 	const char *prepare;            /* --prepare: a shell command before each run */
 	const char *setup, *conclude, *cleanup; /* before a command's runs, after each, after all */
