@@ -156,7 +156,10 @@ static void test_human(void **state)
 	(void)state;
 	assert_non_null(strstr(s, "Command 1: ./job --size 64\n  peak    65.0 MiB ± 1.0 MiB"));
 	assert_non_null(strstr(s, "runs    3: peak 128.0 MiB, not measured, 132.0 MiB; exit 0 0 3"));
-	assert_non_null(strstr(s, "command 2: peak 2.00 ×, growth 2.00 ×, time 1.00 ×"));
+	/* hyperfine's Summary (issue 36): the lowest, and the other as its ratio */
+	assert_non_null(strstr(s, "Summary\n  './job --size 64' peaked lowest\n"));
+	assert_non_null(strstr(s, " times lower than 'sh -c "));
+	assert_non_null(strstr(s, " ran fastest\n"));
 	free(s);
 }
 

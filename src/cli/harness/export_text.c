@@ -7,6 +7,7 @@
 #include "fileutil.h"
 #include "cli.h"
 #include "export.h"
+#include "stats.h"
 #include "units.h"
 
 static const char *bytes_or_dash(const struct stat5 *s, double v, char *buf, size_t len)
@@ -71,20 +72,60 @@ static void human_runs(FILE *out, const struct bench *b)
 	fputc('\n', out);
 }
 
-static void human_ratio(FILE *out, const char *sep, const char *what, const struct stat5 *a, const struct stat5 *b)
+static const struct stat5 *stat_of(const struct bench_summary *s, int which)
 {
-	if (a->n && b->n && b->mean > 0)
-		fprintf(out, "%s %s %.2f ×", sep, what, a->mean / b->mean);
-	else
-		fprintf(out, "%s %s n/a", sep, what);
+	return which == 0 ? &s->peak : &s->wall;
+}
+
+/*
+ * hyperfine's Summary, for the peak (which 0) and the time (1): the
+ * command with the lowest mean, and each other's mean as a ratio of it,
+ * its standard deviation the two relative ones propagated (as hyperfine
+ * does) where both have one.
+ */
+static void summary_of(FILE *out, const struct bench *b, size_t n, int which)
+{
+	struct bench_summary s, best_s;
+	size_t best = n;
+
+	for (size_t k = 0; k < n; k++) {
+		bench_summarize(&b[k], &s);
+		if (stat_of(&s, which)->n && stat_of(&s, which)->mean > 0 &&
+		    (best == n || stat_of(&s, which)->mean < stat_of(&best_s, which)->mean)) {
+			best = k;
+			best_s = s;
+		}
+	}
+	if (best == n)
+		return;
+	fprintf(out, "  '%s' %s\n", b[best].label, which == 0 ? "peaked lowest" : "ran fastest");
+	for (size_t k = 0; k < n; k++) {
+		const struct stat5 *a = stat_of(&s, which), *r = stat_of(&best_s, which);
+		double ratio;
+
+		if (k == best)
+			continue;
+		bench_summarize(&b[k], &s);
+		if (!a->n) {
+			fprintf(out, "    (not measured) '%s'\n", b[k].label);
+			continue;
+		}
+		ratio = a->mean / r->mean;
+		fprintf(out, "    %6.2f", ratio);
+		if (a->has_stddev && r->has_stddev && a->mean > 0) {
+			double ra = a->stddev / a->mean, rr = r->stddev / r->mean;
+
+			fprintf(out, " ± %.2f", ratio * stats_sqrt(ra * ra + rr * rr));
+		}
+		fprintf(out, " times %s '%s'\n", which == 0 ? "lower than" : "faster than", b[k].label);
+	}
 }
 
 void export_human(const struct runs_opts *r, const struct bench *b, size_t n, FILE *out)
 {
-	struct bench_summary first, s;
+	struct bench_summary s;
 
 	(void)r;
-	bench_summarize(&b[0], &first);
 	for (size_t k = 0; k < n; k++) {
 		bench_summarize(&b[k], &s);
 		fprintf(out, "Command %zu: %s\n", k + 1, b[k].label);
@@ -96,15 +137,9 @@ void export_human(const struct runs_opts *r, const struct bench *b, size_t n, FI
 	}
 	if (n < 2)
 		return;
-	fputs("Compared with command 1 (ratios of the means):\n", out);
-	for (size_t k = 1; k < n; k++) {
-		bench_summarize(&b[k], &s);
-		fprintf(out, "  command %zu:", k + 1);
-		human_ratio(out, "", "peak", &s.peak, &first.peak);
-		human_ratio(out, ",", "growth", &s.growth, &first.growth);
-		human_ratio(out, ",", "time", &s.wall, &first.wall);
-		fputc('\n', out);
-	}
+	fputs("Summary\n", out);
+	summary_of(out, b, n, 0);
+	summary_of(out, b, n, 1);
 }
 
 /* A table cell: '|' escaped, line breaks as spaces. */

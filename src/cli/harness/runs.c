@@ -74,6 +74,11 @@ struct harness {
 	struct runs_progress progress;
 	bool stopped;                   /* interrupted, or a hook failed */
 	int failed;                     /* peakbpf's own failure: its status */
+	/* Interrupted (Ctrl-C, SIGTERM...): the run it cut, left out of the
+	 * statistics, and its bench. */
+	bool interrupted, cut_warmup;
+	unsigned cut_run;
+	size_t cut_bench;
 };
 
 /* A hook (--prepare, ...) of b's, with its sweep values: false (the series
@@ -100,16 +105,19 @@ static bool hook(struct harness *h, const struct bench *b, const char *opt, cons
 	return st == 0;
 }
 
-/* One run of bench b (a warm-up when res is NULL), with its hooks. */
-static void measure_one(struct harness *h, struct bench *b, struct run_result *res)
+/* One run of bench b (a warm-up when res is NULL), with its hooks:
+ * whether it counts. A run a signal cut short does not: its figures are
+ * of part of a run (issue 36: it was counted in min and mean). */
+static bool measure_one(struct harness *h, struct bench *b, struct run_result *res)
 {
 	struct options ro = *h->opts;
-	struct run_result scratch;
+	struct run_result scratch, *x = res ? res : &scratch;
 	sigset_t saved;
+	bool cut;
 	int st;
 
 	if (!hook(h, b, "--prepare", h->opts->runs.prepare))
-		return;
+		return false;
 	ro.quiet = true;
 	ro.json = false;
 	ro.output = NULL;
@@ -117,18 +125,25 @@ static void measure_one(struct harness *h, struct bench *b, struct run_result *r
 	ro.hide_command_output = !h->opts->runs.show_output;
 	memset(&scratch, 0, sizeof(scratch));
 	sigprocmask(SIG_SETMASK, NULL, &saved);
-	st = h->measure(&ro, res ? res : &scratch);
-	if (drain_signals() || st == 128 + SIGINT)
-		h->stopped = true;
+	st = h->measure(&ro, x);
+	cut = drain_signals() || st == 128 + SIGINT;
+	if (cut)
+		h->stopped = h->interrupted = true;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
-	if (!(res ? res : &scratch)->done) {
-		h->stopped = true;      /* peakbpf failed: it said why */
-		h->failed = st;
-		return;
+	if (!x->done) {
+		if (!cut) {
+			h->stopped = true;      /* peakbpf failed: it said why */
+			h->failed = st;
+		}
+		return false;
 	}
-	runs_progress_done(&h->progress, res ? res : &scratch);
-	if (!h->stopped)
-		hook(h, b, "--conclude", h->opts->runs.conclude);
+	if (cut) {
+		x->done = false;
+		return false;
+	}
+	runs_progress_done(&h->progress, x);
+	hook(h, b, "--conclude", h->opts->runs.conclude);
+	return true;
 }
 
 static void run_all(struct harness *h)
@@ -144,12 +159,18 @@ static void run_all(struct harness *h)
 		for (unsigned w = 0; w < r->warmup && !h->stopped; w++) {
 			runs_progress_start(&h->progress, k, w, true);
 			measure_one(h, b, NULL);
+			h->cut_warmup = h->interrupted;
+			h->cut_bench = k;
+			h->cut_run = w;
 		}
 		for (unsigned i = 0; i < runs && !h->stopped; i++) {
 			runs_progress_start(&h->progress, k, i, false);
-			measure_one(h, b, &b->runs[i]);
-			if (b->runs[i].done)
+			if (measure_one(h, b, &b->runs[i]))
 				b->n_runs++;
+			else if (h->interrupted) {
+				h->cut_bench = k;
+				h->cut_run = i;
+			}
 		}
 		if (!h->failed)
 			hook(h, b, "--cleanup", r->cleanup);
@@ -286,6 +307,14 @@ int runs_main(const struct options *o, measure_fn measure)
 	status = budget == EXIT_PEAKBPF_FAILED ? budget : series_status(&h, budget);
 	if (fit_failed && !status)
 		status = EXIT_PEAKBPF_FAILED;
+	if (h.interrupted) {
+		fprintf(stderr, "peakbpf: interrupted during %s %u of %s: that run is left out; the "
+			"statistics are of the %zu run%s before it\n", h.cut_warmup ? "warm-up" : "run",
+			h.cut_run + 1,
+			h.benches[h.cut_bench].label, h.benches[h.cut_bench].n_runs,
+			h.benches[h.cut_bench].n_runs == 1 ? "" : "s");
+		status = 128 + SIGINT;
+	}
 	if (h.stopped && !status)
 		status = 128 + SIGINT;
 out:
