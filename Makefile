@@ -65,9 +65,9 @@ TIMELINE_SRCS := \
 CORE_SRCS := \
 	src/lib/core/figure.c
 KERNEL_SRCS := \
-	src/lib/kernel/tracker.c \
+	src/lib/kernel/tracker_tree.c \
 	src/lib/kernel/tracker_load.c \
-	src/lib/kernel/tracker_trees.c \
+	src/lib/kernel/tree_maps.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
 	src/lib/kernel/unique.c

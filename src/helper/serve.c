@@ -29,7 +29,7 @@
 #include "clock.h"
 #include "helper_proto.h"
 #include "host.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 #include "serve.h"
 #include "serve_int.h"
 #include "sources.h"

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include "helper_proto.h"
 #include "serve_sums.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 
 #define SERVE_MAX_CLIENTS 64
 #define SERVE_TREES_PER_UID 4           /* open trees per uid other than root */

@@ -13,7 +13,7 @@
 #include "clock.h"
 #include "fileutil.h"
 #include "host.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 #include "report.h"
 #include "session.h"
 #include "sources.h"

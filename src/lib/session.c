@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "helper_proto.h"
 #include "host.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 #include "session.h"
 #include "sources.h"
 #include "unique_api.h"

@@ -8,7 +8,7 @@
 #include <time.h>
 #include "helper_proto.h"
 #include "host.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 #include "session.h"
 #include "sources.h"
 #include "unique_api.h"

@@ -31,10 +31,10 @@
 #include <linux/types.h>
 #include "tracker.h"
 #include "unique.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 #include "unique_api.h"
 #include "fileutil.h"
-#include "tracker_internal.h"
+#include "mapped_internal.h"
 #include "tracker.skel.h"
 #include "figure.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "tracker_internal.h"
+#include "mapped_internal.h"
 #include "tracker.skel.h"
 
 struct holder_list {

@@ -10,7 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
-#include "tracker_internal.h"
+#include "mapped_internal.h"
 #include "host.h"
 #include "unique_api.h"
 #include "tracker.skel.h"

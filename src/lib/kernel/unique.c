@@ -12,7 +12,7 @@
 #include "unique.h"              /* bpf/: the shared state */
 #include "unique_api.h"
 #include "unique_table.h"
-#include "tracker_internal.h"
+#include "mapped_internal.h"
 #include "fileutil.h"
 #include "tracker.skel.h"
 

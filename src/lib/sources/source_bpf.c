@@ -8,7 +8,7 @@
 #include "figure.h"
 #include "sampler_model.h"
 #include "sources.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 
 struct bpf_source {
 	struct source base;

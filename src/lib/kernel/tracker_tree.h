@@ -4,8 +4,8 @@
  * include/peakbpf/peakbpf.h): it loads the BPF programs, enters processes
  * into a tree and reads the tree's state; and the bpf source built on it.
  */
-#ifndef PEAKBPF_TRACKER_API_H
-#define PEAKBPF_TRACKER_API_H
+#ifndef PEAKBPF_TRACKER_TREE_H
+#define PEAKBPF_TRACKER_TREE_H
 
 #include <stdbool.h>
 #include <stddef.h>

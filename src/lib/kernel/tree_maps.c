@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "tracker_internal.h"
+#include "mapped_internal.h"
 #include "tracker.skel.h"
 
 int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out)

@@ -5,13 +5,13 @@
  * trees of it, tracker.c closes windows, holders.c reads who
  * held the peak from its maps, unique.c reads the unique program's state.
  */
-#ifndef PEAKBPF_TRACKER_INTERNAL_H
-#define PEAKBPF_TRACKER_INTERNAL_H
+#ifndef PEAKBPF_MAPPED_INTERNAL_H
+#define PEAKBPF_MAPPED_INTERNAL_H
 
 #include <stdbool.h>
 #include <string.h>
 #include "kfeatures.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 
 /* The BPF side's mapped state is shared with it: every access is atomic. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
