@@ -70,7 +70,8 @@ KERNEL_SRCS := \
 	src/lib/kernel/tree_maps.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
-	src/lib/kernel/unique.c
+	src/lib/kernel/unique.c \
+	src/lib/kernel/unique_hook.c
 SOURCES_SRCS := \
 	src/lib/sources/helper_proto.c \
 	src/lib/sources/source_helper.c \

@@ -301,7 +301,7 @@ static int serve_run(struct server *sv, const char *path)
 		unlink(sv->path);
 	if (sv->sigfd >= 0)
 		close(sv->sigfd);
-	tracker_close(sv->shared);
+	tracker_load__destroy(sv->shared);
 	sv->shared = NULL;
 	/* The closer's threads may still be closing (they are not waited
 	 * for: a close may wait for ever), so it stays until the exit. */

@@ -109,7 +109,7 @@ struct server {
 	struct client clients[SERVE_MAX_CLIENTS];
 	size_t n;
 	uint64_t opened, removed, loads;
-	struct tracker *shared;         /* the load every tree shares, or NULL */
+	struct tracker_load *shared;    /* the load every tree shares, or NULL */
 	bool slot_used[MAX_TREES];
 	bool verbose;
 	bool unload_idle;               /* --unload-idle: the load goes with the last tree */

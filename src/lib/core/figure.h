@@ -85,4 +85,19 @@ struct holder;
 /* Keep the largest holders in f, largest first. */
 void figure_set_holders(struct figure *f, const struct holder *in, size_t n, long page_size);
 
+/* What the unique figure covers, for its figure.scope (docs/design.md,
+ * "Unique memory"): whichever source produced it, or why none did. */
+extern const char UNIQUE_SCOPE[];
+
+/*
+ * Whether to print "summed RSS counts N fork-shared pages ...": both
+ * measured and the unique peak more than 10 % below summed RSS.
+ */
+static inline bool unique_differs(const struct figure *summed, const struct figure *unique)
+{
+	if (!summed->measured || !unique->measured)
+		return false;
+	return (double)unique->peak_bytes < 0.9 * (double)summed->peak_bytes;
+}
+
 #endif

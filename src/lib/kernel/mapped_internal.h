@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the tracker's own parts share, and nothing outside src/lib/kernel
- * uses: tracker_load.c loads the object, tracker_trees.c opens and clears
- * trees of it, tracker.c closes windows, holders.c reads who
- * held the peak from its maps, unique.c reads the unique program's state.
+ * Reading and writing the BPF object's mapped .bss, which the kernel
+ * writes at the same time: what every file of src/lib/kernel that touches
+ * it needs, inline (no file calls another through this header).
  */
 #ifndef PEAKBPF_MAPPED_INTERNAL_H
 #define PEAKBPF_MAPPED_INTERNAL_H
 
 #include <stdbool.h>
 #include <string.h>
-#include "kfeatures.h"
-#include "tracker_tree.h"
+#include <linux/types.h>
+#include "tracker.h"            /* bpf/: struct departed_mm */
+#include "unique.h"             /* bpf/: the same object's (tracker.skel.h) */
 
 /* The BPF side's mapped state is shared with it: every access is atomic. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
@@ -39,44 +39,5 @@ static inline void raise_to(__s64 *peak, __s64 v)
 							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		;
 }
-
-struct ring_buffer;
-
-/* A load (base NULL), or a tree of one (tracker_open_tree). tracker_load.c
- * makes and closes loads, tracker_trees.c trees, tracker.c works them;
- * holders.c and unique.c read the skeleton's state through it (the files
- * that use skel's members include tracker.skel.h). */
-struct tracker {
-	struct tracker_bpf *skel;
-	struct tracker *base;   /* tracker_open_tree: the load this tree shares, else NULL */
-	unsigned tree;          /* index into hot.trees: 0 for the load's own */
-	struct tracker_features features;
-	int exact_err;          /* 0: the exact per-CPU path is on */
-	int unique_err;         /* the unique program: 0 loaded and attached; -ENODATA
-				   not asked for; -EOPNOTSUPP no memcg statistic
-				   tracepoint; else its load error */
-	struct bpf_link *settle_links[2];
-	__u64 departed_at_cut;  /* departed_seq when the open window began */
-	__u64 mark_races_at_cut; /* the tree's mark_races then */
-	struct tracker_startup startup;
-	struct ring_buffer *sums;       /* --compare-sampler's record */
-	source_sum_fn sum_fn;
-	void *sum_ctx;
-	unsigned drain_tree;            /* the tree whose changes a drain hands on
-					   (TRACKER_EVERY_TREE: all) */
-	bool record_per_tree;           /* the ring records only trees that ask */
-	/* A load's: each tree's tree_insertions when its last clear began
-	 * (0 for a new load, where no tree has an entry). */
-	__u64 cleared_at[MAX_TREES];
-};
-
-#define TRACKER_EVERY_TREE (~0U)
-
-/* t's tree in the load's mapped .bss (needs tracker.skel.h). */
-#define TREE_OF(t) (&(t)->skel->bss->hot.trees[(t)->tree])
-
-/* Who held memory at peak `peak` of window w (holders.c). */
-int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
-			    struct holder *out, size_t max, struct holders_info *info);
 
 #endif

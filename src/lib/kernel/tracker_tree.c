@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The BPF tracker's trees at work: enter processes, read the tree, close
- * windows, hand on the record of the sum. */
+/* A tree of a load (tracker_tree.h): its slot taken and given back, its
+ * processes entered, its state read, its windows cut, its changes of the
+ * sum handed on. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -10,49 +11,43 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
+#include "holders.h"
 #include "mapped_internal.h"
-#include "unique_api.h"
+#include "tracker_load.h"
+#include "tracker_tree.h"
+#include "tree_maps.h"
 #include "tracker.skel.h"
 
-/* A tree of a shared load drains the load's ring: one tree at a time (the
- * process's load serves one run after another; peakbpf serve has none). */
-int tracker_drain_sums(struct tracker *t, source_sum_fn fn, void *ctx)
-{
-	struct tracker *owner = t->base ? t->base : t;
-	int n;
+struct tracker_tree {
+	struct tracker_load *load;
+	struct tracker_bpf *skel;       /* the load's */
+	unsigned index;         /* into hot.trees */
+	__u64 departed_at_cut;  /* departed_seq when the open window began */
+	__u64 mark_races_at_cut; /* the tree's mark_races then */
+};
 
-	if (!owner->sums)
-		return -EOPNOTSUPP;
-	owner->sum_fn = fn;
-	owner->sum_ctx = ctx;
-	owner->drain_tree = t->tree;
-	n = ring_buffer__consume(owner->sums);
-	owner->sum_fn = NULL;
-	return n < 0 ? n : 0;
+/* The tree's state in the load's mapped .bss. */
+static struct tree_state *state(const struct tracker_tree *t)
+{
+	return &t->skel->bss->hot.trees[t->index];
 }
 
-int tracker_drain_every_tree(struct tracker *t, source_sum_fn fn, void *ctx)
+/* The load's ring, one tree at a time (the process's load serves one run
+ * after another; peakbpf serve drains every tree at once instead). */
+int tracker_tree__drain_sums(struct tracker_tree *t, source_sum_fn fn, void *ctx)
 {
-	int n;
-
-	if (t->base || !t->sums)
-		return -EOPNOTSUPP;
-	t->sum_fn = fn;
-	t->sum_ctx = ctx;
-	t->drain_tree = TRACKER_EVERY_TREE;
-	n = ring_buffer__consume(t->sums);
-	t->sum_fn = NULL;
-	return n < 0 ? n : 0;
+	return tracker_load__drain(t->load, t->index, fn, ctx);
 }
 
-int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN])
+int tracker_tree__mm_identity(struct tracker_tree *t, __u64 key, __u32 tgid, __u32 *vpid,
+			      char comm[COMM_LEN])
 {
 	const struct departed_mm *ring = t->skel->bss->departed;
 	__u64 best = 0;
 	struct mm_state ms;
 
 	if (!bpf_map__lookup_elem(t->skel->maps.mm_states, &key, sizeof(key), &ms, sizeof(ms), 0) &&
-	    ms.tgid == tgid && ms.tree == t->tree) {
+	    ms.tgid == tgid && ms.tree == t->index) {
 		*vpid = ms.vpid;
 		memcpy(comm, ms.comm, COMM_LEN);
 		return 0;
@@ -61,7 +56,7 @@ int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, c
 	for (size_t i = 0; i < MAX_DEPARTED; i++) {
 		struct departed_mm e;
 
-		if (!departed_read(&ring[i], &e) || e.seq <= best || e.tgid != tgid || e.tree != t->tree)
+		if (!departed_read(&ring[i], &e) || e.seq <= best || e.tgid != tgid || e.tree != t->index)
 			continue;
 		best = e.seq;
 		*vpid = e.vpid;
@@ -82,7 +77,7 @@ static int run_syscall_prog(struct bpf_program *prog)
  * roots and children of processes already in. Repeat while a pass still
  * finds some: a child with a smaller PID than its parent (PIDs wrap) is
  * found one pass later. */
-static int enter_existing_passes(struct tracker *t)
+static int enter_existing_passes(struct tracker_tree *t)
 {
 	char buf[64];
 	int err = 0;
@@ -115,7 +110,7 @@ static int enter_existing_passes(struct tracker *t)
  * reused PID's forks would join the tree). Each is dead or dying: remove
  * it; if its exit event removed it first, the delete fails and nothing
  * is counted twice. */
-static void remove_dying(struct tracker *t)
+static void remove_dying(struct tracker_tree *t)
 {
 	struct bpf_map *dying = t->skel->maps.dying, *tasks = t->skel->maps.task_states;
 	__u32 n = LOAD(t->skel->bss->dying_n);
@@ -134,18 +129,18 @@ static void remove_dying(struct tracker *t)
 	__atomic_store_n(&t->skel->bss->dying_n, 0, __ATOMIC_SEQ_CST);
 }
 
-int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
-		      bool enter_mm, __u32 *tgids)
+int tracker_tree__add_roots(struct tracker_tree *t, const pid_t *vpids, size_t n,
+			    bool enter_mm, __u32 *tgids)
 {
 	struct bpf_map *roots = t->skel->maps.roots;
-	__u64 entered = LOAD(TREE_OF(t)->mms_entered);
+	__u64 entered = LOAD(state(t)->mms_entered);
 	int err = 0;
 	size_t i;
 
 	if (n > MAX_ROOTS)
 		return -E2BIG;
 	for (i = 0; i < n && !err; i++) {
-		struct root_req req = { .enter_mm = enter_mm, .tree = t->tree };
+		struct root_req req = { .enter_mm = enter_mm, .tree = t->index };
 		__u32 key = (__u32)vpids[i];
 
 		err = bpf_map__update_elem(roots, &key, sizeof(key), &req, sizeof(req), BPF_ANY);
@@ -157,7 +152,7 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 	 * entered none (a command before exec: its mm, a copy of ours, is
 	 * left out), nothing is to be taken, and the walk of the whole map
 	 * (O(its size): 0.8 ms in peakbpf serve's) is skipped. */
-	if (!err && t->exact_err == 0 && LOAD(TREE_OF(t)->mms_entered) != entered)
+	if (!err && tracker_load__exact_path(t->load) == 0 && LOAD(state(t)->mms_entered) != entered)
 		err = run_syscall_prog(t->skel->progs.settle_entered__percpu_sum);
 	for (i = 0; i < n && !err; i++) {
 		struct root_req req = {};
@@ -175,89 +170,29 @@ int tracker_add_roots(struct tracker *t, const pid_t *vpids, size_t n,
 	return err;
 }
 
-/* The processes of t's tree in the map now. */
-static __u64 live_tasks(struct tracker *t)
-{
-	struct bpf_map *map = t->skel->maps.task_states;
-	__u32 key = 0, next = 0;
-	struct task_state ts;
-	void *prev = NULL;
-	__u64 n = 0;
-
-	while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ts, sizeof(ts), 0) == 0)
-			n += ts.tree == t->tree;
-	}
-	return n;
-}
-
-/* The mms in the map now, and the events they have applied. */
-static __u64 live_mms(struct tracker *t, __u64 *events)
-{
-	struct bpf_map *map = t->skel->maps.mm_states;
-	__u64 key = 0, next = 0, n = 0;
-	void *prev = NULL;
-
-	*events = 0;
-	while (bpf_map__get_next_key(map, prev, &next, sizeof(next)) == 0) {
-		struct mm_state ms;
-
-		key = next;
-		prev = &key;
-		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0) ||
-		    ms.tree != t->tree)
-			continue;
-		n++;
-		*events += ms.events;
-	}
-	return n;
-}
-
-/* The tracker's programs' skipped runs; the unique program's lose nothing
- * (bpf/unique.bpf.c says why). */
-static __u64 missed_runs(struct tracker_bpf *s)
-{
-	struct bpf_program *prog;
-	__u64 n = 0;
-
-	bpf_object__for_each_program(prog, s->obj) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(prog);
-
-		if (unique_owns_prog(s, prog))
-			continue;
-		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
-			n += info.recursion_misses;
-	}
-	return n;
-}
-
-void tracker_read_tree(struct tracker *t, struct tree_state *out)
+void tracker_tree__read_state(const struct tracker_tree *t, struct tree_state *out)
 {
 	/* A copy of memory the kernel updates concurrently: each field is
 	 * current, the fields together only nearly consistent. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	*out = *TREE_OF(t);
+	*out = *state(t);
 }
 
 /* The reading but the mm map's entries and events, which a window's
  * close counts in its walk for the holders (each walk of a map costs
  * O(its size): ~0.5 ms in peakbpf serve's). */
-static void read_but_mms(struct tracker *t, struct tree_reading *out)
+static void read_but_mms(struct tracker_tree *t, struct tree_reading *out)
 {
 	memset(out, 0, sizeof(*out));
-	tracker_read_tree(t, &out->tree);
-	out->missed_events = missed_runs(t->skel);
-	out->task_entries = live_tasks(t);
+	tracker_tree__read_state(t, &out->tree);
+	out->missed_events = tracker_load__missed_runs(t->load);
+	out->task_entries = tree_maps_tasks(t->skel, t->index);
 }
 
-int tracker_read(struct tracker *t, struct tree_reading *out)
+int tracker_tree__read(struct tracker_tree *t, struct tree_reading *out)
 {
 	read_but_mms(t, out);
-	out->mm_entries = live_mms(t, &out->events);
+	out->mm_entries = tree_maps_mms(t->skel, t->index, &out->events);
 	out->events += out->tree.departed_events;
 	return 0;
 }
@@ -271,9 +206,9 @@ int tracker_read(struct tracker *t, struct tree_reading *out)
  */
 /* The cut itself: the closing window's peak, its context and upper end
  * into closed, the sum at the cut into *end_sum; the next window opens. */
-static void cut(struct tracker *t, struct tree_state *closed, __s64 *end_sum)
+static void cut(struct tracker_tree *t, struct tree_state *closed, __s64 *end_sum)
 {
-	struct tree_state *tree = TREE_OF(t);
+	struct tree_state *tree = state(t);
 	__s64 sum, word;
 
 	__atomic_fetch_add(&tree->window, 1, __ATOMIC_SEQ_CST);
@@ -307,20 +242,21 @@ static void cut(struct tracker *t, struct tree_state *closed, __s64 *end_sum)
 	STORE(tree->peak_procs, LOAD(tree->procs_live));
 }
 
-int tracker_close_window(struct tracker *t, struct tree_reading *closed)
+int tracker_tree__cut(struct tracker_tree *t, struct tree_reading *closed)
 {
-	struct tree_state *tree = TREE_OF(t);
+	struct tree_state *tree = state(t);
 	__u64 w = LOAD(tree->window), departed_before = t->departed_at_cut;
 	__u64 races;
 
 	read_but_mms(t, closed);
 	cut(t, &closed->tree, &closed->window_end_sum);
-	closed->holders_err = tracker_holders_at_peak(t, w, closed->tree.peak_pages, departed_before,
-						      closed->holders, MAX_HOLDERS, &closed->holders_info);
+	closed->holders_err = holders_at_peak(t->skel, t->index, w, closed->tree.peak_pages,
+					      departed_before, closed->holders, MAX_HOLDERS,
+					      &closed->holders_info);
 	/* Counted in the holders' walk, just after the cut; an mm that left
 	 * during it may count in both (events are a diagnostic). */
 	closed->mm_entries = closed->holders_info.mm_entries;
-	closed->events = closed->holders_info.mm_events + LOAD(TREE_OF(t)->departed_events);
+	closed->events = closed->holders_info.mm_events + LOAD(state(t)->departed_events);
 	/* A change that lost every swap of the sum (tracker.bpf.c,
 	 * note_and_add) may have noted its mark against an older peak. */
 	races = LOAD(tree->mark_races);
@@ -330,12 +266,12 @@ int tracker_close_window(struct tracker *t, struct tree_reading *closed)
 	return 0;
 }
 
-int tracker_verify_sums(struct tracker *t, struct sum_check *out)
+int tracker_tree__verify_sums(struct tracker_tree *t, struct sum_check *out)
 {
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (t->exact_err)
+	if (tracker_load__exact_path(t->load))
 		return -EOPNOTSUPP;
 	err = run_syscall_prog(t->skel->progs.verify_sums__percpu_sum);
 	if (err)
@@ -344,11 +280,107 @@ int tracker_verify_sums(struct tracker *t, struct sum_check *out)
 	return 0;
 }
 
-int tracker_open_window(struct tracker *t, __s64 *sum)
+int tracker_tree__open_window(struct tracker_tree *t, __s64 *sum)
 {
 	struct tree_state before;
 
 	cut(t, &before, sum);
-	t->mark_races_at_cut = LOAD(TREE_OF(t)->mark_races);
+	t->mark_races_at_cut = LOAD(state(t)->mark_races);
 	return 0;
+}
+
+/* The slot's last tree was cleared at its free, but a fork whose handler
+ * found the parent before that walk deleted it can have entered the child
+ * behind the walk: such entries go now, when hardly any can be made (a
+ * new one needs a process of the tree: all went at the free but such a
+ * child, which this walk takes first). The walk zeroes the state, so
+ * whatever a late event left goes too; departures before now are not this
+ * tree's. No entry was tried since the walk at the free began
+ * (tree_insertions): none can be left, and the state alone is zeroed (the
+ * walks cost O(map size): 262,144 buckets in peakbpf serve's maps, ~3.5
+ * ms a tree). */
+static int take_slot(struct tracker_tree *t)
+{
+	if (LOAD(t->skel->bss->tree_insertions[t->index]) ==
+	    tracker_load__cleared_at(t->load, t->index)) {
+		memset(state(t), 0, sizeof(struct tree_state));
+		STORE(t->skel->bss->tree_pid_depth[t->index], 0);
+		return 0;
+	}
+	return tracker_tree__clear(t, NULL);
+}
+
+int tracker_tree__add(struct tracker_load *l, unsigned index, __u64 max_entries,
+		      struct tracker_tree **out)
+{
+	struct tracker_tree *t;
+	int err;
+
+	*out = NULL;
+	if (index >= MAX_TREES)
+		return -EINVAL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->load = l;
+	t->skel = tracker_load__skel(l);
+	t->index = index;
+	err = take_slot(t);
+	if (err) {
+		free(t);
+		return err;
+	}
+	STORE(state(t)->max_entries, max_entries);
+	STORE(t->skel->bss->tree_record[index],
+	      tracker_load__has_ring(l) && !tracker_load__record_per_tree(l));
+	t->departed_at_cut = LOAD(t->skel->bss->departed_seq);
+	t->mark_races_at_cut = 0;
+	*out = t;
+	return 0;
+}
+
+int tracker_tree__clear(struct tracker_tree *t, struct tree_entries *removed)
+{
+	struct tracker_bpf *s = t->skel;
+	/* Entries tried before this instant are in the maps for the walks
+	 * to find; one tried later makes the count move on. */
+	__u64 tried = LOAD(s->bss->tree_insertions[t->index]);
+	int err = tree_maps_clear(s, t->index, !tracker_load__has_percpu_rss(t->load), removed);
+
+	memset(state(t), 0, sizeof(struct tree_state));
+	STORE(s->bss->tree_pid_depth[t->index], 0);
+	STORE(s->bss->tree_record[t->index], 0);
+	tracker_load__set_cleared_at(t->load, t->index, err ? ~0ULL : tried);
+	return err;
+}
+
+void tracker_tree__set_pid_depth(struct tracker_tree *t, unsigned depth)
+{
+	STORE(t->skel->bss->tree_pid_depth[t->index], depth);
+}
+
+int tracker_tree__set_record(struct tracker_tree *t, bool on)
+{
+	if (!tracker_load__has_ring(t->load))
+		return -EOPNOTSUPP;
+	STORE(t->skel->bss->tree_record[t->index], on);
+	return 0;
+}
+
+struct tracker_load *tracker_tree__load(const struct tracker_tree *t)
+{
+	return t->load;
+}
+
+unsigned tracker_tree__index(const struct tracker_tree *t)
+{
+	return t->index;
+}
+
+void tracker_tree__free(struct tracker_tree *t)
+{
+	if (!t)
+		return;
+	tracker_tree__clear(t, NULL);
+	free(t);
 }
