@@ -278,7 +278,7 @@ check-abi: $(OUTPUT)/libpeakbpf.so
 # No file over 600 lines and no function over 80 in src/ and bpf/.
 check-size:
 	$(call msg,CHECK,sizes of src/ and bpf/)
-	$(Q)tools/check-size.py $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
+	$(Q)tools/check-size.py --exceptions docs/design.md $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
 
 # The CLI stays on the public API: check-layers keeps its sources off the
 # library's headers, and every symbol the CLI's objects take from

@@ -284,7 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		serve_remove_tree(&sv, &sv.clients[i], "the end");
 	/* The load stays while no tree is open (unless --unload-idle): the
 	 * helper closes it at exit. */
-	tracker_close(sv.shared);
+	tracker_load__destroy(sv.shared);
 	if (uniques)
 		abort();
 	return 0;

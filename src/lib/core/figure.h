@@ -22,7 +22,7 @@ struct bpf_counters {
 	uint64_t count_takes, settles;  /* 6.2+ exact path: slot folds taken, mms settled */
 	uint64_t read_errors;           /* counter reads that failed */
 	/* run record, exact path: every live mm's counters summed over every
-	 * CPU against the tree's values (tracker_verify_sums) */
+	 * CPU against the tree's values (tracker_tree__verify_sums) */
 	bool sums_checked;
 	uint64_t sums_mms, sums_off;
 	int64_t sums_max_off_pages;
