@@ -17,7 +17,7 @@
 #include "helper_proto.h"
 #include "serve_fair.h"
 #include "serve_sums.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 
 /* The connections and trees a user may have: serve_fair.h. */
 #define SERVE_MAX_ROOTS 64              /* roots per tree */
@@ -124,7 +124,7 @@ struct server {
 	struct client clients[SERVE_MAX_CLIENTS];
 	size_t n;
 	uint64_t opened, removed, loads;
-	struct tracker *shared;         /* the load every tree shares, or NULL */
+	struct tracker_load *shared;    /* the load every tree shares, or NULL */
 	bool slot_used[MAX_TREES];
 	bool verbose;
 	bool unload_idle;               /* --unload-idle: the load goes with the last tree */
