@@ -112,6 +112,7 @@ CLITOP_SRCS := \
 	src/cli/run_report.c \
 	src/cli/run.c \
 	src/cli/run_emit.c \
+	src/cli/env_check.c \
 	src/cli/plot.c
 HARNESS_SRCS := \
 	src/cli/harness/runs_cli.c \
@@ -166,6 +167,7 @@ UNIT_TESTS := units json status cli report figure sources sampler_model spawn ho
 	fit stats sweep budget export runs_cli timeline timeline_export \
 	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck
 UNIT_TESTS += serve_fair
+UNIT_TESTS += env_check
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -204,6 +206,7 @@ test_serve_sums_SRCS := src/helper/serve_sums.c
 test_unique_table_SRCS :=
 test_fdcheck_SRCS := src/helper/fdcheck.c src/base/fileutil.c
 test_serve_fair_SRCS := src/helper/serve_fair.c
+test_env_check_SRCS := src/cli/env_check.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \

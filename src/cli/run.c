@@ -24,6 +24,7 @@
 #include "command.h"
 #include "identity.h"
 #include "fileutil.h"
+#include "env_check.h"
 #include "output.h"
 #include "rank_file.h"
 #include "run_report.h"
@@ -223,6 +224,18 @@ static int open_failed_status(const struct options *o, int err)
 	return EXIT_PEAKBPF_FAILED;
 }
 
+/* A helper expected (--helper, or a misspelt PEAKBPF_* variable) and not
+ * used: said on stderr, with the session's note of why. */
+static void helper_expected(const struct run *r)
+{
+	const char *why = NULL, *n;
+
+	for (size_t i = 0; (n = peakbpf_note(r->session, i)); i++)
+		if (!strncmp(n, "helper: ", 8) && !why)
+			why = n + 8;
+	env_check_helper(r->opts->use_helper || r->opts->helper_path, peakbpf_bpf_load(r->session), why);
+}
+
 /*
  * What both modes need before anything runs: the -o file (so a bad path
  * fails first), the session's sources, and the signals peakbpf handles.
@@ -289,6 +302,7 @@ static int run_prepare(struct run *r)
 		r->exit_status = open_failed_status(r->opts, err);
 		return err;
 	}
+	helper_expected(r);
 	/* Fallen back: said now, in one line (a run may be long); why each
 	 * better source was not used is in the summary, once ("not used:"). */
 	note = peakbpf_note(r->session, 0);
