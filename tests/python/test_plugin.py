@@ -188,3 +188,22 @@ def test_a_lost_window_is_never_passed():
     failed, msg = verdict(m, 32 << 20)
     assert failed and "cannot be judged: window 2 of 3 not measured" in msg
     assert m.to_dict()["windows_not_measured"] == [2]
+
+
+def test_from_a_checkout(tmp_path):
+    """From a checkout on PYTHONPATH (no entry point: the package is not
+    installed) the plugin does not load by itself (issue 36): pytest then
+    warns of the unknown peak_memory mark, and the one line docs/python.md
+    gives (pytest_plugins in conftest.py) turns the plugin on."""
+    needs_bpf()
+    top = os.path.join(os.path.dirname(__file__), "..", "..", "python")
+    (tmp_path / "test_big.py").write_text(TESTS)
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(top), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    run = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_big.py"]
+    r = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr          # every test passes: no limit applied
+    assert "Unknown pytest.mark.peak_memory" in r.stdout, r.stdout
+    (tmp_path / "conftest.py").write_text('pytest_plugins = ["peakbpf.pytest_plugin"]\n')
+    r = subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "1 failed, 2 passed" in r.stdout, r.stdout + r.stderr
+    assert "exceeded the 64.0 MiB limit" in r.stdout, r.stdout
