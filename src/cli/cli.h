@@ -34,6 +34,10 @@ struct options {
 	const char *user;       /* -u: run the command as USER[:GROUP] */
 	struct runs_opts runs;   /* -r, -c, --max, -L, ... (runs_cli.c) */
 	const char *timeline;   /* --timeline FILE: .json, .csv, .svg or .html */
+	/* Which of -r's runs this is (set by the harness for each; 0 out of
+	 * it): a timeline each run rewrites says which it draws. */
+	unsigned run_index, run_count;
+	bool run_warmup;
 	bool use_helper;        /* --helper[=PATH]: through peakbpf serve */
 	bool no_helper;         /* --no-helper: load here even when a helper runs */
 	const char *helper_path;        /* NULL: $PEAKBPF_HELPER or the default */

@@ -199,6 +199,13 @@ static int open_outputs(struct run *r)
 		}
 	}
 	err = sum_record_open(&r->rec, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
+	if (!err && o->timeline && o->run_count > 1) {
+		/* -r: each run rewrites the file; it says which one it draws. */
+		size_t used = strlen(r->rec.title);
+
+		snprintf(r->rec.title + used, sizeof(r->rec.title) - used, " (%s %u of %u: each run "
+			 "rewrites this timeline)", o->run_warmup ? "warm-up" : "run", o->run_index, o->run_count);
+	}
 	if (err)
 		return err;
 	sum_record_set_identify(&r->rec, run_identify_mm, r);

@@ -218,8 +218,36 @@ static void svg_holders(FILE *out, const struct plot *p)
 	}
 }
 
+/* Whether legend row k's thing is drawn (issue 36: the legend named a
+ * band and dashed lines that were not there): the fill always; the band
+ * where some column's smallest and largest sums are a pixel apart or
+ * more; the peak marker when there is a peak; the dashed lines when there
+ * are windows or marks; the other lines when a process has one. */
+static bool legend_drawn(const struct plot *p, int k)
+{
+	switch (k) {
+	case 1:
+		for (int c = 0; c < COLS; c++)
+			if (px_y(p, p->lo[c]) - px_y(p, p->hi[c]) >= 1.0)
+				return true;
+		return false;
+	case 2:
+		return p->has_peak;
+	case 3:
+		for (size_t i = 0; i < p->t->n_marks; i++)
+			if (p->t->marks[i].kind == TL_MARK_WINDOW)
+				return true;
+		return false;
+	case 4:
+		return p->n_top > 0;
+	default:
+		return true;
+	}
+}
+
 /* The legend, below the axes (never over the data): what the fill, the
- * band, the peak marker, the dashed lines and each holder's line mean. */
+ * band, the peak marker, the dashed lines and each holder's line mean,
+ * each only where it is drawn. */
 static void svg_legend(FILE *out, const struct plot *p)
 {
 	static const char *const what[LEGEND_ROWS] = {
@@ -230,14 +258,17 @@ static void svg_legend(FILE *out, const struct plot *p)
 		"other lines: a process's own RSS (the largest own peaks)",
 	};
 	char label[64], b[32];
-	int x2 = LEFT + COLS / 2;
+	int x2 = LEFT + COLS / 2, row = 0;
 
 	fprintf(out, "<g id=\"legend\" font-size=\"11\" fill=\"#000\">"
 		"<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#fff\" stroke=\"#ccc\"/>",
 		LEFT, LEGEND_Y - 12, COLS, LEGEND_ROWS * LEGEND_ROW + 4);
 	for (int k = 0; k < (int)LEGEND_ROWS; k++) {
-		int y = LEGEND_Y + LEGEND_ROW * k;
+		int y = LEGEND_Y + LEGEND_ROW * row;
 
+		if (!legend_drawn(p, k))
+			continue;
+		row++;
 		if (k == 0)
 			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"18\" height=\"9\" fill=\"#cfe0f5\"/>",
 				LEFT + 8, y - 8);

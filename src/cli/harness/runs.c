@@ -123,6 +123,9 @@ static bool measure_one(struct harness *h, struct bench *b, struct run_result *r
 	ro.output = NULL;
 	ro.command = b->argv;
 	ro.hide_command_output = !h->opts->runs.show_output;
+	ro.run_index = h->progress.index + 1;
+	ro.run_warmup = h->progress.in_warmup;
+	ro.run_count = ro.run_warmup ? h->opts->runs.warmup : h->progress.runs;
 	memset(&scratch, 0, sizeof(scratch));
 	sigprocmask(SIG_SETMASK, NULL, &saved);
 	st = h->measure(&ro, x);
