@@ -493,5 +493,6 @@ include tools/bench/bench.mk
 include tools/vm/vm.mk
 include tools/docs.mk
 include src/slurm/slurm.mk
+include python/python.mk
 
 -include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d)

@@ -11,7 +11,9 @@
 #     stdlib-only build backend: nothing for build isolation to fetch);
 #  4. make install (DESTDIR, PYTHON a venv's) names every file it writes,
 #     puts the package where that python imports from, and make uninstall
-#     removes them all.
+#     removes them all;
+#  5. a fresh clone: make python-install (README's one command) for a venv
+#     of Debian's python3, then import peakbpf and measure a block.
 # Needs python3-pytest and python3-venv (tools/install-deps.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -108,6 +110,25 @@ if make -C "$top" --no-print-directory -s OUTPUT="$OUTPUT" DESTDIR="$dest" PYTHO
 	fi
 else
 	fail "make install DESTDIR: $(tail -n 5 "$TMP/inst.log")"
+fi
+# 5. README's one command from a fresh clone (issue 36: neither README
+# command installed the package): make python-install, for a venv of
+# Debian's python3 and a PREFIX of its own, builds libpeakbpf and installs
+# it with the package; that python then imports peakbpf with nothing set
+# and measures a block. The clone is of this checkout's HEAD.
+if command -v git >/dev/null 2>&1 && git -C "$top" rev-parse HEAD >/dev/null 2>&1; then
+	clone=$TMP/clone
+	"$PYTHON" -m venv "$TMP/venv3" || fail "venv3"
+	if git clone -q "$top" "$clone" >"$TMP/clone.log" 2>&1 &&
+		make -C "$clone" --no-print-directory -s -j2 PREFIX="$TMP/prefix3" PYTHON="$TMP/venv3/bin/python" 			python-install >"$TMP/pyinst.log" 2>&1 &&
+		out=$(cd "$TMP" && env -u PEAKBPF_LIBRARY "$TMP/venv3/bin/python" -c 'import peakbpf
+with peakbpf.measure() as m:
+    b = b"x" * (32 << 20)
+print(m.source, m.exact, m.peak_bytes)' 2>&1) && case $out in "bpf True "* | proc*) true ;; *) false ;; esac; then
+		ok "a fresh clone: make python-install, then import peakbpf and a block measured: $out"
+	else
+		fail "fresh clone, make python-install: ${out:-} $(tail -n 5 "$TMP/clone.log" "$TMP/pyinst.log")"
+	fi
 fi
 echo "python: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
