@@ -64,7 +64,8 @@ TIMELINE_SRCS := \
 	src/timeline/timeline_load.c \
 	src/timeline/sum_record.c
 CORE_SRCS := \
-	src/lib/core/figure.c
+	src/lib/core/figure.c \
+	src/lib/core/gap.c
 KERNEL_SRCS := \
 	src/lib/kernel/tracker.c \
 	src/lib/kernel/tracker_load.c \
@@ -179,9 +180,9 @@ test_timeline_export_SRCS := src/timeline/timeline.c src/timeline/timeline_expor
 test_holders_SRCS :=
 test_sources_SRCS := src/lib/sources/cgroup_parse.c src/lib/sources/cgroup_fs.c src/lib/sources/cgroup_own.c src/lib/sources/source_cgroup.c src/lib/sources/source_proc.c src/lib/sources/source_rusage.c src/base/fileutil.c \
 	tests/unit/cgroup_fixture.c
-test_report_SRCS := src/lib/report.c src/cli/run_report.c src/lib/core/figure.c src/base/json.c src/base/units.c src/base/host.c \
+test_report_SRCS := src/lib/report.c src/cli/run_report.c src/lib/core/figure.c src/lib/core/gap.c src/base/json.c src/base/units.c src/base/host.c \
 	src/base/fileutil.c
-test_figure_SRCS := src/lib/core/figure.c
+test_figure_SRCS := src/lib/core/figure.c src/lib/core/gap.c
 test_spawn_SRCS := src/cli/spawn.c src/base/status.c src/cli/identity.c
 test_identity_SRCS := src/cli/identity.c
 test_fit_SRCS := src/cli/harness/fit.c src/base/stats.c

@@ -42,6 +42,7 @@ TESTS=""
 . "$here/test_mpi.sh"
 . "$here/test_honest.sh"
 . "$here/test_containers.sh"
+. "$here/test_gap.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"
