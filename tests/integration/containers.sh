@@ -283,6 +283,13 @@ ct_podman_stop() {
 	CT_PODMAN=""
 	CT_PODMAN_IMAGE=""
 	ct_rmcg libpod_parent
+	# Made by a run that overlapped this one and stopped first (it could
+	# not remove it while this one used it): empty, and no podman runs.
+	if ! pgrep -x 'conmon|podman' >/dev/null 2>&1; then
+		for h in /sys/fs/cgroup/*/libpod_parent /sys/fs/cgroup/libpod_parent; do
+			[ -d "$h" ] && find "$h" -depth -type d -exec rmdir {} \; 2>/dev/null
+		done
+	fi
 	ct_remove_created
 	rm -rf "$CT_DIR/podman"
 }

@@ -29,7 +29,11 @@ ct_left_behind() {
 	pgrep -f "$1" >/dev/null 2>&1 && left="$left processes($(pgrep -f "$1" | tr '\n' ' '))"
 	grep -q " $1" /proc/self/mounts && left="$left mounts"
 	[ -e "$1" ] && left="$left $1"
-	[ -n "$2" ] && [ -d "/sys/fs/cgroup/memory/$2" ] && left="$left cgroup:$2"
+	# The cgroup, if this run made it (podman's libpod_parent may be
+	# another run's, made before this one).
+	case " $CT_CREATED " in
+	*" /sys/fs/cgroup/memory/$2 "*) [ -d "/sys/fs/cgroup/memory/$2" ] && left="$left cgroup:$2" ;;
+	esac
 	if ! pgrep -x 'conmon|containerd|dockerd|containerd-shim' >/dev/null; then
 		for path in $CT_CREATED; do
 			case $path in /sys/fs/cgroup/*) continue ;; esac
