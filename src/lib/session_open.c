@@ -157,7 +157,8 @@ static int open_named(struct session *s, const struct session_opts *o,
 		}
 		else
 			err = open_bpf_or_helper(s, o, why, whylen);
-		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
+		if (!err && (o->with_proc || so->hugetlb) &&
+		    proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			session_add_source(s, src);
 		return err;
 	}
