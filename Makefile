@@ -356,7 +356,8 @@ fuzz_units_SRCS := src/base/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/base/json.c
 fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
-fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
+fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c src/base/hugetlb.c \
+	src/base/bpf_refusal.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.
 fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/serve_record.c src/helper/serve_sums.c src/helper/pidns.c \
