@@ -527,11 +527,17 @@ static enum cli_action options_among_strings(int argc, char **argv, struct optio
 		snprintf(err, errlen, "out of memory");
 		return CLI_ERROR;
 	}
-	while (optind < argc && action == CLI_RUN) {
+	while (optind < argc && action == CLI_RUN && n < argc) {
+		int at = optind;
+
 		if (argv[optind][0] == '-' && argv[optind][1])
 			action = parse_options(argc, argv, o, err, errlen);
-		else
+		/* A word getopt took nothing of (or gave back: -i's) is a
+		 * command string, so that every turn moves on. */
+		if (action == CLI_RUN && optind <= at) {
+			optind = at;
 			strings[n++] = argv[optind++];
+		}
 	}
 	for (int i = 0; i < n; i++)
 		argv[argc - n + i] = strings[i];
