@@ -530,6 +530,7 @@ fi
 # (tools/bench/ratios.sh); the helper of its own from paths.sh; Python.
 . "$(dirname "$0")/paths.sh"
 . "$(dirname "$0")/ratios.sh"
+. "$(dirname "$0")/positions.sh"
 echo "bench: [3] start-up as ratios: hyperfine, $HF_ROUNDS rounds of true, GNU time, peakbpf through a helper and standalone, -r $RT_N; a Python block" >&2
 ratios_startup
 paths_python
@@ -708,6 +709,8 @@ if bs_start; then
 		done
 	done
 	ROUND=""
+	echo "bench: [1] attach order: two empty programs in both orders, $BENCH_COST_REPS round(s) (tools/bench/positions.sh)" >&2
+	cost_positions
 	echo "bench: [4] scale: tracked per-event cost with N live tracked processes (N-1 idle), N = $BENCH_SCALE_N" >&2
 	SCALE_HWM=""
 	for n in $BENCH_SCALE_N; do
@@ -749,6 +752,8 @@ if [ $COST_OK = 1 ]; then
 		RRM[$k]=$rm RRS[$k]=$(printf '%.2f–%.2f' "$rmin" "$rmax")
 	done
 	memcg_rows
+	order_sums
+	pos_rows
 	if [ -n "${lam:-}" ]; then
 		est=$(calc "$pt1 * $WALL_BYTES / $PAGE / ($lam * 1e9) * 100")
 		row wall "overhead estimated from [1] (%)" "$(printf '%+.2f %%' "$est")" "" "" "$est" "%" "derived, not timed, a cross-check of the timed row: tracked ns/event (first) × $((WALL_BYTES / PAGE)) faults ÷ the fault loop's median alone"

@@ -31,6 +31,13 @@
  *   snap-memcg PID  run-time statistics of the memcg floor and of the
  *                   unique_stat program(s) that PID holds open:
  *                   "snap-memcg M_NS M_CNT U_NS U_CNT U_PROGS"
+ *   attach-twin     attach the floor's twin (a second empty tp_btf
+ *                   program on rss_stat)                              -> ok
+ *   detach-twin     detach it                                         -> ok
+ *   attach-raw      attach the empty raw_tp program on rss_stat       -> ok
+ *   detach-raw      detach it                                         -> ok
+ *   snap-pos        run-time statistics of the floor, its twin and the
+ *                   raw_tp program: "snap-pos F_NS F_CNT T_NS T_CNT W_NS W_CNT"
  *   quit            exit (EOF too)
  *
  * The memcg floor loads only where the kernel has the tracepoint (6.13+);
@@ -170,6 +177,20 @@ static void snap_memcg(struct floor *skel, bool memcg, int pid)
 	printf("snap-memcg %lld %lld %lld %lld %d\n", m.ns, m.cnt, u.ns, u.cnt, found);
 }
 
+/* The floor, its twin and the raw_tp one (the attach-order windows). */
+static void snap_pos(struct floor *skel)
+{
+	struct stat_pair f, t, w;
+
+	if (prog_stats(bpf_program__fd(skel->progs.bench_floor), &f, NULL, 0) ||
+	    prog_stats(bpf_program__fd(skel->progs.bench_twin), &t, NULL, 0) ||
+	    prog_stats(bpf_program__fd(skel->progs.bench_raw), &w, NULL, 0)) {
+		printf("error: floor program info: %s\n", strerror(errno));
+		return;
+	}
+	printf("snap-pos %lld %lld %lld %lld %lld %lld\n", f.ns, f.cnt, t.ns, t.cnt, w.ns, w.cnt);
+}
+
 /* attach/detach-style commands: attach PROG once (*link), or detach it. */
 static void do_attach(struct bpf_program *prog, struct bpf_link **link, const char *tp)
 {
@@ -190,7 +211,7 @@ static void do_detach(struct bpf_link **link)
 
 int main(int argc, char **argv)
 {
-	struct bpf_link *link = NULL, *ref = NULL, *mlink = NULL;
+	struct bpf_link *link = NULL, *ref = NULL, *mlink = NULL, *twin = NULL, *raw = NULL;
 	libbpf_print_fn_t print;
 	struct floor *skel;
 	char line[256];
@@ -257,9 +278,21 @@ int main(int argc, char **argv)
 			snap(skel, pid);
 		else if (!strcmp(cmd, "snap-memcg"))
 			snap_memcg(skel, memcg, pid);
+		else if (!strcmp(cmd, "attach-twin"))
+			do_attach(skel->progs.bench_twin, &twin, "rss_stat");
+		else if (!strcmp(cmd, "detach-twin"))
+			do_detach(&twin);
+		else if (!strcmp(cmd, "attach-raw"))
+			do_attach(skel->progs.bench_raw, &raw, "rss_stat");
+		else if (!strcmp(cmd, "detach-raw"))
+			do_detach(&raw);
+		else if (!strcmp(cmd, "snap-pos"))
+			snap_pos(skel);
 		else
 			printf("error: unknown command\n");
 	}
+	bpf_link__destroy(raw);
+	bpf_link__destroy(twin);
 	bpf_link__destroy(mlink);
 	bpf_link__destroy(ref);
 	bpf_link__destroy(link);
