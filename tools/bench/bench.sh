@@ -729,7 +729,7 @@ if [ $COST_OK = 1 ]; then
 	read -r pt1 ut1 <<<"$(tracked_ns t.first "$pu1")"
 	read -r pt2 ut2 <<<"$(tracked_ns t.second "$pu2")"
 	nu=${W[u.first.pcnt]} nt=${W[t.first.pcnt]}
-	row cost "floor, untracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$fu1" "$fu2")" "" "" "$fu1" ns "$FLOOR_NOTE; ${W[u.second.fcnt]} / ${W[u.first.fcnt]} events"
+	row cost "floor, untracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$fu1" "$fu2")" "" "" "$fu1" ns "$FLOOR_NOTE; ${W[u.second.fcnt]} / ${W[u.first.fcnt]} events; programs in its JIT image's 128-byte block: ${POS_FLOOR_NB:-not read}, in the memcg floor's: ${POS_MEMCG_NB:-not read}"
 	r1=$(calc "$pu1 / $fu1") r2=$(calc "$pu2 / $fu2")
 	row cost "peakbpf, untracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pu1" "$r1")" "≤ 1.2 × floor" "$(verdict "$r1" 1.2)" "$pu1" ns "vs the floor first in its own windows; $nu events, ${W[u.first.foreign]} of them other processes'"
 	row cost "peakbpf, untracked event, second (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pu2" "$r2")" "≤ 1.2 × floor" "$(verdict "$r2" 1.2)" "$pu2" ns "floor attached first, peakbpf second, same windows"

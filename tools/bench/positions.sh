@@ -50,6 +50,38 @@ cost_positions() {
 	[ -z "$why" ] && { POS3=$(pos_window "" -raw -twin) || why="the three-program window failed: $BS_REPLY"; }
 	[ -n "$why" ] || [ "${POS[2cnt]:-0}" -gt 0 ] || why="no events"
 	POS_WHY=$why
+	POS_JIT=$(pos_jit)
+	POS_FLOOR_NB=$(jit_neighbours bench_floor) POS_MEMCG_NB=$(jit_neighbours bench_memcg)
+}
+
+# pos_jit: where the kernel put the floor's, its twin's and the raw_tp
+# program's JIT images (/proc/kallsyms, root), and whether the floor and
+# its twin share one 128-byte block, a cache-line pair that the L2's
+# adjacent-line prefetch fills together.
+pos_jit() {
+	jit_blocks bench_floor bench_twin bench_raw | awk '{ a[$1] = $2; b[$1] = $3 }
+	END {
+		if (!("bench_floor" in a) || !("bench_twin" in a)) { print "JIT addresses not readable"; exit }
+		printf "JIT images: floor …%s, twin …%s, raw_tp …%s: floor and twin %s one 128-byte block",
+			substr(a["bench_floor"], 11), substr(a["bench_twin"], 11), substr(a["bench_raw"], 11),
+			(b["bench_floor"] == b["bench_twin"]) ? "in" : "not in" }'
+}
+# jit_blocks NAME...: "NAME ADDRESS BLOCK" of each BPF program NAME in
+# /proc/kallsyms (BLOCK: the address's 128-byte block).
+jit_blocks() {
+	awk -v names=" $* " '$3 ~ /^bpf_prog_[0-9a-f]+_/ {
+		n = $3; sub(/^bpf_prog_[0-9a-f]+_/, "", n)
+		if (index(names, " " n " ")) printf "%s %s %d\n", n, $1, int(strtonum("0x" $1) / 128) }' /proc/kallsyms 2>/dev/null
+}
+# jit_neighbours NAME: the other BPF programs whose JIT images share NAME's
+# 128-byte block ("none"): one that runs shortly before NAME (on another
+# tracepoint of the same fault) leaves NAME's code in the cache.
+jit_neighbours() {
+	awk -v me="$1" '$3 ~ /^bpf_prog_[0-9a-f]+_/ {
+		n = $3; sub(/^bpf_prog_[0-9a-f]+_/, "", n); blk[n] = int(strtonum("0x" $1) / 128); all[NR] = n }
+	END { if (!(me in blk)) { print "not found"; exit }
+		for (i in all) if (all[i] != me && blk[all[i]] == blk[me]) o = o (o ? ", " : "") all[i]
+		print o ? o : "none" }' /proc/kallsyms 2>/dev/null
 }
 pos_rows() {
 	local p1 p2 m lo hi fn fc tn tc wn wc
@@ -63,7 +95,7 @@ pos_rows() {
 	read -r m lo hi <<<"$(stats ${POS[r1]})"
 	row cost "attach order: an empty program first / second (ns/event)" \
 		"$(printf '%.1f ns / %.1f ns; first ÷ second %.2f × (%.2f–%.2f)' "$p1" "$p2" "$m" "$lo" "$hi")" "" "" "$m" x \
-		"the floor and its twin, both orders each round, pooled by position; what a position costs whatever program stands in it"
+		"the floor and its twin, both orders each round, pooled by position; what a position costs whatever program stands in it; ${POS_JIT:-JIT addresses not read}"
 	read -r fn fc tn tc wn wc <<<"$POS3"
 	row cost "attach order: floor, raw_tp, twin (ns/event)" \
 		"$(printf '%.1f / %.1f / %.1f ns' "$(calc "$fn / $fc")" "$(calc "$wn / $wc")" "$(calc "$tn / $tc")")" "" "" \
