@@ -137,6 +137,9 @@ exec {fd_up}<>"$TMP/up" {fd_go}<>"$TMP/go" {fd_wl}<>"$TMP/wl"
 # ---------------------------------------------------------------- helpers
 
 log() { printf '  %s\n' "$*" >&2; }
+# since_start: whole seconds since the bench began (each section's log line
+# says when it began, so the cost of each is in the log).
+since_start() { calc "$EPOCHREALTIME - $T_START" | cut -d. -f1; }
 # calc EXPR: floating-point arithmetic via awk.
 calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
 # stats N...: "median min max" of the numbers.
@@ -470,7 +473,7 @@ if [ ! -x "$GNU_TIME" ] && command -v apt-get >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 || log "could not install GNU time"
 fi
 
-echo "bench: [3] start-up: $TRUE_BIN alone vs peakbpf -q --json -- $TRUE_BIN, $BENCH_START_RUNS runs each, interleaved" >&2
+echo "bench: +$(since_start) s [3] start-up: $TRUE_BIN alone vs peakbpf -q --json -- $TRUE_BIN, $BENCH_START_RUNS runs each, interleaved" >&2
 # The record's host.bpf_startup_ms says what each BPF step took; the rest
 # of a run (fork and exec of the command, the other sources, the report) is
 # the run's time less its steps and less the command alone.
@@ -531,14 +534,14 @@ fi
 . "$(dirname "$0")/paths.sh"
 . "$(dirname "$0")/ratios.sh"
 . "$(dirname "$0")/positions.sh"
-echo "bench: [3] start-up as ratios: hyperfine, $HF_ROUNDS rounds of true, GNU time, peakbpf through a helper and standalone, -r $RT_N; a Python block" >&2
+echo "bench: +$(since_start) s [3] start-up as ratios: hyperfine, $HF_ROUNDS rounds of true, GNU time, peakbpf through a helper and standalone, -r $RT_N; a Python block" >&2
 ratios_startup
 paths_python
 
 # ---------------------------------------------------------------- 2. wall time
 
 WALL_BYTES=$(size_bytes "$BENCH_WALL_SIZE")
-echo "bench: [2] wall time: workload -s $BENCH_WALL_SIZE faults ($((WALL_BYTES / PAGE)) faults of 4 KiB) alone, with only the empty program attached, and under peakbpf; $BENCH_WALL_RUNS rounds, interleaved" >&2
+echo "bench: +$(since_start) s [2] wall time: workload -s $BENCH_WALL_SIZE faults ($((WALL_BYTES / PAGE)) faults of 4 KiB) alone, with only the empty program attached, and under peakbpf; $BENCH_WALL_RUNS rounds, interleaved" >&2
 # Other load during a run, in CPUs: the busy time of all CPUs (/proc/stat:
 # user nice system irq softirq steal) minus the CPU time of the run's own
 # processes (the shell's children times), divided by the run's wall time.
@@ -647,7 +650,7 @@ else
 	na_row wall "overhead under peakbpf" "≤ 10 %" "a run failed: $(head -n 2 "$TMP/wall.err")"
 	failed "wall time"
 fi
-echo "bench: [2] a build: make -j2 of bench-build-subset ($BENCH_BUILD_SET) alone and under peakbpf, $BUILD_ROUNDS rounds (hyperfine)" >&2
+echo "bench: +$(since_start) s [2] a build: make -j2 of bench-build-subset ($BENCH_BUILD_SET) alone and under peakbpf, $BUILD_ROUNDS rounds (hyperfine)" >&2
 ratios_build "$BENCH_BUILD_SET"
 
 # [1]'s memcg rows, from the untracked windows' memcg figures: pooled ns per
@@ -692,7 +695,7 @@ memcg_rows() {
 
 # ---------------------------------------------------------------- 1. and 4. per-event cost
 
-echo "bench: [1] per-event cost from BPF run-time statistics, $BENCH_COST_REPS round(s) of 6 windows (workload faults -s $BENCH_COST_SIZE)" >&2
+echo "bench: +$(since_start) s [1] per-event cost from BPF run-time statistics, $BENCH_COST_REPS round(s) of 6 windows (workload faults -s $BENCH_COST_SIZE)" >&2
 COST_OK=0
 if bs_start; then
 	COST_OK=1
@@ -709,9 +712,9 @@ if bs_start; then
 		done
 	done
 	ROUND=""
-	echo "bench: [1] attach order: two empty programs in both orders, $BENCH_COST_REPS round(s) (tools/bench/positions.sh)" >&2
+	echo "bench: +$(since_start) s [1] attach order: two empty programs in both orders, $BENCH_COST_REPS round(s) (tools/bench/positions.sh)" >&2
 	cost_positions
-	echo "bench: [4] scale: tracked per-event cost with N live tracked processes (N-1 idle), N = $BENCH_SCALE_N" >&2
+	echo "bench: +$(since_start) s [4] scale: tracked per-event cost with N live tracked processes (N-1 idle), N = $BENCH_SCALE_N" >&2
 	SCALE_HWM=""
 	for n in $BENCH_SCALE_N; do
 		if measure "s.$n" cost_tracked first "$n" "$BENCH_SCALE_SIZE"; then
@@ -794,7 +797,7 @@ fi
 
 # ---------------------------------------------------------------- 5. accuracy
 
-echo "bench: [5] accuracy: true peak vs peakbpf, /proc samplers ($SAMPLER_MS ms) and cgroup v1 (one run), GNU time (its own run)" >&2
+echo "bench: +$(since_start) s [5] accuracy: true peak vs peakbpf, /proc samplers ($SAMPLER_MS ms) and cgroup v1 (one run), GNU time (its own run)" >&2
 CG_ROOT=/sys/fs/cgroup/memory
 ACC_SHAPES=(
 	"spike held 5 ms in a 1 s life|-s $BENCH_ACC_SPIKE -t 5ms blip"
