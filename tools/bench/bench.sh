@@ -276,6 +276,19 @@ unique_why() {
 	sed -n 's/.*"unique":{"source":"\([^"]*\)"[^}]*"inexact_reason":"\([^"]*\)".*/\1: \2/p' "$1" 2>/dev/null | head -n 1
 }
 
+# floor_shared KEY: with peakbpf loaded for a window, the programs whose
+# JIT images share the floor's 128-byte block (positions.sh, jit_neighbours),
+# kept in FLOOR_SHARED when there are any: a program run just before the
+# floor in its block leaves the floor's code cached (docs/performance.md,
+# "Attach order").
+FLOOR_SHARED="" FLOOR_CHECKED=0
+floor_shared() {
+	local nb
+	nb=$(jit_neighbours bench_floor)
+	FLOOR_CHECKED=$((FLOOR_CHECKED + 1))
+	case $nb in none | "not found") ;; *) FLOOR_SHARED+="$1: $nb; " ;; esac
+}
+
 # Each window function below leaves its two snapshots in WIN_S1/WIN_S2 and
 # the number of rss_stat events its own workload made in WIN_OURS (S/page
 # faults plus one unmap batch per 512 pages). Other users of this machine make
@@ -331,6 +344,7 @@ cost_untracked() {
 	"$PEAKBPF" -q -o "$TMP/u.json" -- sh -c "echo up >$TMP/up; read _ <$TMP/go" 2>"$TMP/u.err" &
 	pb=$!
 	if wait_up "$pb"; then
+		floor_shared "u.$pos"
 		[ "$pos" = first ] && { bs attach || ok=0; mg attach-memcg; }
 		bs "snap $pb" && WIN_S1=$BS_REPLY || ok=0
 		mg "snap-memcg $pb" && m1=$BS_REPLY
@@ -385,6 +399,7 @@ cost_tracked() {
 		idle-plus-faulter 2>&"$fd_wl" &
 	pb=$!
 	if wait_wl ready "$pb" && wpid=$(child_of "$pb") && [ -n "$wpid" ]; then
+		floor_shared "t.$pos"
 		[ "$pos" = first ] && { bs attach || ok=0; }
 		bs "snap $pb" && WIN_S1=$BS_REPLY || ok=0
 		kill -USR1 "$wpid"
@@ -732,7 +747,7 @@ if [ $COST_OK = 1 ]; then
 	read -r pt1 ut1 <<<"$(tracked_ns t.first "$pu1")"
 	read -r pt2 ut2 <<<"$(tracked_ns t.second "$pu2")"
 	nu=${W[u.first.pcnt]} nt=${W[t.first.pcnt]}
-	row cost "floor, untracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$fu1" "$fu2")" "" "" "$fu1" ns "$FLOOR_NOTE; ${W[u.second.fcnt]} / ${W[u.first.fcnt]} events; programs in its JIT image's 128-byte block: ${POS_FLOOR_NB:-not read}, in the memcg floor's: ${POS_MEMCG_NB:-not read}"
+	row cost "floor, untracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$fu1" "$fu2")" "" "" "$fu1" ns "$FLOOR_NOTE; ${W[u.second.fcnt]} / ${W[u.first.fcnt]} events; programs in its JIT image's 128-byte block: ${POS_FLOOR_NB:-not read}, in the memcg floor's: ${POS_MEMCG_NB:-not read}; while peakbpf was loaded: ${FLOOR_SHARED:-none in $FLOOR_CHECKED windows}"
 	r1=$(calc "$pu1 / $fu1") r2=$(calc "$pu2 / $fu2")
 	row cost "peakbpf, untracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pu1" "$r1")" "≤ 1.2 × floor" "$(verdict "$r1" 1.2)" "$pu1" ns "vs the floor first in its own windows; $nu events, ${W[u.first.foreign]} of them other processes'"
 	row cost "peakbpf, untracked event, second (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pu2" "$r2")" "≤ 1.2 × floor" "$(verdict "$r2" 1.2)" "$pu2" ns "floor attached first, peakbpf second, same windows"

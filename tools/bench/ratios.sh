@@ -40,6 +40,8 @@ rt_medians() {
 	python3 -c 'import json, sys
 print(" ".join("%.6f" % (r["median"] * 1e3) for r in json.load(open(sys.argv[1]))["results"]))' "$1"
 }
+# words_last "w w w": the last word.
+words_last() { local w; read -r -a w <<<"$1"; echo "${w[-1]}"; }
 # rt_stats "v v v": "median min max" of the words (stats, bench.sh).
 rt_stats() {
 	# shellcheck disable=SC2086 # one word a ratio
@@ -127,7 +129,7 @@ ratios_startup() {
 	if [ -z "$why" ]; then
 		for ((r = 0; r < HF_ROUNDS; r++)); do
 			rt_startup_round "$r" "$sock" || { why="hyperfine failed: $(tail -n 1 "$TMP/hf.err")"; break; }
-			log "start-up round $((r + 1)): GNU time adds $(printf '%.2f' "${RTV[gnu]##* }") ms"
+			log "start-up round $((r + 1)): GNU time adds $(printf '%.2f' "$(words_last "${RTV[gnu]}")") ms, peakbpf through the helper $(printf '%.2f' "$(words_last "${RTV[helper]}")") ×, standalone $(printf '%.2f' "$(words_last "${RTV[standalone]}")") ×"
 		done
 	fi
 	helper_stop
