@@ -56,8 +56,7 @@ bench-unique: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 # The build row of make bench (tools/bench/ratios.sh): a fixed subset of this
 # project's own build, compiler runs only (no BPF, no link), timed as
 # `make -j2` alone and under peakbpf into a scratch OUTPUT. BENCH_BUILD_SET
-# cli: the CLI's objects (make bench); base: src/base and src/timeline
-# (make bench-short).
+# cli: the CLI's objects (make bench); base: src/base (make bench-short).
 BENCH_BUILD_SET ?= cli
 .PHONY: bench-build-subset
-bench-build-subset: $(if $(filter base,$(BENCH_BUILD_SET)),$(call obj,$(LIB_COMMON_SRCS)),$(CLI_API_OBJS))
+bench-build-subset: $(if $(filter base,$(BENCH_BUILD_SET)),$(call obj,$(BASE_SRCS)),$(CLI_API_OBJS))

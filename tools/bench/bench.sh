@@ -74,14 +74,14 @@ full)
 	: "${BENCH_COST_SIZE:=256MiB}" "${BENCH_COST_REPS:=5}"
 	: "${BENCH_WALL_SIZE:=1GiB}" "${BENCH_WALL_RUNS:=7}"
 	: "${BENCH_START_RUNS:=11}" "${BENCH_HF_ROUNDS:=5}" "${BENCH_HF_RUNS:=10}"
-	: "${BENCH_BUILD_SET:=cli}" "${BENCH_BUILD_ROUNDS:=4}"
+	: "${BENCH_BUILD_SET:=cli}" "${BENCH_BUILD_ROUNDS:=4}" "${BENCH_BUILD_WARM:=1}"
 	: "${BENCH_SCALE_SIZE:=256MiB}" "${BENCH_SCALE_N:=1 100 1000}"
 	: "${BENCH_ACC_SPIKE:=256MiB}" "${BENCH_ACC_SIZE:=64MiB}" ;;
 short)
 	: "${BENCH_COST_SIZE:=64MiB}" "${BENCH_COST_REPS:=3}"
 	: "${BENCH_WALL_SIZE:=256MiB}" "${BENCH_WALL_RUNS:=5}"
-	: "${BENCH_START_RUNS:=3}" "${BENCH_HF_ROUNDS:=3}" "${BENCH_HF_RUNS:=5}"
-	: "${BENCH_BUILD_SET:=base}" "${BENCH_BUILD_ROUNDS:=2}" "${BENCH_R_N:=11}"
+	: "${BENCH_START_RUNS:=3}" "${BENCH_HF_ROUNDS:=3}" "${BENCH_HF_RUNS:=3}"
+	: "${BENCH_BUILD_SET:=base}" "${BENCH_BUILD_ROUNDS:=2}" "${BENCH_R_N:=11}" "${BENCH_BUILD_WARM:=0}"
 	: "${BENCH_SCALE_SIZE:=64MiB}" "${BENCH_SCALE_N:=1 100 1000}"
 	: "${BENCH_ACC_SPIKE:=64MiB}" "${BENCH_ACC_SIZE:=16MiB}" ;;
 *)
@@ -89,7 +89,7 @@ short)
 	exit 2 ;;
 esac
 SAMPLER_MS="10,100,1000"
-HF_ROUNDS=$BENCH_HF_ROUNDS HF_RUNS=$BENCH_HF_RUNS BUILD_ROUNDS=$BENCH_BUILD_ROUNDS
+HF_ROUNDS=$BENCH_HF_ROUNDS HF_RUNS=$BENCH_HF_RUNS BUILD_ROUNDS=$BENCH_BUILD_ROUNDS BUILD_WARM=$BENCH_BUILD_WARM
 # Windows disturbed by other processes are repeated only until this many
 # seconds into the run, so a busy machine cannot stretch the bench much.
 if [ "$MODE" = full ]; then : "${BENCH_RETRY_UNTIL_S:=120}"; else : "${BENCH_RETRY_UNTIL_S:=40}"; fi

@@ -93,23 +93,23 @@ rt_startup_round() {
 }
 
 # The second way of timing -r (standalone): this shell's clock around each
-# of true, one run and -r N, interleaved, ROUNDS times; the same formula on
-# the medians. Sets RT_SHELL_R (ms per run after the first, true taken out).
+# of true, one run and -r N, interleaved, ROUNDS times; each triple's
+# (-r N - one run) / (N - 1) - true, and their median (a pair run back to
+# back shares the machine's load of the moment). Sets RT_SHELL_R (ms per
+# run after the first, true taken out).
 rt_runs_shell() {
-	local i t0 a=() one=() many=() am om mm
+	local i t0 a one many per=()
 	for ((i = 0; i < $1; i++)); do
-		t0=$EPOCHREALTIME; "$TRUE_BIN"; a+=("$(calc "($EPOCHREALTIME - $t0) * 1000")")
+		t0=$EPOCHREALTIME; "$TRUE_BIN"; a=$(calc "($EPOCHREALTIME - $t0) * 1000")
 		t0=$EPOCHREALTIME
 		"$PEAKBPF" -q --no-helper -- "$TRUE_BIN" >/dev/null 2>&1 || return 1
-		one+=("$(calc "($EPOCHREALTIME - $t0) * 1000")")
+		one=$(calc "($EPOCHREALTIME - $t0) * 1000")
 		t0=$EPOCHREALTIME
 		"$PEAKBPF" -q --no-helper -r "$RT_N" -- "$TRUE_BIN" >/dev/null 2>&1 || return 1
-		many+=("$(calc "($EPOCHREALTIME - $t0) * 1000")")
+		many=$(calc "($EPOCHREALTIME - $t0) * 1000")
+		per+=("$(calc "($many - $one) / ($RT_N - 1) - $a")")
 	done
-	read -r am _ <<<"$(stats "${a[@]}")"
-	read -r om _ <<<"$(stats "${one[@]}")"
-	read -r mm _ <<<"$(stats "${many[@]}")"
-	RT_SHELL_R=$(calc "($mm - $om) / ($RT_N - 1) - $am")
+	read -r RT_SHELL_R _ <<<"$(stats "${per[@]}")"
 }
 
 ratios_startup() {
@@ -171,10 +171,9 @@ ratios_startup() {
 		local hm lo hi
 		read -r hm lo hi <<<"$(rt_stats "${RTV[standalone_r_ms]}")"
 		row startup "  the same timed by this shell (ms)" "$(printf '%.2f ms' "$RT_SHELL_R")" "" \
-			"$(awk -v s="$RT_SHELL_R" -v lo="$lo" -v hi="$hi" -v m="$hm" 'BEGIN {
-				d = s - m; if (d < 0) d = -d; w = (hi - lo) / 2; if (w < 0.5) w = 0.5
-				print (d <= w) ? "agrees" : "differs" }')" "$RT_SHELL_R" ms \
-			"EPOCHREALTIME around true, one run and -r $RT_N, $HF_ROUNDS times interleaved; agrees: within hyperfine's spread over rounds (at least ±0.5 ms)"
+			"$(awk -v s="$RT_SHELL_R" -v lo="$lo" -v hi="$hi" 'BEGIN {
+				print (s >= lo - 0.5 && s <= hi + 0.5) ? "agrees" : "differs" }')" "$RT_SHELL_R" ms \
+			"EPOCHREALTIME around true, one run and -r $RT_N, $HF_ROUNDS times interleaved, the median of each triple's figure; agrees: within the min–max of hyperfine's rounds (± 0.5 ms); hyperfine's median $(printf '%.2f' "$hm") ms"
 	else
 		na_row startup "  -r $RT_N timed by this shell" "" "a run failed"
 		failed "-r timed by the shell"
@@ -199,8 +198,9 @@ ratios_build() {
 	RT_BUILD=""
 	local mk=(make -s -j2 OUTPUT="$dir" BENCH_BUILD_SET="$set" bench-build-subset)
 	[ -n "$HYPERFINE" ] || why="hyperfine is not installed (tools/install-deps.sh installs it)"
-	# a warm build first (the compiler and headers in the page cache), untimed
-	[ -n "$why" ] || env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "${mk[@]}" >/dev/null 2>"$TMP/build.err" ||
+	# make bench: a warm build first (the compiler and headers in the page
+	# cache), untimed; bench-short alternates the order instead
+	[ -n "$why" ] || [ "$BUILD_WARM" = 0 ] || env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "${mk[@]}" >/dev/null 2>"$TMP/build.err" ||
 		why="make ${mk[*]} failed: $(tail -n 1 "$TMP/build.err")"
 	for ((r = 0; r < BUILD_ROUNDS; r++)); do
 		[ -z "$why" ] || break
@@ -224,7 +224,7 @@ ratios_build() {
 		return
 	fi
 	rt_row wall "make -j2 of the build subset, alone (s)" build_s "" s '%.2f' \
-		"bench.mk's bench-build-subset ($set: $nobj objects, compiler runs) into a scratch OUTPUT, after one untimed build" || true
+		"bench.mk's bench-build-subset ($set: $nobj objects, compiler runs) into a scratch OUTPUT$([ "$BUILD_WARM" = 0 ] || echo ", after one untimed build")" || true
 	rt_row wall "make -j2 of the build subset under peakbpf (% over alone)" build 2 "%" '%+.2f' \
 		"peakbpf -q --no-helper -- make …, its start-up included; each round one build of each, the order alternating" &&
 		RT_BUILD=${RTM[build]} RT_BUILD_SPREAD=${RTS[build]}
