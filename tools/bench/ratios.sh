@@ -194,28 +194,35 @@ ratios_startup() {
 
 # The build row: alone and under peakbpf, in rounds of alternating order.
 ratios_build() {
-	local r json a b set=$1 dir=$TMP/build why="" first second nobj
+	local r json a b c set=$1 dir=$TMP/build why="" first second nobj sock=$TMP/helper.sock
 	RT_BUILD=""
 	local mk=(make -s -j2 OUTPUT="$dir" BENCH_BUILD_SET="$set" bench-build-subset)
+	local alone="${mk[*]}" under="$PEAKBPF -q -- ${mk[*]}" standalone="$PEAKBPF -q --no-helper -- ${mk[*]}"
 	[ -n "$HYPERFINE" ] || why="hyperfine is not installed (tools/install-deps.sh installs it)"
+	[ -n "$why" ] || helper_start || why="peakbpf serve did not start: $(head -n 1 "$TMP/helper.log")"
 	# make bench: a warm build first (the compiler and headers in the page
 	# cache), untimed; bench-short alternates the order instead
 	[ -n "$why" ] || [ "$BUILD_WARM" = 0 ] || env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "${mk[@]}" >/dev/null 2>"$TMP/build.err" ||
 		why="make ${mk[*]} failed: $(tail -n 1 "$TMP/build.err")"
+	# the third arm, standalone (its own load in the build's time): make bench only
+	local third=()
+	[ "$MODE" = full ] && third=("$standalone")
 	for ((r = 0; r < BUILD_ROUNDS; r++)); do
 		[ -z "$why" ] || break
 		json=$TMP/build.$r.json
-		local alone="${mk[*]}" under="$PEAKBPF -q --no-helper -- ${mk[*]}"
 		if ((r % 2)); then first=$under second=$alone; else first=$alone second=$under; fi
-		env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "$HYPERFINE" -N --style none -r 1 --prepare "rm -rf $dir" \
-			--export-json "$json" "$first" "$second" >/dev/null 2>"$TMP/build.err" ||
+		PEAKBPF_HELPER=$sock env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS "$HYPERFINE" -N --style none -r 1 \
+			--prepare "rm -rf $dir" --export-json "$json" "$first" "$second" \
+			"${third[@]}" >/dev/null 2>"$TMP/build.err" ||
 			{ why="hyperfine failed: $(tail -n 1 "$TMP/build.err")"; break; }
-		read -r a b <<<"$(rt_medians "$json")"
+		read -r a b c <<<"$(rt_medians "$json")"
 		((r % 2)) && read -r b a <<<"$a $b"
 		RTV[build]+="$(calc "($b - $a) / $a * 100") "
 		RTV[build_s]+="$(calc "$a / 1000") "
-		log "build round $((r + 1)): alone $(printf '%.2f' "$(calc "$a / 1000")") s, under peakbpf $(printf '%.2f' "$(calc "$b / 1000")") s"
+		[ -n "$c" ] && RTV[build_alone]+="$(calc "($c - $a) / $a * 100") "
+		log "build round $((r + 1)): alone $(printf '%.2f' "$(calc "$a / 1000")") s, under peakbpf $(printf '%.2f' "$(calc "$b / 1000")") s${c:+, standalone $(printf '%.2f' "$(calc "$c / 1000")") s}"
 	done
+	helper_stop
 	nobj=$(find "$dir" -name '*.o' 2>/dev/null | wc -l)
 	rm -rf "$dir"
 	if [ -n "$why" ]; then
@@ -226,6 +233,8 @@ ratios_build() {
 	rt_row wall "make -j2 of the build subset, alone (s)" build_s "" s '%.2f' \
 		"bench.mk's bench-build-subset ($set: $nobj objects, compiler runs) into a scratch OUTPUT$([ "$BUILD_WARM" = 0 ] || echo ", after one untimed build")" || true
 	rt_row wall "make -j2 of the build subset under peakbpf (% over alone)" build 2 "%" '%+.2f' \
-		"peakbpf -q --no-helper -- make …, its start-up included; each round one build of each, the order alternating" &&
+		"peakbpf -q -- make … through a resident helper (the default path), its session included; each round one build of each, the order alternating" &&
 		RT_BUILD=${RTM[build]} RT_BUILD_SPREAD=${RTS[build]}
+	[ -z "${RTV[build_alone]:-}" ] || rt_row wall "  the same standalone, --no-helper (% over alone)" build_alone "" "%" '%+.2f' \
+		"its own BPF load in the build's time; run third in each round" || true
 }
