@@ -5,7 +5,9 @@
 # To try it alone: make -f Makefile -f tools/bench/bench.mk bench
 #
 #   make bench         the full table (~2 min on 2 CPUs), root
-#   make bench-short   the same rows, smaller and fewer runs (~1.5 min), for CI
+#   make bench-short   the same rows, smaller and fewer runs, for CI (251 s on
+#                      the 2-CPU machine at load 6-9; most of it fault loops
+#                      and standalone loads, which the load stretches)
 #   make bench-cpus    per-event cost and load time at -smp 2 vs -smp 64 in
 #                      the 6.12 kernel-matrix VM (~2 min, qemu TCG; too slow
 #                      for make check); uses $(VMTEST_CACHE) from vm.mk
