@@ -70,7 +70,8 @@ KERNEL_SRCS := \
 	src/lib/kernel/tracker_trees.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
-	src/lib/kernel/unique.c
+	src/lib/kernel/unique.c \
+	src/lib/kernel/cgroup_target.c
 SOURCES_SRCS := \
 	src/lib/sources/helper_proto.c \
 	src/lib/sources/source_helper.c \
@@ -86,7 +87,8 @@ LIBTOP_SRCS := \
 	src/lib/session.c \
 	src/lib/session_open.c \
 	src/lib/libpeakbpf.c \
-	src/lib/libpeakbpf_figure.c
+	src/lib/libpeakbpf_figure.c \
+	src/lib/libpeakbpf_cgroup.c
 HELPER_SRCS := \
 	src/helper/serve.c \
 	src/helper/serve_client.c \
@@ -109,6 +111,8 @@ CLITOP_SRCS := \
 	src/cli/run_report.c \
 	src/cli/run.c \
 	src/cli/run_emit.c \
+	src/cli/target.c \
+	src/cli/target_container.c \
 	src/cli/plot.c
 HARNESS_SRCS := \
 	src/cli/harness/runs_cli.c \
@@ -220,7 +224,7 @@ BPF_UNITS := tracker unique
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h \
+$(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h bpf/tracker_cgroup.bpf.h bpf/cgroup_move.bpf.h bpf/cgroup_target.h \
 	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h | $(OUTPUT)/bpf
 # The tree's unique memory (issue 17): its program loads only in command mode.
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf

@@ -22,6 +22,7 @@
 #include "tracker_maps.bpf.h"
 #include "tracker_tree.bpf.h"
 #include "tracker_event.bpf.h"
+#include "tracker_cgroup.bpf.h"
 
 SEC("tp_btf/rss_stat")
 int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
@@ -53,13 +54,19 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	struct tree_state *t;
 	int err;
 
+	int tree;
+
 	if (ptgid == ctgid && has_percpu_rss())
 		return 0;
 	ps = bpf_map_lookup_elem(&task_states, &ptgid);
-	if (!ps)
+	tree = ps ? (int)(ps->tree & (MAX_TREES - 1)) : -1;
+	/* The child joins its parent's tree, or, where trees are cgroups,
+	 * the tree whose cgroup it was born in (tracker_cgroup.bpf.h). */
+	if (ptgid != ctgid)
+		tree = cg_child_tree(child, tree);
+	if (tree < 0)
 		return 0;
-	/* The child joins its parent's tree. */
-	cs.tree = ps->tree & (MAX_TREES - 1);
+	cs.tree = (__u32)tree & (MAX_TREES - 1);
 	t = TREE(cs.tree);
 	if (ptgid == ctgid) {
 		/* A thread: same process, same mm; before 6.2 its own cache
@@ -85,6 +92,8 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	if (!err) {
 		COUNT(&t->procs_entered, 1);
 		COUNT(&t->procs_live, 1);
+		/* Every tree's: a branch here would verify enter_mm twice. */
+		COUNT(&cg_stats[cs.tree].forked_in, 1);
 	}
 	if (!has_percpu_rss())
 		enter_thread(t, cs.tree, child->pid);
@@ -240,6 +249,9 @@ static __always_inline int enter_thread_mm(struct task_struct *task)
 	return 0;
 }
 
+/* A process moving between cgroups (uses enter_live_mm, leave_mm). */
+#include "cgroup_move.bpf.h"
+
 /*
  * Run by userspace (read through an iterator fd) after it filled roots:
  * enter every process that is a root, or descends from one by fork
@@ -285,7 +297,9 @@ int enter_existing(struct bpf_iter__task *ctx)
 		 * pass while it still finds processes (PIDs wrap). */
 		ptgid = BPF_CORE_READ(task, real_parent, tgid);
 		ps = bpf_map_lookup_elem(&task_states, &ptgid);
-		if (!ps)
+		/* A tree with a cgroup target takes no child by lineage:
+		 * its processes come as roots (cgroup_target.c). */
+		if (!ps || cg_targeted(ps->tree))
 			return 0;
 		ts.tree = ps->tree & (MAX_TREES - 1);
 	}

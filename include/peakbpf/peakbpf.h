@@ -264,6 +264,35 @@ PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *s);
  * not raise(3): after clone3 glibc does not know the child's thread id. */
 PEAKBPF_API pid_t peakbpf_command_fork(struct peakbpf_session *s);
 
+/* ---- since 0.5: targets by where memory is charged ---- */
+/*
+ * Whether the directory at path is a cgroup this caller may measure, as a
+ * cgroup target: 0, or -ENOENT (no such path), -ENOTDIR (not a directory),
+ * -EMEDIUMTYPE (not a cgroup: not on a cgroup file system), -ENOMEDIUM (a
+ * cgroup v1 hierarchy without the memory controller: v1 charges memory in
+ * the memory hierarchy), -EPERM (not the caller's: without CAP_SYS_ADMIN
+ * only a cgroup directory the caller owns, as delegation makes it), or
+ * another -errno of opening it. Touches nothing.
+ */
+PEAKBPF_API int peakbpf_cgroup_check(const char *path);
+/*
+ * A cgroup target instead of processes: the session measures the
+ * processes of the cgroup at path and of its descendants, those in it now
+ * (with their RSS as it is) and those born or moved into it later; a
+ * process that moves out takes its address space's pages out of the sum at
+ * the move (docs/design.md, "Cgroup targets"). Not in command mode, once,
+ * before peakbpf_start, instead of peakbpf_add_pid. The cgroup source's
+ * figure beside it is the cgroup's own peak, with its limit
+ * (peakbpf_figure_limit). The errors of peakbpf_cgroup_check, -EBUSY
+ * (started, or a target already), -EINVAL (command mode), -EOPNOTSUPP (the
+ * session's source cannot follow a cgroup: through peakbpf serve).
+ */
+PEAKBPF_API int peakbpf_add_cgroup(struct peakbpf_session *s, const char *path);
+/* A cgroup figure's limit (memory.max, memory.limit_in_bytes): 0, or
+ * -ENODATA when none is set or the figure is not a cgroup's. The headroom
+ * at the peak is *bytes minus the peak. */
+PEAKBPF_API int peakbpf_figure_limit(const struct peakbpf_figure *f, uint64_t *bytes);
+
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */
 PEAKBPF_API int peakbpf_figure_peak(const struct peakbpf_figure *f, uint64_t *bytes);

@@ -39,6 +39,7 @@ struct run {
 	/* attach mode */
 	int pidfds[CLI_MAX_PIDS];
 	size_t roots_alive;
+	int target_fd;                  /* --cgroup & co.: the cgroup's directory; -1 */
 	/* --compare-sampler, --timeline */
 	struct sum_record rec;
 	uint64_t record_drops;

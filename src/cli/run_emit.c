@@ -108,6 +108,8 @@ static struct run_context run_context(const struct run *r, const struct peakbpf_
 	} else {
 		c.attached = o->pids;
 		c.n_attached = o->n_pids;
+		c.target_label = o->target_label;
+		c.target_cgroup = o->target_cgroup;
 	}
 	return c;
 }

@@ -89,7 +89,13 @@ char *run_report_json(const struct run_context *c)
 	json_begin_object(&w);
 	if (c->command)
 		json_command(&w, c->command);
-	if (c->attached) {
+	if (c->target_label) {
+		json_key(&w, "target");
+		json_begin_object(&w);
+		json_kv_string(&w, "name", c->target_label);
+		json_kv_string(&w, "cgroup", c->target_cgroup);
+		json_end_object(&w);
+	} else if (c->attached) {
 		json_key(&w, "attached");
 		json_begin_array(&w);
 		for (size_t i = 0; i < c->n_attached; i++)
@@ -174,7 +180,10 @@ char *run_report_human(const struct run_context *r)
 				", see --wait-descendants");
 		fputc('\n', out);
 	}
-	if (r->attached) {
+	if (r->target_label) {
+		fprintf(out, "  measured %s for %.3f s, %u window%s\n", r->target_label, r->end_s - r->start_s,
+			r->windows, r->windows == 1 ? "" : "s");
+	} else if (r->attached) {
 		fprintf(out, "  attached to");
 		for (size_t i = 0; i < r->n_attached; i++)
 			fprintf(out, "%s%d", i ? "," : " ", (int)r->attached[i]);

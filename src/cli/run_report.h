@@ -25,6 +25,9 @@ struct run_context {
 	const struct command_facts *command;    /* NULL when attached */
 	const pid_t *attached;          /* -p PIDs, NULL in command mode */
 	size_t n_attached;
+	/* --cgroup, --container, --unit: "cgroup PATH", "container NAME (ID,
+	 * RUNTIME)", "unit NAME", and the cgroup's directory; NULL otherwise */
+	const char *target_label, *target_cgroup;
 	const struct sampler_report *sampler;   /* run record with --compare-sampler */
 	double start_s, end_s;          /* the record's, since the run began */
 	unsigned windows;               /* run record: how many windows it had */

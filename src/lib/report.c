@@ -122,6 +122,12 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 		json_kv_bool(w, "exclusive", f->exclusive);
 		if (f->cgroup_entry)
 			json_kv_string(w, "cgroup_entry", f->cgroup_entry);
+		/* The limit it is charged against, and what was left at its
+		 * peak (negative: over it, as a v1 soft limit may be). */
+		if (f->limit_known) {
+			json_kv_uint(w, "limit_bytes", f->limit_bytes);
+			json_kv_int(w, "headroom_bytes", (int64_t)(f->limit_bytes - f->peak_bytes));
+		}
 	}
 	if (f->interval_ns) {
 		json_kv_double(w, "interval_s", (double)f->interval_ns / 1e9, 6);
@@ -149,6 +155,20 @@ const char *printable(const char *s, char *out, size_t len)
 	return out;
 }
 
+/* "; limit L, headroom H at its peak" for a cgroup figure with a limit. */
+static void human_headroom(const struct figure *f, FILE *out)
+{
+	char lim[32], room[32];
+
+	format_bytes(f->limit_bytes, lim, sizeof(lim));
+	if (f->limit_bytes >= f->peak_bytes)
+		fprintf(out, "; limit %s, headroom %s at its peak", lim,
+			format_bytes(f->limit_bytes - f->peak_bytes, room, sizeof(room)));
+	else
+		fprintf(out, "; limit %s, %s over it at its peak", lim,
+			format_bytes(f->peak_bytes - f->limit_bytes, room, sizeof(room)));
+}
+
 static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 {
 	json_key(w, "counters");
@@ -166,6 +186,15 @@ static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 	json_kv_uint(w, "count_takes", c->count_takes);
 	json_kv_uint(w, "settles", c->settles);
 	json_kv_uint(w, "read_errors", c->read_errors);
+	if (c->cgroup_target) {
+		json_key(w, "cgroup_target");
+		json_begin_object(w);
+		json_kv_uint(w, "found_inside", c->cg_walk_in);
+		json_kv_uint(w, "forked_in", c->cg_forked_in);
+		json_kv_uint(w, "moved_in", c->cg_moved_in);
+		json_kv_uint(w, "moved_out", c->cg_moved_out);
+		json_end_object(w);
+	}
 	if (c->sums_checked) {
 		json_key(w, "sum_check");
 		json_begin_object(w);
@@ -425,6 +454,8 @@ void report_human_extra(const struct report *r, const char *extra, FILE *out)
 			fprintf(out, " — %s", r->others[i].scope);
 		if (r->others[i].not_tree)
 			fprintf(out, " [%s]", r->others[i].not_tree);
+		if (r->others[i].measured && r->others[i].limit_known)
+			human_headroom(&r->others[i], out);
 		fputc('\n', out);
 	}
 	for (i = 0; i < r->n_skipped; i++)

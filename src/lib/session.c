@@ -70,6 +70,24 @@ int session_add_root(struct session *s, pid_t pid)
 	return 0;
 }
 
+int session_add_cgroup(struct session *s, int cgroup_dir_fd)
+{
+	size_t i = 0;
+
+	while (i < s->n_sources) {
+		struct source *src = s->sources[i];
+		int err = src->ops->add_cgroup ? src->ops->add_cgroup(src, cgroup_dir_fd) : -EOPNOTSUPP;
+
+		if (err && i == 0)
+			return err;
+		if (err)
+			drop_source(s, i, "measuring a cgroup", err);
+		else
+			i++;
+	}
+	return 0;
+}
+
 int session_start(struct session *s)
 {
 	size_t i = 0;

@@ -83,6 +83,11 @@ struct figure {
 	unsigned windows_folded, windows_unmeasured;
 	char unmeasured_list[48];
 	char unmeasured_why[96];
+	/* cgroup: the limit the cgroup is charged against (memory.max,
+	 * memory.limit_in_bytes), when one is set; the headroom at the peak
+	 * is limit_bytes - peak_bytes. */
+	bool limit_known;
+	uint64_t limit_bytes;
 };
 
 struct source;
@@ -151,6 +156,11 @@ struct source_ops {
 	 * tree's cgroup when this returns (source_cgroup.c says why); -1 with
 	 * errno as fork(). */
 	pid_t (*command_fork)(struct source *s);
+	/* A cgroup target (--cgroup): the tree is the processes of the
+	 * cgroup whose directory is open as cgroup_dir_fd, and of its
+	 * descendants (the fd stays the caller's); instead of roots. NULL:
+	 * the source cannot measure one. */
+	int (*add_cgroup)(struct source *s, int cgroup_dir_fd);
 };
 
 struct source {

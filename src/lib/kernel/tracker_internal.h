@@ -55,7 +55,7 @@ struct tracker {
 	int unique_err;         /* the unique program: 0 loaded and attached; -ENODATA
 				   not asked for; -EOPNOTSUPP no memcg statistic
 				   tracepoint; else its load error */
-	struct bpf_link *settle_links[2];
+	struct bpf_link *settle_links[3];      /* fork, exec, cgroup attach */
 	__u64 departed_at_cut;  /* departed_seq when the open window began */
 	__u64 mark_races_at_cut; /* the tree's mark_races then */
 	struct tracker_startup startup;

@@ -135,6 +135,7 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
+	bpf_program__set_autoattach(s->progs.settle_attach__percpu_sum, false);
 	err = unique_prepare(s, t->unique_err == 0, t->features.has_fetch_atomics);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -201,11 +202,12 @@ static int learn_cpu_offsets(struct tracker *t)
 static int attach(struct tracker *t)
 {
 	struct tracker_bpf *s = t->skel;
-	struct bpf_program *later[2] = { s->progs.settle_fork__percpu_sum,
-					 s->progs.settle_exec__percpu_sum };
+	struct bpf_program *later[3] = { s->progs.settle_fork__percpu_sum,
+					 s->progs.settle_exec__percpu_sum,
+					 s->progs.settle_attach__percpu_sum };
 	int err = tracker_bpf__attach(s);
 
-	for (int i = 0; i < 2 && !err && t->features.has_percpu_sum; i++) {
+	for (int i = 0; i < 3 && !err && t->features.has_percpu_sum; i++) {
 		t->settle_links[i] = bpf_program__attach(later[i]);
 		if (!t->settle_links[i])
 			err = -errno;
@@ -319,7 +321,7 @@ void tracker_close(struct tracker *t)
 		free(t);
 		return;
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
 	tracker_bpf__destroy(t->skel);

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "tracker_internal.h"
+#include "cgroup_target_api.h"
 #include "tracker.skel.h"
 
 int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, struct tracker **out)
@@ -145,6 +146,8 @@ int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
 	long n;
 	int err = 0;
 
+	/* No fork or move joins the tree by its cgroup from here on. */
+	tracker_clear_cgroup(t);
 	for (int pass = 0; pass < 2 && !err; pass++) {
 		n = clear_map(t, s->maps.task_states, sizeof(__u32), sizeof(struct task_state),
 			      offsetof(struct task_state, tree), false);

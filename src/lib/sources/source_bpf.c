@@ -9,6 +9,7 @@
 #include "sampler_model.h"
 #include "sources.h"
 #include "tracker_api.h"
+#include "cgroup_target_api.h"
 
 struct bpf_source {
 	struct source base;
@@ -18,6 +19,7 @@ struct bpf_source {
 	__s64 window_start_sum;         /* pages: the baseline of the open window */
 	struct tree_reading last;       /* the last reading, for counters */
 	bool cached;                    /* a tree of the process's load (below) */
+	bool cgroup_target;             /* the tree is a cgroup's (bpf_add_cgroup) */
 };
 
 /*
@@ -115,7 +117,9 @@ static int bpf_close_window(struct source *s, struct figure *f)
 		return err;
 	memset(f, 0, sizeof(*f));
 	f->source = "bpf";
-	f->scope = "summed RSS of the tree, every change seen in the kernel";
+	f->scope = b->cgroup_target ?
+		   "summed RSS of the cgroup's processes and its descendants', every change seen in the kernel" :
+		   "summed RSS of the tree, every change seen in the kernel";
 	f->measured = true;
 	f->peak_bytes = pages_to_bytes(t->peak_pages, page);
 	f->baseline_known = true;
@@ -325,18 +329,34 @@ static void counters_from(const struct tree_reading *now, struct bpf_counters *c
 	c->read_errors = t->read_errors;
 }
 
+/* A cgroup target's membership, as it is now. */
+static void cgroup_counters(struct bpf_source *b, struct bpf_counters *c)
+{
+	struct cg_stats st;
+
+	if (!b->cgroup_target || !tracker_cgroup_stats(b->tracker, &st))
+		return;
+	c->cgroup_target = true;
+	c->cg_walk_in = st.walk_in;
+	c->cg_forked_in = st.forked_in;
+	c->cg_moved_in = st.moved_in;
+	c->cg_moved_out = st.moved_out;
+}
+
 static void bpf_counters(struct source *s, bool at_cut, struct bpf_counters *c)
 {
 	struct tree_reading now;
 
 	if (at_cut) {
 		counters_from(&to_bpf(s)->last, c);
+		cgroup_counters(to_bpf(s), c);
 		return;
 	}
 	memset(c, 0, sizeof(*c));
 	if (tracker_read(to_bpf(s)->tracker, &now))
 		return;
 	counters_from(&now, c);
+	cgroup_counters(to_bpf(s), c);
 }
 
 static int64_t bpf_procs_live(struct source *s)
@@ -384,6 +404,20 @@ static struct tracker *bpf_tracker(struct source *s)
 	return to_bpf(s)->tracker;
 }
 
+/* The tree is a cgroup's: membership by cgroup, in the kernel. */
+static int bpf_add_cgroup(struct source *s, int cgroup_dir_fd)
+{
+	struct bpf_source *b = to_bpf(s);
+	struct cg_target target;
+	int err = cgroup_target_resolve(cgroup_dir_fd, &target);
+
+	if (!err)
+		err = tracker_set_cgroup(b->tracker, &target, cgroup_dir_fd);
+	if (!err)
+		b->cgroup_target = true;
+	return err;
+}
+
 static const struct source_ops bpf_ops = {
 	.add_root = bpf_add_root,
 	.start = bpf_start,
@@ -396,4 +430,5 @@ static const struct source_ops bpf_ops = {
 	.mm_identity = bpf_mm_identity,
 	.window_start_pages = bpf_window_start_pages,
 	.tracker = bpf_tracker,
+	.add_cgroup = bpf_add_cgroup,
 };

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Cgroup targets (bpf/cgroup_target.h; docs/design.md, "Cgroup targets"):
+ * which tree, if any, a process belongs to by where its memory is charged.
+ * Decided at fork, at a move (cgroup_attach_task) and by the start-up
+ * walk, never on the rss_stat path, which stays filter -> mm state -> tree.
+ * Membership reads one ancestor id at the target's own level: O(1) in the
+ * depth of the hierarchy, O(MAX_TREES) per fork at most.
+ * Included once, by tracker.bpf.c (one compilation unit: one .bss).
+ */
+#ifndef PEAKBPF_TRACKER_CGROUP_BPF_H
+#define PEAKBPF_TRACKER_CGROUP_BPF_H
+
+#include "cgroup_target.h"
+
+struct cg_target cg_targets[MAX_TREES];        /* set by userspace, per tree */
+struct cg_stats cg_stats[MAX_TREES];
+__u32 cg_targets_n;                             /* trees with a target: 0, nothing to decide */
+__u32 cg_walk_tree;                             /* the tree check_cgroup_members walks for */
+
+/* Whether tree has a cgroup target: its members are decided by cgroup,
+ * not by fork lineage. */
+static __always_inline bool cg_targeted(__u32 tree)
+{
+	return READ_ONCE(cg_targets[tree & (MAX_TREES - 1)].id) != 0;
+}
+
+/* A process's cgroup in hier: v2's from its css_set, v1's the memory
+ * controller's (where v1 charges its pages). NULL if none. */
+static __always_inline struct cgroup *task_cgroup_in(struct task_struct *task, __u32 hier)
+{
+	struct css_set *cset = BPF_CORE_READ(task, cgroups);
+	struct cgroup_subsys_state *css = NULL;
+	__u64 id;
+
+	if (!cset)
+		return NULL;
+	if (hier == CG_HIER_V2)
+		return BPF_CORE_READ(cset, dfl_cgrp);
+	if (!bpf_core_enum_value_exists(enum cgroup_subsys_id, memory_cgrp_id))
+		return NULL;    /* no memory controller built in */
+	id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	if (bpf_probe_read_kernel(&css, sizeof(css),
+				  (void *)cset + bpf_core_field_offset(struct css_set, subsys) +
+				  id * sizeof(css)))
+		return NULL;
+	return css ? BPF_CORE_READ(css, cgroup) : NULL;
+}
+
+/* The kernfs id of cg's ancestor at level (cg itself at its own level),
+ * 0 if cg is shallower. One read at an index: no walk. */
+static __always_inline __u64 cgroup_ancestor_id(struct cgroup *cg, __u32 level)
+{
+	if (!cg || level > CG_MAX_LEVEL || BPF_CORE_READ(cg, level) < (int)level)
+		return 0;
+	return cgroup_ancestor_at((__u64)cg, level);    /* compat.bpf.h: by kernel */
+}
+
+/*
+ * The tree whose target holds the process whose leader is at leader_addr
+ * (its cgroups), or -1. At most MAX_TREES compares, on the entry paths
+ * only. A global function: the verifier checks it once, on its own, not
+ * once per caller and per path into it (inlined into handle_fork, the
+ * loop multiplied that program's verified instructions by five). So the
+ * leader comes as a number (a probe read's result), and every read of it
+ * is a probe read.
+ */
+__noinline int cg_tree_of_addr(__u64 leader_addr)
+{
+	struct task_struct *leader = (struct task_struct *)leader_addr;
+	struct cgroup *cg[2];
+
+	if (!READ_ONCE(cg_targets_n) || !leader)
+		return -1;
+	cg[CG_HIER_V2] = task_cgroup_in(leader, CG_HIER_V2);
+	cg[CG_HIER_V1_MEMORY] = task_cgroup_in(leader, CG_HIER_V1_MEMORY);
+	for (int i = 0; i < MAX_TREES; i++) {
+		__u64 id = READ_ONCE(cg_targets[i].id);
+
+		if (id && cgroup_ancestor_id(cg[cg_targets[i].hier & 1], cg_targets[i].level) == id)
+			return i;
+	}
+	return -1;
+}
+
+static __always_inline int cg_tree_of(struct task_struct *task)
+{
+	if (!READ_ONCE(cg_targets_n))
+		return -1;
+	return cg_tree_of_addr((__u64)BPF_CORE_READ(task, group_leader));
+}
+
+/*
+ * The tree of a new process (fork, or the walk meeting a child) whose
+ * leader is at leader_addr and whose parent is in tree parent_tree (-1: in
+ * none): the target that holds it; else none when the parent's tree has a
+ * target (the child was made in another cgroup: clone3 CLONE_INTO_CGROUP);
+ * else the parent's, by lineage. Global, as cg_tree_of_addr: one result,
+ * one path on in handle_fork (inlined, its branches doubled that
+ * program's verified instructions).
+ */
+__noinline int cg_child_tree_addr(__u64 leader_addr, int parent_tree)
+{
+	int t;
+
+	if (!READ_ONCE(cg_targets_n))
+		return parent_tree;
+	t = cg_tree_of_addr(leader_addr);
+	if (t >= 0)
+		return t;
+	return parent_tree >= 0 && cg_targeted((__u32)parent_tree) ? -1 : parent_tree;
+}
+
+static __always_inline int cg_child_tree(struct task_struct *child, int parent_tree)
+{
+	return cg_child_tree_addr((__u64)BPF_CORE_READ(child, group_leader), parent_tree);
+}
+
+#endif
