@@ -16,7 +16,7 @@
 #include "sum_record.h"
 
 #define NOTES_MAX 8
-#define NOTE_LEN 192
+#define NOTE_LEN 320 /* as SESSION_NOTE_LEN (session_internal.h) */
 #define OTHERS_MAX 4
 
 #define LIB_RING_BYTES (8U << 20)      /* the timeline's kernel buffer: ~175 k changes */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bpf_refusal.h"
 #include "helper_proto.h"
 #include "host.h"
 #include "tracker_api.h"
@@ -38,14 +39,14 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 
 	if (err) {
 		if ((err == -EPERM || err == -EACCES) && s->host.privileges &&
-		    strcmp(s->host.privileges, "none") && strcmp(s->host.privileges, "root"))
-			/* Capabilities are there: before 5.11 maps are charged
-			 * to RLIMIT_MEMLOCK, which only CAP_SYS_RESOURCE raises. */
-			snprintf(why, len, "the kernel refused to load the BPF programs (%s) although "
-				 "peakbpf has %s: on kernels before 5.11 BPF maps count against the "
-				 "locked-memory limit: raise it (ulimit -l unlimited) or run as root",
-				 strerror(-err), s->host.privileges);
-		else if (err == -EPERM || err == -EACCES)
+		    strcmp(s->host.privileges, "none")) {
+			/* Capabilities are there: a seccomp filter, the
+			 * locked-memory limit or an LSM (bpf_refusal.h). */
+			struct bpf_refusal r;
+
+			bpf_refusal_gather(&r, err, s->host.privileges, s->host.kernel);
+			bpf_refusal_why(&r, why, len);
+		} else if (err == -EPERM || err == -EACCES)
 			snprintf(why, len, "the kernel refused to load the BPF programs (%s): "
 				 "run as root, or grant CAP_BPF and CAP_PERFMON", strerror(-err));
 		else
@@ -207,7 +208,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
 	struct source *src = NULL, *shared_cgroup = NULL;
-	char reason[192], bpf_why[192] = "", no_own_cgroup[192] = "its cgroup is shared";
+	char reason[192], bpf_why[SESSION_NOTE_LEN] = "", no_own_cgroup[192] = "its cgroup is shared";
 	uint64_t cgroup_id = 0;
 	int err;
 

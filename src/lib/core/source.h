@@ -69,6 +69,10 @@ struct figure {
 	uint64_t peak_mono_ns;          /* CLOCK_MONOTONIC of the peak */
 	uint64_t anon_bytes, file_bytes, shmem_bytes;
 	int64_t procs_at_peak, mms_at_peak;
+	/* unique memory: part of the tree is (or was) charged to another
+	 * cgroup than the one the figure counts, so its anon and shmem
+	 * there are not in it (figure_unique_gap) */
+	bool other_cgroups;
 	/* bpf: who held the memory at the peak instant, largest first */
 	bool has_holders;
 	size_t n_holders;               /* listed here, at most FIGURE_MAX_HOLDERS */
