@@ -50,6 +50,22 @@ static void json_honesty(struct json_writer *w, const struct figure *f)
 		json_kv_string(w, "windows_not_measured", f->unmeasured_list);
 }
 
+/* A cgroup figure's cgroup: its path, whether the tree has it alone, how
+ * the command came in, and its limit. */
+static void json_cgroup(struct json_writer *w, const struct figure *f)
+{
+	json_kv_string(w, "cgroup", f->cgroup_path);
+	json_kv_bool(w, "exclusive", f->exclusive);
+	if (f->cgroup_entry)
+		json_kv_string(w, "cgroup_entry", f->cgroup_entry);
+	/* The limit it is charged against, and what was left at its
+	 * peak (negative: over it, as a v1 soft limit may be). */
+	if (f->limit_known) {
+		json_kv_uint(w, "limit_bytes", f->limit_bytes);
+		json_kv_int(w, "headroom_bytes", (int64_t)(f->limit_bytes - f->peak_bytes));
+	}
+}
+
 /* The members of one figure, inside an object the caller opened. */
 static void json_figure(struct json_writer *w, const struct figure *f, uint64_t t0_ns, unsigned top)
 {
@@ -117,18 +133,8 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 		}
 		json_end_array(w);
 	}
-	if (f->cgroup_path[0]) {
-		json_kv_string(w, "cgroup", f->cgroup_path);
-		json_kv_bool(w, "exclusive", f->exclusive);
-		if (f->cgroup_entry)
-			json_kv_string(w, "cgroup_entry", f->cgroup_entry);
-		/* The limit it is charged against, and what was left at its
-		 * peak (negative: over it, as a v1 soft limit may be). */
-		if (f->limit_known) {
-			json_kv_uint(w, "limit_bytes", f->limit_bytes);
-			json_kv_int(w, "headroom_bytes", (int64_t)(f->limit_bytes - f->peak_bytes));
-		}
-	}
+	if (f->cgroup_path[0])
+		json_cgroup(w, f);
 	if (f->interval_ns) {
 		json_kv_double(w, "interval_s", (double)f->interval_ns / 1e9, 6);
 		json_kv_uint(w, "samples", f->samples);
