@@ -115,6 +115,7 @@ CLITOP_SRCS := \
 	src/cli/run_emit.c \
 	src/cli/target.c \
 	src/cli/target_container.c \
+	src/cli/container_run.c \
 	src/cli/plot.c
 HARNESS_SRCS := \
 	src/cli/harness/runs_cli.c \

@@ -21,13 +21,17 @@ enum cg_hier {
 /*
  * One per tree, in .bss (cg_targets[tree]): a process is the tree's when
  * its thread group leader's cgroup in hier has, at level, the ancestor
- * (itself included) whose kernfs id is id. Userspace writes hier and level
- * first and id last; id 0: no target.
+ * (itself included) whose kernfs id is id, and not except_id at level + 1.
+ * Userspace writes the rest first and id last; id 0: no target.
  */
 struct cg_target {
 	__u64 id;               /* kernfs node id: the directory's inode number */
 	__u32 level;            /* 0: the hierarchy's root */
 	__u32 hier;             /* enum cg_hier */
+	/* A child of the target whose processes are not the target's (podman's
+	 * conmon, in PARENT/conmon beside the container's PARENT/libpod-ID);
+	 * 0: none. Written before id. */
+	__u64 except_id;
 };
 
 /* What membership did, per tree (never reset while the tree lives). */

@@ -75,9 +75,12 @@ __noinline int cg_tree_of_addr(__u64 leader_addr)
 	cg[CG_HIER_V2] = task_cgroup_in(leader, CG_HIER_V2);
 	cg[CG_HIER_V1_MEMORY] = task_cgroup_in(leader, CG_HIER_V1_MEMORY);
 	for (int i = 0; i < MAX_TREES; i++) {
-		__u64 id = READ_ONCE(cg_targets[i].id);
+		__u64 id = READ_ONCE(cg_targets[i].id), except = READ_ONCE(cg_targets[i].except_id);
+		struct cgroup *c = cg[cg_targets[i].hier & 1];
+		__u32 level = cg_targets[i].level;
 
-		if (id && cgroup_ancestor_id(cg[cg_targets[i].hier & 1], cg_targets[i].level) == id)
+		if (id && cgroup_ancestor_id(c, level) == id &&
+		    (!except || cgroup_ancestor_id(c, level + 1) != except))
 			return i;
 	}
 	return -1;

@@ -288,6 +288,17 @@ PEAKBPF_API int peakbpf_cgroup_check(const char *path);
  * session's source cannot follow a cgroup: through peakbpf serve).
  */
 PEAKBPF_API int peakbpf_add_cgroup(struct peakbpf_session *s, const char *path);
+/* The same, but the processes of except, a child cgroup of path, are not
+ * the target's (podman's conmon beside the container: PARENT/conmon).
+ * -EINVAL: except is not a child of path. */
+PEAKBPF_API int peakbpf_add_cgroup_except(struct peakbpf_session *s, const char *path, const char *except);
+/* A process of the session's tree that enters the cgroup at path (or
+ * below, but for except: NULL, or a child of path) leaves the tree with its
+ * pages at the move, as from a cgroup target (`peakbpf -- podman run`: the
+ * container's processes are not the runtime's, conmon's are). Before
+ * peakbpf_start; the bpf source here only (-EOPNOTSUPP otherwise); the
+ * errors of peakbpf_cgroup_check. */
+PEAKBPF_API int peakbpf_exclude_cgroup(struct peakbpf_session *s, const char *path, const char *except);
 /* A cgroup figure's limit (memory.max, memory.limit_in_bytes): 0, or
  * -ENODATA when none is set or the figure is not a cgroup's. The headroom
  * at the peak is *bytes minus the peak. */

@@ -312,6 +312,15 @@ static int run_prepare(struct run *r)
 		r->exit_status = open_failed_status(r->opts, err);
 		return err;
 	}
+	/* -- docker|podman run: the container's own session, on the cgroup
+	 * peakbpf makes for it, from before the command starts. */
+	if (o->command && container_run_wanted(o->command, o->quiet)) {
+		err = container_run_prepare(&r->ctr, o->command);
+		if (!err)
+			err = container_run_open(&r->ctr, &po, r->session);
+		if (err)
+			return err;
+	}
 	/* Fallen back: said now, in one line (a run may be long); why each
 	 * better source was not used is in the summary, once ("not used:"). */
 	note = peakbpf_note(r->session, 0);
@@ -356,7 +365,7 @@ static pid_t command_fork(void *session)
  * exec failure r->exit_status says why (126, 127). */
 static int start_command(struct run *r)
 {
-	char **argv = r->opts->command;
+	char **argv = r->ctr.argv ? r->ctr.argv : r->opts->command;
 	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err, saved[2] = { -1, -1 };
 	struct identity id;
 	bool as_user;
@@ -512,6 +521,7 @@ static void run_cleanup(struct run *r)
 	if (r->target_fd >= 0)
 		close(r->target_fd);
 	peakbpf_close(r->session);
+	container_run_cleanup(&r->ctr);
 	sum_record_free(&r->rec);
 	rank_record_close(&r->rank);
 	if (r->out)

@@ -39,11 +39,7 @@ static int open_dir(const char *path)
 	if (!path || !*path)
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	if (errno == ENOTDIR || errno == ENOENT)
-		return -errno;
-	return -errno;
+	return fd >= 0 ? fd : -errno;
 }
 
 PEAKBPF_API int peakbpf_cgroup_check(const char *path)
@@ -57,22 +53,65 @@ PEAKBPF_API int peakbpf_cgroup_check(const char *path)
 	return err;
 }
 
-PEAKBPF_API int peakbpf_add_cgroup(struct peakbpf_session *p, const char *path)
+/* path and except opened and checked: 0 and *fd, *xfd (-1 without except). */
+static int open_pair(const char *path, const char *except, int *fd, int *xfd)
 {
-	int fd, err;
+	int err;
 
-	if (!p)
-		return -EINVAL;
-	if (p->command)
+	*xfd = -1;
+	*fd = open_dir(path);
+	if (*fd < 0)
+		return *fd;
+	err = check_fd(*fd);
+	if (!err && except) {
+		*xfd = open_dir(except);
+		err = *xfd < 0 ? *xfd : check_fd(*xfd);
+	}
+	if (err) {
+		close(*fd);
+		if (*xfd >= 0)
+			close(*xfd);
+	}
+	return err;
+}
+
+PEAKBPF_API int peakbpf_add_cgroup_except(struct peakbpf_session *p, const char *path, const char *except)
+{
+	int fd, xfd, err;
+
+	if (!p || p->command)
 		return -EINVAL;
 	if (p->started || p->n_roots)
 		return -EBUSY;
-	fd = open_dir(path);
-	if (fd < 0)
-		return fd;
-	err = check_fd(fd);
-	if (!err)
-		err = session_add_cgroup(p->s, fd);
+	err = open_pair(path, except, &fd, &xfd);
+	if (err)
+		return err;
+	err = session_add_cgroup(p->s, fd, xfd);
+	if (xfd >= 0)
+		close(xfd);
+	close(fd);
+	return err;
+}
+
+PEAKBPF_API int peakbpf_add_cgroup(struct peakbpf_session *p, const char *path)
+{
+	return peakbpf_add_cgroup_except(p, path, NULL);
+}
+
+PEAKBPF_API int peakbpf_exclude_cgroup(struct peakbpf_session *p, const char *path, const char *except)
+{
+	int fd, xfd, err;
+
+	if (!p)
+		return -EINVAL;
+	if (p->started)
+		return -EBUSY;
+	err = open_pair(path, except, &fd, &xfd);
+	if (err)
+		return err;
+	err = session_exclude_cgroup(p->s, fd, xfd);
+	if (xfd >= 0)
+		close(xfd);
 	close(fd);
 	return err;
 }

@@ -70,13 +70,22 @@ int session_add_root(struct session *s, pid_t pid)
 	return 0;
 }
 
-int session_add_cgroup(struct session *s, int cgroup_dir_fd)
+int session_exclude_cgroup(struct session *s, int cgroup_dir_fd, int except_dir_fd)
+{
+	const struct source_ops *ops = s->kernel ? s->kernel->ops : NULL;
+
+	return ops && ops->exclude_cgroup ? ops->exclude_cgroup(s->kernel, cgroup_dir_fd, except_dir_fd) :
+	       -EOPNOTSUPP;
+}
+
+int session_add_cgroup(struct session *s, int cgroup_dir_fd, int except_dir_fd)
 {
 	size_t i = 0;
 
 	while (i < s->n_sources) {
 		struct source *src = s->sources[i];
-		int err = src->ops->add_cgroup ? src->ops->add_cgroup(src, cgroup_dir_fd) : -EOPNOTSUPP;
+		int err = src->ops->add_cgroup ? src->ops->add_cgroup(src, cgroup_dir_fd, except_dir_fd) :
+			  -EOPNOTSUPP;
 
 		if (err && i == 0)
 			return err;

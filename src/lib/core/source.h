@@ -162,9 +162,15 @@ struct source_ops {
 	pid_t (*command_fork)(struct source *s);
 	/* A cgroup target (--cgroup): the tree is the processes of the
 	 * cgroup whose directory is open as cgroup_dir_fd, and of its
-	 * descendants (the fd stays the caller's); instead of roots. NULL:
-	 * the source cannot measure one. */
-	int (*add_cgroup)(struct source *s, int cgroup_dir_fd);
+	 * descendants but the child open as except_dir_fd (-1: none); the
+	 * fds stay the caller's; instead of roots. NULL: the source cannot
+	 * measure one. */
+	int (*add_cgroup)(struct source *s, int cgroup_dir_fd, int except_dir_fd);
+	/* A process of the tree that enters the cgroup open as cgroup_dir_fd
+	 * (or below, but for the child open as except_dir_fd, -1: none)
+	 * leaves the tree (`peakbpf -- docker run`: the container's
+	 * processes are not the runtime's). NULL: cannot. */
+	int (*exclude_cgroup)(struct source *s, int cgroup_dir_fd, int except_dir_fd);
 };
 
 struct source {

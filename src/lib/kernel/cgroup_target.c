@@ -81,6 +81,7 @@ int cgroup_target_resolve(int dir_fd, struct cg_target *out)
 	if (err)
 		return err;
 	out->id = (__u64)st.st_ino;     /* kernfs: the inode number is the node's id */
+	out->except_id = 0;
 	return 0;
 }
 
@@ -197,6 +198,7 @@ int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int di
 	memset(&s->bss->cg_stats[t->tree], 0, sizeof(struct cg_stats));
 	STORE(slot->level, target->level);
 	STORE(slot->hier, target->hier);
+	STORE(slot->except_id, target->except_id);
 	__atomic_fetch_add(&s->bss->cg_targets_n, 1, __ATOMIC_SEQ_CST);
 	/* From here forks and moves decide by the target; the processes in
 	 * it now are read after, so none falls between. */
@@ -213,6 +215,15 @@ int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int di
 	if (err)
 		tracker_clear_cgroup(t);
 	return err;
+}
+
+int tracker_open_sink(struct tracker *t, struct tracker **out)
+{
+	struct tracker *load = t->base ? t->base : t;
+
+	if (t->tree == MAX_TREES - 1)
+		return -EBUSY;
+	return tracker_open_tree(load, MAX_TREES - 1, 0, out);
 }
 
 void tracker_clear_cgroup(struct tracker *t)

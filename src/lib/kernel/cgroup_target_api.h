@@ -34,6 +34,11 @@ int cgroup_target_resolve(int dir_fd, struct cg_target *out);
  * pages at the move. -EBUSY when the tree has a target already.
  */
 int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int dir_fd);
+/* A tree of t's load for processes to go to and be counted nowhere
+ * (tracker_set_cgroup on it: they leave t's tree when they enter that
+ * cgroup): the load's last tree, free while nothing else uses it.
+ * tracker_close it before t's load goes. */
+int tracker_open_sink(struct tracker *t, struct tracker **out);
 /* Forget t's tree's target (tracker_clear_tree calls it); no-op without one. */
 void tracker_clear_cgroup(struct tracker *t);
 /* What membership did so far for t's tree; false without a target. */

@@ -20,6 +20,7 @@ struct bpf_source {
 	struct tree_reading last;       /* the last reading, for counters */
 	bool cached;                    /* a tree of the process's load (below) */
 	bool cgroup_target;             /* the tree is a cgroup's (bpf_add_cgroup) */
+	struct tracker *sink;           /* bpf_exclude_cgroup's tree, or NULL */
 };
 
 /*
@@ -159,6 +160,7 @@ static void bpf_destroy(struct source *s)
 
 	if (!b)
 		return;
+	tracker_close(b->sink);         /* before its load can go */
 	if (b->cached)
 		cache_put(b->tracker);
 	else
@@ -404,17 +406,49 @@ static struct tracker *bpf_tracker(struct source *s)
 	return to_bpf(s)->tracker;
 }
 
+/* The target at dir_fd, without its child at except_fd (-1: none). */
+static int resolve_target(int dir_fd, int except_fd, struct cg_target *target)
+{
+	struct cg_target except;
+	int err = cgroup_target_resolve(dir_fd, target);
+
+	if (!err && except_fd >= 0) {
+		err = cgroup_target_resolve(except_fd, &except);
+		if (!err && (except.hier != target->hier || except.level != target->level + 1))
+			err = -EINVAL;  /* not a child of the target */
+		target->except_id = except.id;
+	}
+	return err;
+}
+
 /* The tree is a cgroup's: membership by cgroup, in the kernel. */
-static int bpf_add_cgroup(struct source *s, int cgroup_dir_fd)
+static int bpf_add_cgroup(struct source *s, int cgroup_dir_fd, int except_dir_fd)
 {
 	struct bpf_source *b = to_bpf(s);
 	struct cg_target target;
-	int err = cgroup_target_resolve(cgroup_dir_fd, &target);
+	int err = resolve_target(cgroup_dir_fd, except_dir_fd, &target);
 
 	if (!err)
 		err = tracker_set_cgroup(b->tracker, &target, cgroup_dir_fd);
 	if (!err)
 		b->cgroup_target = true;
+	return err;
+}
+
+/* Processes entering the cgroup leave the tree: they go to a tree of the
+ * load that nobody reads (tracker_open_sink). */
+static int bpf_exclude_cgroup(struct source *s, int cgroup_dir_fd, int except_dir_fd)
+{
+	struct bpf_source *b = to_bpf(s);
+	struct cg_target target;
+	int err = resolve_target(cgroup_dir_fd, except_dir_fd, &target);
+
+	if (!err && b->sink)
+		err = -EBUSY;
+	if (!err)
+		err = tracker_open_sink(b->tracker, &b->sink);
+	if (!err)
+		err = tracker_set_cgroup(b->sink, &target, cgroup_dir_fd);
 	return err;
 }
 
@@ -431,4 +465,5 @@ static const struct source_ops bpf_ops = {
 	.window_start_pages = bpf_window_start_pages,
 	.tracker = bpf_tracker,
 	.add_cgroup = bpf_add_cgroup,
+	.exclude_cgroup = bpf_exclude_cgroup,
 };

@@ -438,13 +438,14 @@ static pid_t cgroup_command_fork(struct source *s)
 /* A cgroup target's directory (fd stays the caller's): its figure is the
  * cgroup's own peak, in this source's hierarchy (a v2 target on a host whose
  * memory controller is v1 keeps no memory.peak: -EOPNOTSUPP). */
-static int cgroup_add_cgroup(struct source *s, int fd)
+static int cgroup_add_cgroup(struct source *s, int fd, int except_fd)
 {
 	struct cgroup_source *c = (struct cgroup_source *)s;
 	char link[64], path[PATH_MAX];
 	ssize_t n;
 	int dfd;
 
+	(void)except_fd;        /* the cgroup's own peak counts it: a figure of the whole cgroup */
 	if (c->command_mode || c->own || c->have_dir)
 		return -EINVAL;
 	if (!cg_is_file_at(fd, cg_peak_file(&c->h)))
