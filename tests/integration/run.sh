@@ -44,6 +44,7 @@ TESTS=""
 . "$here/test_cgroups.sh"
 . "$here/test_containers.sh"
 . "$here/test_gap.sh"
+. "$here/test_containers_target.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"
