@@ -67,12 +67,13 @@ CORE_SRCS := \
 	src/lib/core/figure.c \
 	src/lib/core/gap.c
 KERNEL_SRCS := \
-	src/lib/kernel/tracker.c \
+	src/lib/kernel/tracker_tree.c \
 	src/lib/kernel/tracker_load.c \
-	src/lib/kernel/tracker_trees.c \
+	src/lib/kernel/tree_maps.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
 	src/lib/kernel/unique.c \
+	src/lib/kernel/unique_hook.c \
 	src/lib/kernel/cgroup_target.c
 SOURCES_SRCS := \
 	src/lib/sources/helper_proto.c \
@@ -115,6 +116,7 @@ CLITOP_SRCS := \
 	src/cli/run_emit.c \
 	src/cli/target.c \
 	src/cli/target_container.c \
+	src/cli/cgroup_paths.c \
 	src/cli/container_run.c \
 	src/cli/plot.c
 HARNESS_SRCS := \
@@ -286,7 +288,7 @@ check-abi: $(OUTPUT)/libpeakbpf.so
 # No file over 600 lines and no function over 80 in src/ and bpf/.
 check-size:
 	$(call msg,CHECK,sizes of src/ and bpf/)
-	$(Q)tools/check-size.py $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
+	$(Q)tools/check-size.py --exceptions docs/design.md $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
 
 # The CLI stays on the public API: check-layers keeps its sources off the
 # library's headers, and every symbol the CLI's objects take from

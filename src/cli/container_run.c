@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "container_run.h"
-#include "target.h"
+#include "cgroup_paths.h"
 
 #define RUN_EXTRA_ARGS 2        /* --cgroup-parent=..., --cidfile=... */
 

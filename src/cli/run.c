@@ -246,6 +246,19 @@ static int open_failed_status(const struct options *o, int err)
 	return EXIT_PEAKBPF_FAILED;
 }
 
+/* -- docker|podman run: the container's own session, on the cgroup
+ * peakbpf makes for it, from before the command starts. */
+static int prepare_container(struct run *r, const struct peakbpf_opts *po)
+{
+	const struct options *o = r->opts;
+	int err;
+
+	if (!o->command || !container_run_wanted(o->command, o->quiet))
+		return 0;
+	err = container_run_prepare(&r->ctr, o->command);
+	return err ? err : container_run_open(&r->ctr, po, r->session);
+}
+
 /*
  * What both modes need before anything runs: the -o file (so a bad path
  * fails first), the session's sources, and the signals peakbpf handles.
@@ -312,15 +325,9 @@ static int run_prepare(struct run *r)
 		r->exit_status = open_failed_status(r->opts, err);
 		return err;
 	}
-	/* -- docker|podman run: the container's own session, on the cgroup
-	 * peakbpf makes for it, from before the command starts. */
-	if (o->command && container_run_wanted(o->command, o->quiet)) {
-		err = container_run_prepare(&r->ctr, o->command);
-		if (!err)
-			err = container_run_open(&r->ctr, &po, r->session);
-		if (err)
-			return err;
-	}
+	err = prepare_container(r, &po);
+	if (err)
+		return err;
 	/* Fallen back: said now, in one line (a run may be long); why each
 	 * better source was not used is in the summary, once ("not used:"). */
 	note = peakbpf_note(r->session, 0);

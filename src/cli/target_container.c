@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "status.h"
-#include "target.h"
+#include "cgroup_paths.h"
 #include "target_container.h"
 
 #define MAX_WORDS 24

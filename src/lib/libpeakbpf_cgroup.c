@@ -8,8 +8,7 @@
 #include <linux/magic.h>
 #include <peakbpf/peakbpf.h>
 #include "host.h"
-#include "session.h"
-#include "libpeakbpf_internal.h"
+#include "libpeakbpf_cgroup.h"
 
 /* The checks of peakbpf_cgroup_check on an open directory. */
 static int check_fd(int fd)
@@ -53,8 +52,7 @@ PEAKBPF_API int peakbpf_cgroup_check(const char *path)
 	return err;
 }
 
-/* path and except opened and checked: 0 and *fd, *xfd (-1 without except). */
-static int open_pair(const char *path, const char *except, int *fd, int *xfd)
+int lib_cgroup_open(const char *path, const char *except, int *fd, int *xfd)
 {
 	int err;
 
@@ -75,53 +73,3 @@ static int open_pair(const char *path, const char *except, int *fd, int *xfd)
 	return err;
 }
 
-PEAKBPF_API int peakbpf_add_cgroup_except(struct peakbpf_session *p, const char *path, const char *except)
-{
-	int fd, xfd, err;
-
-	if (!p || p->command)
-		return -EINVAL;
-	if (p->started || p->n_roots)
-		return -EBUSY;
-	err = open_pair(path, except, &fd, &xfd);
-	if (err)
-		return err;
-	err = session_add_cgroup(p->s, fd, xfd);
-	if (xfd >= 0)
-		close(xfd);
-	close(fd);
-	return err;
-}
-
-PEAKBPF_API int peakbpf_add_cgroup(struct peakbpf_session *p, const char *path)
-{
-	return peakbpf_add_cgroup_except(p, path, NULL);
-}
-
-PEAKBPF_API int peakbpf_exclude_cgroup(struct peakbpf_session *p, const char *path, const char *except)
-{
-	int fd, xfd, err;
-
-	if (!p)
-		return -EINVAL;
-	if (p->started)
-		return -EBUSY;
-	err = open_pair(path, except, &fd, &xfd);
-	if (err)
-		return err;
-	err = session_exclude_cgroup(p->s, fd, xfd);
-	if (xfd >= 0)
-		close(xfd);
-	close(fd);
-	return err;
-}
-
-PEAKBPF_API int peakbpf_figure_limit(const struct peakbpf_figure *f, uint64_t *bytes)
-{
-	if (!f || !bytes)
-		return -EINVAL;
-	if (!f->fig.limit_known)
-		return -ENODATA;
-	*bytes = f->fig.limit_bytes;
-	return 0;
-}

@@ -14,7 +14,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "fileutil.h"
-#include "tracker_internal.h"
+#include "mapped_internal.h"
+#include "tracker_load.h"
+#include "tracker_tree.h"
 #include "tracker.skel.h"
 #include "cgroup_target_api.h"
 
@@ -167,7 +169,7 @@ static int collect_pids(int dir_fd, unsigned depth, pid_t **pids, size_t *n, siz
 
 /* Enter pids (MAX_ROOTS at a time, each batch one walk of the tasks);
  * *found: how many were found alive. */
-static int enter_pids(struct tracker *t, const pid_t *pids, size_t n, __u64 *found)
+static int enter_pids(struct tracker_tree *t, const pid_t *pids, size_t n, __u64 *found)
 {
 	__u32 tgids[MAX_ROOTS];
 	int err = 0;
@@ -175,17 +177,18 @@ static int enter_pids(struct tracker *t, const pid_t *pids, size_t n, __u64 *fou
 	for (size_t i = 0; i < n && !err; i += MAX_ROOTS) {
 		size_t k = n - i < MAX_ROOTS ? n - i : MAX_ROOTS;
 
-		err = tracker_add_roots(t, pids + i, k, true, tgids);
+		err = tracker_tree__add_roots(t, pids + i, k, true, tgids);
 		for (size_t j = 0; j < k && !err; j++)
 			*found += tgids[j] != 0;
 	}
 	return err;
 }
 
-int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int dir_fd)
+int tracker_set_cgroup(struct tracker_tree *t, const struct cg_target *target, int dir_fd)
 {
-	struct tracker_bpf *s = t->skel;
-	struct cg_target *slot = &s->bss->cg_targets[t->tree];
+	struct tracker_bpf *s = tracker_load__skel(tracker_tree__load(t));
+	unsigned tree = tracker_tree__index(t) & (MAX_TREES - 1);
+	struct cg_target *slot = &s->bss->cg_targets[tree];
 	pid_t *pids = NULL;
 	size_t n = 0, cap = 0;
 	__u64 found = 0;
@@ -195,7 +198,7 @@ int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int di
 		return -EINVAL;
 	if (LOAD(slot->id))
 		return -EBUSY;
-	memset(&s->bss->cg_stats[t->tree], 0, sizeof(struct cg_stats));
+	memset(&s->bss->cg_stats[tree], 0, sizeof(struct cg_stats));
 	STORE(slot->level, target->level);
 	STORE(slot->hier, target->hier);
 	STORE(slot->except_id, target->except_id);
@@ -207,9 +210,9 @@ int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int di
 	if (!err)
 		err = enter_pids(t, pids, n, &found);
 	free(pids);
-	STORE(s->bss->cg_stats[t->tree].walk_in, found);
+	STORE(s->bss->cg_stats[tree].walk_in, found);
 	/* A process read inside that moved out before its entry was made. */
-	STORE(s->bss->cg_walk_tree, t->tree);
+	STORE(s->bss->cg_walk_tree, tree);
 	if (!err)
 		err = run_iter(s->links.check_cgroup_members);
 	if (err)
@@ -217,29 +220,31 @@ int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int di
 	return err;
 }
 
-int tracker_open_sink(struct tracker *t, struct tracker **out)
+int tracker_open_sink(struct tracker_tree *t, struct tracker_tree **out)
 {
-	struct tracker *load = t->base ? t->base : t;
-
-	if (t->tree == MAX_TREES - 1)
+	if (tracker_tree__index(t) == MAX_TREES - 1)
 		return -EBUSY;
-	return tracker_open_tree(load, MAX_TREES - 1, 0, out);
+	return tracker_tree__add(tracker_tree__load(t), MAX_TREES - 1, 0, out);
 }
 
-void tracker_clear_cgroup(struct tracker *t)
+/* tracker_tree__clear does the same (a call from there would make a
+ * circle of calls between the folder's files). */
+void tracker_clear_cgroup(struct tracker_tree *t)
 {
-	struct tracker_bpf *s = t->skel;
-	struct cg_target *slot = &s->bss->cg_targets[t->tree];
+	struct tracker_bpf *s = tracker_load__skel(tracker_tree__load(t));
+	struct cg_target *slot = &s->bss->cg_targets[tracker_tree__index(t) & (MAX_TREES - 1)];
 
 	if (__atomic_exchange_n(&slot->id, 0, __ATOMIC_SEQ_CST))
 		__atomic_fetch_sub(&s->bss->cg_targets_n, 1, __ATOMIC_SEQ_CST);
 }
 
-bool tracker_cgroup_stats(struct tracker *t, struct cg_stats *out)
+bool tracker_cgroup_stats(struct tracker_tree *t, struct cg_stats *out)
 {
-	struct cg_stats *st = &t->skel->bss->cg_stats[t->tree];
+	struct tracker_bpf *s = tracker_load__skel(tracker_tree__load(t));
+	unsigned tree = tracker_tree__index(t) & (MAX_TREES - 1);
+	struct cg_stats *st = &s->bss->cg_stats[tree];
 
-	if (!LOAD(t->skel->bss->cg_targets[t->tree].id))
+	if (!LOAD(s->bss->cg_targets[tree].id))
 		return false;
 	out->forked_in = LOAD(st->forked_in);
 	out->moved_in = LOAD(st->moved_in);

@@ -9,11 +9,12 @@
 #ifndef PEAKBPF_CGROUP_TARGET_API_H
 #define PEAKBPF_CGROUP_TARGET_API_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
 #include "cgroup_target.h"
 
-struct tracker;
+struct tracker_tree;
 
 /*
  * The cgroup a directory fd names, as the kernel's membership test needs
@@ -33,15 +34,15 @@ int cgroup_target_resolve(int dir_fd, struct cg_target *out);
  * those born or moved in later; a process moved out leaves with its mm's
  * pages at the move. -EBUSY when the tree has a target already.
  */
-int tracker_set_cgroup(struct tracker *t, const struct cg_target *target, int dir_fd);
+int tracker_set_cgroup(struct tracker_tree *t, const struct cg_target *target, int dir_fd);
 /* A tree of t's load for processes to go to and be counted nowhere
  * (tracker_set_cgroup on it: they leave t's tree when they enter that
  * cgroup): the load's last tree, free while nothing else uses it.
- * tracker_close it before t's load goes. */
-int tracker_open_sink(struct tracker *t, struct tracker **out);
-/* Forget t's tree's target (tracker_clear_tree calls it); no-op without one. */
-void tracker_clear_cgroup(struct tracker *t);
+ * tracker_tree__free it before t's load goes. */
+int tracker_open_sink(struct tracker_tree *t, struct tracker_tree **out);
+/* Forget t's tree's target (tracker_tree__clear does it too); no-op without one. */
+void tracker_clear_cgroup(struct tracker_tree *t);
 /* What membership did so far for t's tree; false without a target. */
-bool tracker_cgroup_stats(struct tracker *t, struct cg_stats *out);
+bool tracker_cgroup_stats(struct tracker_tree *t, struct cg_stats *out);
 
 #endif

@@ -435,6 +435,18 @@ static pid_t cgroup_command_fork(struct source *s)
 	return pid >= 0 ? pid : fork();
 }
 
+static const struct source_ops cgroup_ops;
+
+bool cgroup_source_is_exclusive(const struct source *s)
+{
+	return s && s->ops == &cgroup_ops && ((const struct cgroup_source *)s)->own;
+}
+
+int cgroup_source_own_dir_fd(const struct source *s)
+{
+	return cgroup_source_is_exclusive(s) ? ((const struct cgroup_source *)s)->fds.dir_fd : -1;
+}
+
 /* A cgroup target's directory (fd stays the caller's): its figure is the
  * cgroup's own peak, in this source's hierarchy (a v2 target on a host whose
  * memory controller is v1 keeps no memory.peak: -EOPNOTSUPP). */
@@ -473,18 +485,9 @@ static const struct source_ops cgroup_ops = {
 	.command_exited = NULL,
 	.destroy = cgroup_destroy,
 	.command_fork = cgroup_command_fork,
+	.tree_cgroup_fd = cgroup_source_own_dir_fd,
 	.add_cgroup = cgroup_add_cgroup,
 };
-
-bool cgroup_source_is_exclusive(const struct source *s)
-{
-	return s && s->ops == &cgroup_ops && ((const struct cgroup_source *)s)->own;
-}
-
-int cgroup_source_own_dir_fd(const struct source *s)
-{
-	return cgroup_source_is_exclusive(s) ? ((const struct cgroup_source *)s)->fds.dir_fd : -1;
-}
 
 int cgroup_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen)
 {
