@@ -94,9 +94,38 @@ SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(handle_cgroup_attach, struct cgroup *dst, const char *path, struct task_struct *task,
 	     bool threadgroup)
 {
+	__u32 tgid = task->tgid;
+	struct task_state *ts;
+
+	if (READ_ONCE(memcg_watch_n)) {
+		ts = bpf_map_lookup_elem(&task_states, &tgid);
+		if (ts)
+			note_memcg(task->group_leader, ts->tree);
+	}
 	if (!READ_ONCE(cg_targets_n))
 		return 0;
 	cg_reconsider(task);
+	return 0;
+}
+
+/*
+ * A child of a tree whose unique memory is counted, made in another memory
+ * cgroup (clone3 with CLONE_INTO_CGROUP; a fork never moves a child):
+ * counted, as a move is. A program of its own on the fork tracepoint, by
+ * the parent's entry, so that handle_fork is verified as before and the
+ * order of the two does not matter.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(note_fork_memcg, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid;
+	struct task_state *ps;
+
+	if (!READ_ONCE(memcg_watch_n) || ptgid == (__u32)child->tgid)
+		return 0;
+	ps = bpf_map_lookup_elem(&task_states, &ptgid);
+	if (ps)
+		note_memcg(child, ps->tree);
 	return 0;
 }
 

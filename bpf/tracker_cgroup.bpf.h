@@ -17,6 +17,17 @@ struct cg_target cg_targets[MAX_TREES];        /* set by userspace, per tree */
 struct cg_stats cg_stats[MAX_TREES];
 __u32 cg_targets_n;                             /* trees with a target: 0, nothing to decide */
 __u32 cg_walk_tree;                             /* the tree check_cgroup_members walks for */
+/*
+ * Unique memory counts the pages charged to one memory cgroup, the tree's
+ * own (bpf/unique.bpf.c). A process of the tree whose memory cgroup is
+ * another one (moved, or made in another by clone3) has its new pages
+ * charged there, not counted: each such event is counted here, per tree,
+ * for userspace to call the unique figure inexact (src/lib/kernel/unique.c).
+ * Set by userspace with the unique state: the memory cgroup's kernfs id.
+ */
+__u64 tree_memcg_id[MAX_TREES];
+__u64 tree_elsewhere[MAX_TREES];
+__u32 memcg_watch_n;                            /* trees with tree_memcg_id set */
 
 /* Whether tree has a cgroup target: its members are decided by cgroup,
  * not by fork lineage. */
@@ -117,6 +128,20 @@ __noinline int cg_child_tree_addr(__u64 leader_addr, int parent_tree)
 static __always_inline int cg_child_tree(struct task_struct *child, int parent_tree)
 {
 	return cg_child_tree_addr((__u64)BPF_CORE_READ(child, group_leader), parent_tree);
+}
+
+/* A process of tree now outside the tree's memory cgroup: counted. The
+ * memcg's cgroup, as the unique program names it (memcg->css.cgroup). */
+static __always_inline void note_memcg(struct task_struct *leader, __u32 tree)
+{
+	__u64 want = READ_ONCE(tree_memcg_id[tree & (MAX_TREES - 1)]);
+	struct cgroup *cg;
+
+	if (!want)
+		return;
+	cg = task_cgroup_in(leader, CG_HIER_V1_MEMORY);
+	if (cg && BPF_CORE_READ(cg, kn, id) != want)
+		COUNT(&tree_elsewhere[tree & (MAX_TREES - 1)], 1);
 }
 
 #endif
