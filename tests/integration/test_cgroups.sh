@@ -9,14 +9,23 @@ TESTS="$TESTS t_cgroup_spike t_cgroup_fork_tree t_cgroup_transient t_cgroup_exis
 
 CG_MADE=""
 
-# cg_mem: the cgroup v1 memory hierarchy's mount, or cgroup2's; "" if none.
+# cg_mount TYPE [CONTROLLER-REGEX]: the first mount of TYPE (cgroup, cgroup2)
+# whose super options match; "" if none. mountinfo's optional fields vary in
+# number: the file system type is the field after "-".
+cg_mount() {
+	awk -v t="$1" -v re="${2:-.}" '{
+		for (i = 7; i <= NF; i++) if ($i == "-") break
+		if ($(i + 1) == t && $(i + 3) ~ re) { print $5; exit }
+	}' /proc/self/mountinfo
+}
+# cg_mem: the cgroup v1 memory hierarchy's mount, else cgroup2's; "" if none.
 cg_mem() {
-	awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo
+	m=$(cg_mount cgroup '(^|,)memory(,|$)')
+	[ -n "$m" ] && { echo "$m"; return; }
+	cg_v2
 }
 # cg_v2: a cgroup2 mount ("" if none).
-cg_v2() {
-	awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo
-}
+cg_v2() { cg_mount cgroup2; }
 
 # cg_new NAME [ROOT]: make a cgroup of this run below ROOT (default the
 # memory hierarchy); prints its path. Removed by cg_drop_all.
@@ -277,7 +286,7 @@ t_cgroup_bad_input() {
 	cg_bad 120 "no such cgroup" --cgroup "${mem:-/sys/fs/cgroup}/peakbpf-cgroups-$$-none"
 	cg_bad 119 "not a cgroup" --cgroup "$TMP"
 	cg_bad 119 "a file" --cgroup /etc/passwd
-	other=$(awk '$9 == "cgroup" && $NF !~ /memory/ && $NF ~ /(^|,)(cpu|pids|devices)(,|$)/ { print $5; exit }' /proc/self/mountinfo)
+	other=$(cg_mount cgroup '(^|,)(pids|devices|freezer)(,|$)')
 	[ -n "$other" ] && cg_bad 119 "a v1 hierarchy without memory" --cgroup "$other"
 	cg_bad 120 "no such unit" --unit "peakbpf-cgroups-$$-none"
 	cg_bad 125 "two targets" --cgroup "$TMP" --unit x
