@@ -90,21 +90,31 @@ static __always_inline void cg_reconsider(struct task_struct *task)
  * leader. One lookup and at most MAX_TREES compares, per move while a
  * target is set; nothing at all otherwise.
  */
+SEC("?tp_btf/cgroup_attach_task")
+int BPF_PROG(handle_cgroup_attach__cgroup_targets, struct cgroup *dst, const char *path,
+	     struct task_struct *task, bool threadgroup)
+{
+	if (!READ_ONCE(cg_targets_n))
+		return 0;
+	cg_reconsider(task);
+	return 0;
+}
+
+/* A move of a process of a tree whose unique memory is counted, out of
+ * the tree's memory cgroup: counted (note_memcg). A program of its own,
+ * without calls: it loads where the cgroup targets' programs do not. */
 SEC("tp_btf/cgroup_attach_task")
-int BPF_PROG(handle_cgroup_attach, struct cgroup *dst, const char *path, struct task_struct *task,
+int BPF_PROG(note_attach_memcg, struct cgroup *dst, const char *path, struct task_struct *task,
 	     bool threadgroup)
 {
 	__u32 tgid = task->tgid;
 	struct task_state *ts;
 
-	if (READ_ONCE(memcg_watch_n)) {
-		ts = bpf_map_lookup_elem(&task_states, &tgid);
-		if (ts)
-			note_memcg(task->group_leader, ts->tree);
-	}
-	if (!READ_ONCE(cg_targets_n))
+	if (!READ_ONCE(memcg_watch_n))
 		return 0;
-	cg_reconsider(task);
+	ts = bpf_map_lookup_elem(&task_states, &tgid);
+	if (ts)
+		note_memcg(task->group_leader, ts->tree);
 	return 0;
 }
 
@@ -137,8 +147,8 @@ int BPF_PROG(note_fork_memcg, struct task_struct *parent, struct task_struct *ch
  * leaves now. A move after the entry was made finds it
  * (handle_cgroup_attach), and so does one after this walk.
  */
-SEC("iter/task")
-int check_cgroup_members(struct bpf_iter__task *ctx)
+SEC("?iter/task")
+int check_cgroup_members__cgroup_targets(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	__u32 tree = READ_ONCE(cg_walk_tree) & (MAX_TREES - 1);

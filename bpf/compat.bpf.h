@@ -257,12 +257,8 @@ static __noinline __u64 cgroup_ancestor_id_61(struct cgroup *cg, __u32 level)
 	return anc ? BPF_CORE_READ(anc, kn, id) : 0;
 }
 
-/* A global function: checked by the verifier once, not at each of the
- * MAX_TREES compares of cg_tree_of_addr; so the cgroup comes as a number. */
-__noinline __u64 cgroup_ancestor_at(__u64 cg_addr, __u32 level)
+static __always_inline __u64 cgroup_ancestor_at(struct cgroup *cg, __u32 level)
 {
-	struct cgroup *cg = (struct cgroup *)cg_addr;
-
 	if (bpf_core_field_exists(struct cgroup___pre61, ancestor_ids))
 		return cgroup_ancestor_id_pre61(cg, level);
 	return cgroup_ancestor_id_61(cg, level);

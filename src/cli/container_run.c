@@ -152,6 +152,12 @@ int container_run_open(struct container_run *c, const struct peakbpf_opts *opts,
 	err = peakbpf_add_cgroup_except(c->session, c->parent, except);
 	if (!err)
 		err = peakbpf_start(c->session);
+	if (err == -EOPNOTSUPP) {
+		fprintf(stderr, "peakbpf: notice: %s run: this kernel refused the BPF programs that follow a "
+			"cgroup (5.10 to 6.12 do): the container is measured with its runtime, by fork lineage\n",
+			c->runtime);
+		return err;
+	}
 	if (err) {
 		fprintf(stderr, "peakbpf: %s run: cannot follow the container's cgroup %s: %s\n", c->runtime,
 			c->parent, strerror(-err));

@@ -256,7 +256,15 @@ static int prepare_container(struct run *r, const struct peakbpf_opts *po)
 	if (!o->command || !container_run_wanted(o->command, o->quiet))
 		return 0;
 	err = container_run_prepare(&r->ctr, o->command);
-	return err ? err : container_run_open(&r->ctr, po, r->session);
+	if (!err)
+		err = container_run_open(&r->ctr, po, r->session);
+	if (err == -EOPNOTSUPP) {
+		/* The container is then measured with its runtime, by lineage. */
+		container_run_cleanup(&r->ctr);
+		memset(&r->ctr, 0, sizeof(r->ctr));
+		return 0;
+	}
+	return err;
 }
 
 /*
@@ -449,7 +457,11 @@ static int start_target(struct run *r)
 		return err;
 	}
 	err = peakbpf_add_cgroup(r->session, o->target_cgroup);
-	if (err == -EOPNOTSUPP)
+	if (err == -EOPNOTSUPP && !strcmp(peakbpf_session_source(r->session), "bpf"))
+		fprintf(stderr, "peakbpf: %s: this kernel refused the BPF programs that follow a cgroup (its "
+			"verifier adds up their calls' stacks: 5.10 to 6.12 do, 6.18 does not); measure its "
+			"processes with -p instead\n", o->target_label);
+	else if (err == -EOPNOTSUPP)
 		fprintf(stderr, "peakbpf: %s: %s cannot follow a cgroup (the bpf source here can: run as root, "
 			"or with CAP_BPF, CAP_PERFMON and --no-helper)\n", o->target_label,
 			peakbpf_session_source(r->session));

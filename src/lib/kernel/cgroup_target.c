@@ -196,6 +196,8 @@ int tracker_set_cgroup(struct tracker_tree *t, const struct cg_target *target, i
 
 	if (!target->id || target->level > CG_MAX_LEVEL)
 		return -EINVAL;
+	if (!s->links.check_cgroup_members__cgroup_targets)
+		return -EOPNOTSUPP;     /* this kernel refused the programs (tracker_load.c) */
 	if (LOAD(slot->id))
 		return -EBUSY;
 	memset(&s->bss->cg_stats[tree], 0, sizeof(struct cg_stats));
@@ -214,7 +216,7 @@ int tracker_set_cgroup(struct tracker_tree *t, const struct cg_target *target, i
 	/* A process read inside that moved out before its entry was made. */
 	STORE(s->bss->cg_walk_tree, tree);
 	if (!err)
-		err = run_iter(s->links.check_cgroup_members);
+		err = run_iter(s->links.check_cgroup_members__cgroup_targets);
 	if (err)
 		tracker_clear_cgroup(t);
 	return err;

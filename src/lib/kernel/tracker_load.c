@@ -188,6 +188,14 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 
 	if (!err)
 		err = tracker_bpf__load(t->skel);
+	/* The verifiers of 5.10, 6.1 and 6.12 (not 6.18's) add a global
+	 * function's stack to its callers' (handle_fork's is 448 bytes): the
+	 * cgroup targets' programs are refused (EACCES); the tracker loads
+	 * without them (docs/design.md, "Cgroup targets"). */
+	if (err == -EACCES && t->features.has_cgroup_targets) {
+		t->features.has_cgroup_targets = false;
+		err = reload(t, opts);
+	}
 	if (err && t->unique_err == 0) {
 		t->unique_err = err == -ESRCH || err == -ENOENT ? -EOPNOTSUPP : err;
 		if (t->unique_err == -EOPNOTSUPP)
