@@ -118,6 +118,7 @@ CLITOP_SRCS := \
 	src/cli/target_container.c \
 	src/cli/cgroup_paths.c \
 	src/cli/container_run.c \
+	src/cli/container_argv.c \
 	src/cli/plot.c
 HARNESS_SRCS := \
 	src/cli/harness/runs_cli.c \
@@ -170,7 +171,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck \
+	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck container_argv \
 	bpf_refusal
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
@@ -204,6 +205,7 @@ test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merg
 	src/base/fileutil.c
 test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_shell_words_SRCS := src/cli/harness/shell_words.c
+test_container_argv_SRCS := src/cli/container_argv.c
 test_host_SRCS := src/base/host.c src/base/fileutil.c
 test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 test_serve_sums_SRCS := src/helper/serve_sums.c

@@ -8,57 +8,17 @@
 #include <unistd.h>
 #include "container_run.h"
 #include "cgroup_paths.h"
-
-#define RUN_EXTRA_ARGS 2        /* --cgroup-parent=..., --cidfile=... */
-
-/* The index of "run" in argv (RUNTIME [GLOBAL OPTIONS] [container] run),
- * 0 if none; *runtime the runtime's name. */
-static int run_index(char **argv, const char **runtime)
-{
-	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-
-	if (!strcmp(base, "docker"))
-		*runtime = "docker";
-	else if (!strcmp(base, "podman"))
-		*runtime = "podman";
-	else
-		return 0;
-	for (int i = 1; argv[i]; i++) {
-		if (!strcmp(argv[i], "run"))
-			return i;
-		if (argv[i][0] != '-' && strcmp(argv[i], "container") && argv[i - 1][0] != '-')
-			return 0;       /* another subcommand */
-	}
-	return 0;
-}
-
-/* Whether an option of run (after index i) is --NAME or --NAME=...; its
- * value in *value when it has one. Which options take a value is the
- * runtime's to know: every word is looked at, up to a "--" (a container
- * command's own --NAME would be taken for run's). */
-static bool has_option(char **argv, int i, const char *name, const char **value)
-{
-	size_t n = strlen(name);
-
-	for (int k = i + 1; argv[k] && strcmp(argv[k], "--"); k++) {
-		if (!strncmp(argv[k], name, n) && (argv[k][n] == '\0' || argv[k][n] == '=')) {
-			if (value)
-				*value = argv[k][n] == '=' ? argv[k] + n + 1 : argv[k + 1];
-			return true;
-		}
-	}
-	return false;
-}
+#include "container_argv.h"
 
 bool container_run_wanted(char **argv, bool quiet)
 {
 	const char *runtime = NULL, *mgr = NULL;
 	struct stat st;
-	int i = run_index(argv, &runtime);
+	int i = container_argv_run_index(argv, &runtime);
 
 	if (!i)
 		return false;
-	if (has_option(argv, i, "--cgroup-parent", NULL)) {
+	if (container_argv_option(argv, i, "--cgroup-parent", NULL)) {
 		if (!quiet)
 			fprintf(stderr, "peakbpf: notice: %s run --cgroup-parent: the container is not found by "
 				"peakbpf (it puts its own parent in); measuring the command's tree by fork lineage\n",
@@ -83,9 +43,9 @@ bool container_run_wanted(char **argv, bool quiet)
 int container_run_prepare(struct container_run *c, char **argv)
 {
 	char mount[PATH_MAX];
-	int v2 = 0, n = 0, i, k = 0;
+	int v2 = 0, i;
 
-	i = run_index(argv, &c->runtime);
+	i = container_argv_run_index(argv, &c->runtime);
 	if (target_memory_mount(mount, sizeof(mount), &v2)) {
 		fprintf(stderr, "peakbpf: %s run: no memory cgroup hierarchy is mounted: the container cannot be "
 			"found\n", c->runtime);
@@ -111,24 +71,10 @@ int container_run_prepare(struct container_run *c, char **argv)
 		return -errno;
 	}
 	snprintf(c->cidfile, sizeof(c->cidfile), "--cidfile=%.4000s/cid", c->dir);
-	has_option(argv, i, "--name", &c->name);
-	while (argv[n])
-		n++;
-	c->argv = calloc((size_t)n + RUN_EXTRA_ARGS + 1, sizeof(char *));
-	if (!c->argv)
-		return -ENOMEM;
-	for (int j = 0; j < n; j++) {
-		c->argv[k++] = argv[j];
-		if (j == i) {
-			static char opt[160];
-
-			snprintf(opt, sizeof(opt), "--cgroup-parent=%s", c->rel);
-			c->argv[k++] = opt;
-			c->argv[k++] = c->cidfile;
-		}
-	}
-	c->argv[k] = NULL;
-	return 0;
+	container_argv_option(argv, i, "--name", &c->name);
+	snprintf(c->parent_opt, sizeof(c->parent_opt), "--cgroup-parent=%s", c->rel);
+	c->argv = container_argv_inject(argv, i, c->parent_opt, c->cidfile);
+	return c->argv ? 0 : -ENOMEM;
 }
 
 int container_run_open(struct container_run *c, const struct peakbpf_opts *opts,

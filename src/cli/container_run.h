@@ -22,6 +22,7 @@ struct container_run {
 	char conmon[PATH_MAX];          /* podman: PARENT/conmon, where conmon goes; "" */
 	char dir[PATH_MAX];             /* a private directory for the cid file */
 	char cidfile[PATH_MAX + 16];
+	char parent_opt[160];           /* --cgroup-parent=REL */
 	const char *name;               /* --name NAME, if given */
 	char **argv;                    /* the command with the options put in */
 	struct peakbpf_session *session;        /* the container's */
