@@ -264,7 +264,7 @@ PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *s);
  * not raise(3): after clone3 glibc does not know the child's thread id. */
 PEAKBPF_API pid_t peakbpf_command_fork(struct peakbpf_session *s);
 
-/* ---- since 0.5: targets by where memory is charged ---- */
+/* ---- since 0.4 too: targets by where memory is charged ---- */
 /*
  * Whether the directory at path is a cgroup this caller may measure, as a
  * cgroup target: 0, or -ENOENT (no such path), -ENOTDIR (not a directory),
