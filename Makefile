@@ -56,7 +56,8 @@ BASE_SRCS := \
 	src/base/stats.c \
 	src/base/sampler_model.c \
 	src/base/host.c \
-	src/base/bpf_refusal.c
+	src/base/bpf_refusal.c \
+	src/base/hugetlb.c
 TIMELINE_SRCS := \
 	src/timeline/timeline.c \
 	src/timeline/timeline_export.c \
@@ -87,6 +88,7 @@ SOURCES_SRCS := \
 	src/lib/sources/source_rusage.c
 LIBTOP_SRCS := \
 	src/lib/report.c \
+	src/lib/report_cgroup.c \
 	src/lib/session.c \
 	src/lib/session_open.c \
 	src/lib/libpeakbpf.c \
@@ -172,7 +174,7 @@ ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
 	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck container_argv \
-	bpf_refusal
+	bpf_refusal hugetlb
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -186,9 +188,9 @@ test_timeline_SRCS := src/timeline/timeline.c
 test_timeline_export_SRCS := src/timeline/timeline.c src/timeline/timeline_export.c src/timeline/timeline_plot.c src/timeline/timeline_load.c \
 	src/base/json.c src/base/units.c src/base/fileutil.c
 test_holders_SRCS :=
-test_sources_SRCS := src/lib/sources/cgroup_parse.c src/lib/sources/cgroup_fs.c src/lib/sources/cgroup_own.c src/lib/sources/source_cgroup.c src/lib/sources/source_proc.c src/lib/sources/source_rusage.c src/base/fileutil.c \
+test_sources_SRCS := src/lib/sources/cgroup_parse.c src/lib/sources/cgroup_fs.c src/lib/sources/cgroup_own.c src/lib/sources/source_cgroup.c src/lib/sources/source_proc.c src/lib/sources/source_rusage.c src/base/fileutil.c src/base/hugetlb.c \
 	tests/unit/cgroup_fixture.c
-test_report_SRCS := src/lib/report.c src/cli/run_report.c src/lib/core/figure.c src/lib/core/gap.c src/base/json.c src/base/units.c src/base/host.c \
+test_report_SRCS := src/lib/report.c src/lib/report_cgroup.c src/cli/run_report.c src/lib/core/figure.c src/lib/core/gap.c src/base/json.c src/base/units.c src/base/host.c src/base/hugetlb.c \
 	src/base/fileutil.c
 test_figure_SRCS := src/lib/core/figure.c src/lib/core/gap.c
 test_spawn_SRCS := src/cli/spawn.c src/base/status.c src/cli/identity.c
@@ -206,12 +208,13 @@ test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merg
 test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_shell_words_SRCS := src/cli/harness/shell_words.c
 test_container_argv_SRCS := src/cli/container_argv.c
-test_host_SRCS := src/base/host.c src/base/fileutil.c
+test_host_SRCS := src/base/host.c src/base/hugetlb.c src/base/fileutil.c
 test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 test_serve_sums_SRCS := src/helper/serve_sums.c
 test_unique_table_SRCS :=
 test_fdcheck_SRCS := src/helper/fdcheck.c src/base/fileutil.c
 test_bpf_refusal_SRCS := src/base/bpf_refusal.c src/base/fileutil.c
+test_hugetlb_SRCS := src/base/hugetlb.c src/base/fileutil.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
@@ -362,7 +365,8 @@ fuzz_units_SRCS := src/base/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/base/json.c
 fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
-fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
+fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c src/base/hugetlb.c \
+	src/base/bpf_refusal.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.
 fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/serve_record.c src/helper/serve_sums.c src/helper/pidns.c \

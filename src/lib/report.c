@@ -3,6 +3,7 @@
 #include <string.h>
 #include "json.h"
 #include "report.h"
+#include "report_cgroup.h"
 #include "figure.h"
 #include "units.h"
 
@@ -48,22 +49,6 @@ static void json_honesty(struct json_writer *w, const struct figure *f)
 	}
 	if (f->windows_unmeasured)
 		json_kv_string(w, "windows_not_measured", f->unmeasured_list);
-}
-
-/* A cgroup figure's cgroup: its path, whether the tree has it alone, how
- * the command came in, and its limit. */
-static void json_cgroup(struct json_writer *w, const struct figure *f)
-{
-	json_kv_string(w, "cgroup", f->cgroup_path);
-	json_kv_bool(w, "exclusive", f->exclusive);
-	if (f->cgroup_entry)
-		json_kv_string(w, "cgroup_entry", f->cgroup_entry);
-	/* The limit it is charged against, and what was left at its
-	 * peak (negative: over it, as a v1 soft limit may be). */
-	if (f->limit_known) {
-		json_kv_uint(w, "limit_bytes", f->limit_bytes);
-		json_kv_int(w, "headroom_bytes", (int64_t)(f->limit_bytes - f->peak_bytes));
-	}
 }
 
 /* The members of one figure, inside an object the caller opened. */
@@ -161,20 +146,6 @@ const char *printable(const char *s, char *out, size_t len)
 	return out;
 }
 
-/* "; limit L, headroom H at its peak" for a cgroup figure with a limit. */
-static void human_headroom(const struct figure *f, FILE *out)
-{
-	char lim[32], room[32];
-
-	format_bytes(f->limit_bytes, lim, sizeof(lim));
-	if (f->limit_bytes >= f->peak_bytes)
-		fprintf(out, "; limit %s, headroom %s at its peak", lim,
-			format_bytes(f->limit_bytes - f->peak_bytes, room, sizeof(room)));
-	else
-		fprintf(out, "; limit %s, %s over it at its peak", lim,
-			format_bytes(f->peak_bytes - f->limit_bytes, room, sizeof(room)));
-}
-
 static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 {
 	json_key(w, "counters");
@@ -192,15 +163,8 @@ static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 	json_kv_uint(w, "count_takes", c->count_takes);
 	json_kv_uint(w, "settles", c->settles);
 	json_kv_uint(w, "read_errors", c->read_errors);
-	if (c->cgroup_target) {
-		json_key(w, "cgroup_target");
-		json_begin_object(w);
-		json_kv_uint(w, "found_inside", c->cg_walk_in);
-		json_kv_uint(w, "forked_in", c->cg_forked_in);
-		json_kv_uint(w, "moved_in", c->cg_moved_in);
-		json_kv_uint(w, "moved_out", c->cg_moved_out);
-		json_end_object(w);
-	}
+	if (c->cgroup_target)
+		json_cgroup_target(w, c);
 	if (c->sums_checked) {
 		json_key(w, "sum_check");
 		json_begin_object(w);
@@ -285,6 +249,58 @@ static void json_unique_gap(struct json_writer *w, const struct report *r)
 	json_end_object(w);
 }
 
+static const char HUGETLB_SCOPE[] = "hugetlb pages the tree held (HugetlbPages of /proc/PID/status): "
+				    "not in RSS";
+
+/* The figure that read hugetlb (the proc sampler's), or NULL. */
+static const struct figure *hugetlb_of(const struct report *r)
+{
+	if (r->primary.hugetlb_measured)
+		return &r->primary;
+	for (size_t i = 0; i < r->n_others; i++)
+		if (r->others[i].hugetlb_measured)
+			return &r->others[i];
+	return NULL;
+}
+
+/* "hugetlb": what the tree held beside RSS; 0 exactly where this machine
+ * has no huge pages; not measured (null) where it has and none was read. */
+static void json_hugetlb(struct json_writer *w, const struct report *r)
+{
+	const struct figure *f = hugetlb_of(r);
+
+	json_key(w, "hugetlb");
+	if (!r->host) {
+		json_null(w);
+		return;
+	}
+	json_begin_object(w);
+	if (f) {
+		json_kv_string(w, "source", f->source);
+		json_kv_bool(w, "exact", false);
+		json_kv_string(w, "inexact_reason", f->inexact_reason);
+		json_kv_uint(w, "peak_bytes", f->hugetlb_bytes);
+		json_kv_uint(w, "member_peak_bytes", f->hugetlb_member_bytes);
+		json_kv_int(w, "member_pid", f->hugetlb_member_pid);
+		json_kv_string(w, "member_comm", f->hugetlb_member_comm);
+		json_kv_string(w, "scope", HUGETLB_SCOPE);
+	} else if (!r->host->hugetlb_possible) {
+		json_kv_string(w, "source", "sysfs");
+		json_kv_bool(w, "exact", true);
+		json_kv_uint(w, "peak_bytes", 0);
+		json_kv_string(w, "scope", "no huge pages on this machine (nr_hugepages and "
+			       "nr_overcommit_hugepages 0 for every size): none can be held");
+	} else {
+		json_kv_string(w, "source", "unavailable");
+		json_kv_bool(w, "exact", false);
+		json_kv_string(w, "inexact_reason", "huge pages are configured but no process's "
+			       "HugetlbPages was read");
+		json_key(w, "peak_bytes");
+		json_null(w);
+	}
+	json_end_object(w);
+}
+
 /* The tree's own cgroup against the tree's figures (figure_cgroup_disagrees). */
 static void json_cgroup_disagrees(struct json_writer *w, const struct report *r, const struct figure *f)
 {
@@ -335,6 +351,7 @@ void report_json_extra(const struct report *r, const char *extra, FILE *out)
 	} else {
 		json_null(&w);
 	}
+	json_hugetlb(&w, r);
 	json_kv_string(&w, "measure", SHARED_NOTE);
 	json_raw_members(&w, extra);
 	if (r->counters)
@@ -462,6 +479,29 @@ static void human_cgroup_disagrees(const struct report *r, const struct figure *
 		fprintf(out, " [disagrees: %s less than the tree's %s]", b, against);
 }
 
+/* Where this machine has huge pages: what the tree held of them, which RSS
+ * leaves out. */
+static void human_hugetlb(const struct report *r, FILE *out)
+{
+	const struct figure *f = hugetlb_of(r);
+	char a[32], b[32], comm[64];
+
+	if (!r->host || !r->host->hugetlb_possible)
+		return;
+	if (!f) {
+		fputs("  hugetlb: not measured (no process's HugetlbPages was read); RSS does not "
+		      "include hugetlb pages\n", out);
+		return;
+	}
+	fprintf(out, "  hugetlb: %s at most in the tree (proc, not exact: %s), the most one process "
+		"held %s", format_bytes(f->hugetlb_bytes, a, sizeof(a)), f->inexact_reason,
+		format_bytes(f->hugetlb_member_bytes, b, sizeof(b)));
+	if (f->hugetlb_member_bytes && f->hugetlb_member_pid)
+		fprintf(out, " (%d %s)", (int)f->hugetlb_member_pid,
+			printable(f->hugetlb_member_comm, comm, sizeof(comm)));
+	fputs(" — not in RSS\n", out);
+}
+
 /* Which way the bpf source came (host_facts.bpf_load). */
 static void human_load(const struct host_facts *h, FILE *out)
 {
@@ -521,6 +561,7 @@ void report_human_extra(const struct report *r, const char *extra, FILE *out)
 	for (i = 0; i < r->n_skipped; i++)
 		fprintf(out, "  not used: %s\n", r->skipped[i]);
 	human_unique(r, out);
+	human_hugetlb(r, out);
 	if (extra)
 		fputs(extra, out);
 	if (r->counters && r->counters->drop_mm_full + r->counters->drop_task_full + r->counters->missed_events)

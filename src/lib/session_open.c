@@ -157,7 +157,8 @@ static int open_named(struct session *s, const struct session_opts *o,
 		}
 		else
 			err = open_bpf_or_helper(s, o, why, whylen);
-		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
+		if (!err && (o->with_proc || so->hugetlb) &&
+		    proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			session_add_source(s, src);
 		return err;
 	}
@@ -254,7 +255,9 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	if (o->command_mode && !s->unique_taken && !cgroup_source_is_exclusive(src))
 		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
 			 no_own_cgroup);
-	if (!s->kernel || o->with_proc) {
+	/* Where huge pages are configured, the sampler reads hugetlb, which
+	 * no RSS counter has (src/base/hugetlb.h), beside bpf too. */
+	if (!s->kernel || o->with_proc || so->hugetlb) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			session_add_source(s, src);
 		else
@@ -292,6 +295,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	if (!s)
 		return -ENOMEM;
 	host_facts_fill(&s->host, capeff);
+	so.hugetlb = s->host.hugetlb_possible;
 	no_bpf = bpf_unusable(&s->host, capeff);
 	s->measure_unique = o->measure_unique;
 	snprintf(s->unique_why, sizeof(s->unique_why), "%s",

@@ -211,6 +211,7 @@ ct_docker_stop() {
 	CT_DOCKER_IMAGE=""
 	ct_rmcg "$CT_DOCKER_CGROUP"
 	ct_remove_created
+	ct_remove_overlapped
 	rm -rf "$CT_DIR/docker"
 }
 
@@ -223,6 +224,17 @@ ct_rmcg() {
 		[ -d "$h$1" ] || continue
 		find "$h$1" -depth -type d -exec rmdir {} \; 2>/dev/null
 	done
+}
+
+# ct_remove_overlapped: the runtimes' empty directories an overlapping run
+# made and could not remove while this one used them (nor this one, which
+# did not make them), once no runtime runs here: empty, they hold nothing.
+ct_remove_overlapped() {
+	pgrep -x 'conmon|podman|runc|dockerd|containerd|containerd-shim' >/dev/null 2>&1 && return 0
+	for path in /run/containerd/s /run/containerd /run/docker/plugins /run/docker /run/runc; do
+		[ -d "$path" ] && rmdir "$path" 2>/dev/null
+	done
+	return 0
 }
 
 # ct_remove_created: the paths outside $CT_DIR this run made, if still empty
@@ -283,7 +295,15 @@ ct_podman_stop() {
 	CT_PODMAN=""
 	CT_PODMAN_IMAGE=""
 	ct_rmcg libpod_parent
+	# Made by a run that overlapped this one and stopped first (it could
+	# not remove it while this one used it): empty, and no podman runs.
+	if ! pgrep -x 'conmon|podman' >/dev/null 2>&1; then
+		for h in /sys/fs/cgroup/*/libpod_parent /sys/fs/cgroup/libpod_parent; do
+			[ -d "$h" ] && find "$h" -depth -type d -exec rmdir {} \; 2>/dev/null
+		done
+	fi
 	ct_remove_created
+	ct_remove_overlapped
 	rm -rf "$CT_DIR/podman"
 }
 

@@ -12,8 +12,9 @@ WORKLOAD=${WORKLOAD:-$OUTPUT/workload}
 TMP=$(mktemp -d)
 RESULTS=${RESULTS:-$TMP/results.txt}
 # ct_cleanup (containers.sh): the containers, dockerd and podman store of
-# this run; on a signal too, so that no daemon outlives an interrupted run.
-trap 'ct_cleanup; rm -rf "$TMP"' EXIT
+# this run; hugetlb_restore (test_hugetlb.sh): vm.nr_hugepages as it was;
+# on a signal too, so that no daemon outlives an interrupted run.
+trap 'ct_cleanup; hugetlb_restore; rm -rf "$TMP"' EXIT
 trap 'exit 1' INT TERM HUP
 # A helper running on this machine (peakbpf serve at the default socket) is
 # used by default (issue 24): tests measure here unless they start their own.
@@ -45,6 +46,7 @@ TESTS=""
 . "$here/test_containers.sh"
 . "$here/test_gap.sh"
 . "$here/test_containers_target.sh"
+. "$here/test_hugetlb.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"

@@ -520,6 +520,27 @@ static void test_merge_other_cgroups(void **state)
 	assert_true(run.other_cgroups);
 }
 
+/* hugetlb beside a run's peak: the most a window saw, with its holder,
+ * whichever window had the larger RSS peak. */
+static void test_merge_hugetlb(void **state)
+{
+	struct figure run, w1 = { .source = "proc", .measured = true, .peak_bytes = 10 * MiB,
+				  .hugetlb_measured = true, .hugetlb_bytes = 512 * MiB,
+				  .hugetlb_member_bytes = 256 * MiB, .hugetlb_member_pid = 7,
+				  .hugetlb_member_comm = "db" },
+		      w2 = { .source = "proc", .measured = true, .peak_bytes = 20 * MiB };
+
+	(void)state;
+	figure_merge(&run, &w1, true);
+	figure_merge(&run, &w2, false);
+	assert_int_equal(run.peak_bytes, 20 * MiB);
+	assert_true(run.hugetlb_measured);
+	assert_int_equal(run.hugetlb_bytes, 512 * MiB);
+	assert_int_equal(run.hugetlb_member_bytes, 256 * MiB);
+	assert_int_equal(run.hugetlb_member_pid, 7);
+	assert_string_equal(run.hugetlb_member_comm, "db");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_unique_gap),
 		cmocka_unit_test(test_cgroup_disagrees),
 		cmocka_unit_test(test_merge_other_cgroups),
+		cmocka_unit_test(test_merge_hugetlb),
 	};
 
 	return cmocka_run_group_tests_name("figure", tests, NULL, NULL);

@@ -480,6 +480,51 @@ static void test_cgroup_disagrees_line(void **state)
 	free(s);
 }
 
+/* issue 33: hugetlb beside RSS. 0 exactly where no huge pages exist; the
+ * sampler's figure where they do, said in the summary to be outside RSS;
+ * never 0 for not measured. */
+static void test_hugetlb(void **state)
+{
+	struct fixture x;
+	struct figure proc[1] = { { .source = "proc", .measured = true, .peak_bytes = 1 * MiB,
+				    .inexact_reason = "sampled every 100 ms: misses spikes between samples",
+				    .hugetlb_measured = true, .hugetlb_bytes = 512 * MiB,
+				    .hugetlb_member_bytes = 256 * MiB, .hugetlb_member_pid = 77,
+				    .hugetlb_member_comm = "dpdk" } };
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"hugetlb\":{\"source\":\"sysfs\",\"exact\":true,\"peak_bytes\":0,"));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_null(strstr(s, "hugetlb"));
+	free(s);
+	/* Huge pages configured, none read: not measured, not 0. */
+	x.host.hugetlb_possible = true;
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"hugetlb\":{\"source\":\"unavailable\",\"exact\":false,"));
+	assert_non_null(strstr(s, "\"peak_bytes\":null}"));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "  hugetlb: not measured (no process's HugetlbPages was read); RSS does "
+				  "not include hugetlb pages\n"));
+	free(s);
+	x.rec.others = proc;
+	x.rec.n_others = 1;
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"hugetlb\":{\"source\":\"proc\",\"exact\":false,\"inexact_reason\":"
+				  "\"sampled every 100 ms: misses spikes between samples\",\"peak_bytes\":536870912,"
+				  "\"member_peak_bytes\":268435456,\"member_pid\":77,\"member_comm\":\"dpdk\","));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "  hugetlb: 512.0 MiB at most in the tree (proc, not exact: sampled every "
+				  "100 ms: misses spikes between samples), the most one process held "
+				  "256.0 MiB (77 dpdk) — not in RSS\n"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_human_exact_and_window),
 		cmocka_unit_test(test_unique),
 		cmocka_unit_test(test_cgroup_disagrees_line),
+		cmocka_unit_test(test_hugetlb),
 		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_not_comparable_and_lost_windows),
 		cmocka_unit_test(test_stat_no_mm),

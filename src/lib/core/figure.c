@@ -101,6 +101,22 @@ static void book_add(struct window_book *b, const struct figure *w)
 	}
 }
 
+/* hugetlb, beside the peak: the most any window saw, and its holder. */
+static void merge_hugetlb(struct figure *run, const struct figure *prev, const struct figure *w)
+{
+	run->hugetlb_measured = prev->hugetlb_measured || w->hugetlb_measured;
+	run->hugetlb_bytes = prev->hugetlb_bytes > w->hugetlb_bytes ? prev->hugetlb_bytes : w->hugetlb_bytes;
+	if (prev->hugetlb_member_bytes >= w->hugetlb_member_bytes) {
+		run->hugetlb_member_bytes = prev->hugetlb_member_bytes;
+		run->hugetlb_member_pid = prev->hugetlb_member_pid;
+		memcpy(run->hugetlb_member_comm, prev->hugetlb_member_comm, sizeof(run->hugetlb_member_comm));
+	} else {
+		run->hugetlb_member_bytes = w->hugetlb_member_bytes;
+		run->hugetlb_member_pid = w->hugetlb_member_pid;
+		memcpy(run->hugetlb_member_comm, w->hugetlb_member_comm, sizeof(run->hugetlb_member_comm));
+	}
+}
+
 void figure_merge(struct figure *run, const struct figure *w, bool first)
 {
 	struct figure prev;
@@ -129,6 +145,7 @@ void figure_merge(struct figure *run, const struct figure *w, bool first)
 	run->baseline_known = prev.baseline_known;
 	run->baseline_bytes = prev.baseline_bytes;
 	run->other_cgroups = prev.other_cgroups || w->other_cgroups;
+	merge_hugetlb(run, &prev, w);
 	run->samples = prev.samples + w->samples;
 	run->vanished = prev.vanished + w->vanished;
 	if (prev.measured && w->measured) {

@@ -64,6 +64,12 @@ struct figure {
 	uint64_t interval_ns;
 	uint64_t samples;
 	uint64_t vanished;              /* processes that disappeared mid-read */
+	/* proc sampler: hugetlb pages, not in RSS (src/base/hugetlb.h) */
+	bool hugetlb_measured;
+	uint64_t hugetlb_bytes;         /* the tree's, the most a sample saw */
+	uint64_t hugetlb_member_bytes;  /* the most one process held in a sample */
+	int32_t hugetlb_member_pid;
+	char hugetlb_member_comm[16];
 	/* bpf: when and what, at the peak */
 	bool has_detail;
 	uint64_t peak_mono_ns;          /* CLOCK_MONOTONIC of the peak */
