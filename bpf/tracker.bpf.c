@@ -22,6 +22,7 @@
 #include "tracker_maps.bpf.h"
 #include "tracker_tree.bpf.h"
 #include "tracker_event.bpf.h"
+#include "tracker_cgroup.bpf.h"
 
 SEC("tp_btf/rss_stat")
 int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
@@ -45,21 +46,31 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+/*
+ * A fork: the child joins its parent's tree; with by_cgroup (a constant),
+ * where trees are cgroups, the tree whose cgroup it was born in
+ * (tracker_cgroup.bpf.h). Two programs, so that the one without makes no
+ * call: the verifiers of 5.10, 6.1 and 6.12 add the stacks of the calls to
+ * this program's (448 bytes) and refuse the sum; there handle_fork loads.
+ */
+static __always_inline int fork_into(struct task_struct *parent, struct task_struct *child, bool by_cgroup)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	struct task_state cs = {}, *ps;
 	struct tree_state *t;
-	int err;
+	int err, tree;
 
 	if (ptgid == ctgid && has_percpu_rss())
 		return 0;
 	ps = bpf_map_lookup_elem(&task_states, &ptgid);
-	if (!ps)
+	tree = ps ? (int)(ps->tree & (MAX_TREES - 1)) : -1;
+	if (by_cgroup && ptgid != ctgid)
+		tree = cg_child_tree(child, tree);
+	else if (tree >= 0 && cg_targeted(tree))
+		return 0;       /* no cgroup programs: a target takes no child */
+	if (tree < 0)
 		return 0;
-	/* The child joins its parent's tree. */
-	cs.tree = ps->tree & (MAX_TREES - 1);
+	cs.tree = (__u32)tree & (MAX_TREES - 1);
 	t = TREE(cs.tree);
 	if (ptgid == ctgid) {
 		/* A thread: same process, same mm; before 6.2 its own cache
@@ -85,6 +96,8 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	if (!err) {
 		COUNT(&t->procs_entered, 1);
 		COUNT(&t->procs_live, 1);
+		/* Every tree's: a branch here would verify enter_mm twice. */
+		COUNT(&cg_stats[cs.tree & (MAX_TREES - 1)].forked_in, 1);
 	}
 	if (!has_percpu_rss())
 		enter_thread(t, cs.tree, child->pid);
@@ -93,6 +106,18 @@ int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
 	enter_mm(child, child->mm, ctgid, cs.tree);
 	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return fork_into(parent, child, false);
+}
+
+SEC("?tp_btf/sched_process_fork")
+int BPF_PROG(handle_fork__cgroup_targets, struct task_struct *parent, struct task_struct *child)
+{
+	return fork_into(parent, child, true);
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -239,6 +264,9 @@ static __always_inline bool enter_thread_of(struct task_struct *task, __u32 tgid
 	return true;
 }
 
+/* A process moving between cgroups (uses enter_live_mm, leave_mm). */
+#include "cgroup_move.bpf.h"
+
 /* A process (leader) met by the walk: a root, or a child of one; entered
  * into task_states. Its tree in *tree; whether its mm is entered next. */
 static __always_inline bool enter_process(struct task_struct *task, __u32 tgid, __u32 *tree)
@@ -271,7 +299,9 @@ static __always_inline bool enter_process(struct task_struct *task, __u32 tgid, 
 		 * pass while it still finds processes (PIDs wrap). */
 		ptgid = BPF_CORE_READ(task, real_parent, tgid);
 		ps = bpf_map_lookup_elem(&task_states, &ptgid);
-		if (!ps)
+		/* A tree with a cgroup target takes no child by lineage:
+		 * its processes come as roots (cgroup_target.c). */
+		if (!ps || cg_targeted(ps->tree))
 			return false;
 		ts.tree = ps->tree & (MAX_TREES - 1);
 	}

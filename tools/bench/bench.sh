@@ -124,6 +124,7 @@ cleanup() {
 	for j in $(jobs -p); do kill "$j" 2>/dev/null; done
 	[ -n "${BS_PID:-}" ] && kill "$BS_PID" 2>/dev/null
 	if [ -n "$CGROUP" ] && [ -d "$CGROUP" ]; then rmdir "$CGROUP" 2>/dev/null; fi
+	if [ -n "${BENCH_CG:-}" ] && [ -d "$BENCH_CG" ]; then sleep 0.2; rmdir "$BENCH_CG" 2>/dev/null; fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -423,6 +424,61 @@ cost_tracked() {
 	return 1
 }
 
+# (c') the same window with the workload a cgroup target's member
+# (--cgroup): peakbpf follows a cgroup of the bench's own, the workload is
+# started inside it and joins by its move. The rss_stat path is the same
+# (filter, mm state, tree: membership is decided at fork and move only), so
+# the row beside the tracked one shows what a target's event costs.
+BENCH_CG=""
+bench_cgroup() {
+	local m
+	m=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") break
+		if ($(i + 1) == "cgroup" && $(i + 3) ~ /(^|,)memory(,|$)/) { print $5; exit } }' /proc/self/mountinfo)
+	[ -n "$m" ] || m=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") break
+		if ($(i + 1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo)
+	[ -n "$m" ] && mkdir -p "$m/peakbpf-bench-$$" && echo "$m/peakbpf-bench-$$"
+}
+cost_tracked_cgroup() {
+	local pos=$1 size=$2 pb wpid ok=1 i
+	WIN_S2=""
+	drain_wl
+	[ -n "$BENCH_CG" ] || BENCH_CG=$(bench_cgroup) || { log "no cgroup for --cgroup"; return 1; }
+	[ "$pos" = second ] && { bs attach || return 1; }
+	"$PEAKBPF" -q -o "$TMP/c.json" --cgroup "$BENCH_CG" 2>"$TMP/c.err" &
+	pb=$!
+	for ((i = 0; i < 300; i++)); do
+		ls -l "/proc/$pb/fd" 2>/dev/null | grep -q bpf_link && break
+		sleep 0.1
+	done
+	# shellcheck disable=SC2016 # the inner shell's $$ and $0
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$BENCH_CG" "${ON_CPU[@]}" "$WORKLOAD" -n 1 \
+		-s "$size" -t 60s idle-plus-faulter 2>&"$fd_wl" &
+	wpid=$!
+	if wait_wl ready "$wpid"; then
+		[ "$pos" = first ] && { bs attach || ok=0; }
+		bs "snap $pb" && WIN_S1=$BS_REPLY || ok=0
+		kill -USR1 "$wpid"
+		wait_wl "done" "$wpid" || ok=0
+		bs "snap $pb" && WIN_S2=$BS_REPLY || ok=0
+		kill -USR1 "$wpid"
+	else
+		ok=0
+		kill "$wpid" 2>/dev/null
+	fi
+	bs detach
+	wait "$wpid"
+	kill -INT "$pb" 2>/dev/null
+	wait "$pb" || ok=0
+	WIN_OURS=$(ours_events "$size")
+	if [ $ok = 1 ] && [ "$(snap_progs "$WIN_S2")" -ge 1 ]; then
+		TR_TAKES=$(json_num "$TMP/c.json" count_takes)
+		TR_SETTLES=$(json_num "$TMP/c.json" settles)
+		return 0
+	fi
+	log "cgroup target window ($pos) failed: $WL_LINE $(head -c 200 "$TMP/c.err")"
+	return 1
+}
+
 # Tracked ns/event of pooled windows KEY: the events that were not the fault
 # loop's (other processes' faults: untracked, rejected at the first lookup)
 # are taken out at the untracked cost measured at the same position.
@@ -711,18 +767,19 @@ memcg_rows() {
 # ---------------------------------------------------------------- 1. and 4. per-event cost
 
 echo "bench: +$(since_start) s [1] per-event cost from BPF run-time statistics, $BENCH_COST_REPS round(s) of 6 windows (workload faults -s $BENCH_COST_SIZE)" >&2
-COST_OK=0
+COST_OK=0 CG_COST_FAILED=0
 if bs_start; then
 	COST_OK=1
 	for ((r = 0; r < BENCH_COST_REPS; r++)); do
 		ROUND=$r
-		if ((r % 2)); then order="t.second t.first r.second r.first u.second u.first"
-		else order="u.first u.second r.first r.second t.first t.second"; fi
+		if ((r % 2)); then order="c.first t.second t.first r.second r.first u.second u.first"
+		else order="u.first u.second r.first r.second t.first t.second c.first"; fi
 		for w in $order; do
 			case $w in
 			r.*) measure "$w" cost_reference "${w#r.}" || COST_OK=0 ;;
 			u.*) measure "$w" cost_untracked "${w#u.}" || COST_OK=0 ;;
 			t.*) measure "$w" cost_tracked "${w#t.}" 1 "$BENCH_COST_SIZE" || COST_OK=0 ;;
+			c.*) measure "$w" cost_tracked_cgroup "${w#c.}" "$BENCH_COST_SIZE" || CG_COST_FAILED=1 ;;
 			esac
 		done
 	done
@@ -760,6 +817,14 @@ if [ $COST_OK = 1 ]; then
 	row cost "floor, tracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$ft1" "$ft2")" "" "" "$ft1" ns "the same program while peakbpf tracks the workload"
 	row cost "peakbpf, tracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt1" "$r3")" "≤ 3 × floor" "$(verdict "$r3" 3)" "$pt1" ns "count_takes ${W[t.first.takes]}, settles ${W[t.first.settles]} (whole runs); $nt events in windows, $ut1 untracked taken out"
 	row cost "peakbpf, tracked event, second (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pt2" "$r4")" "≤ 3 × floor" "$(verdict "$r4" 3)" "$pt2" ns "floor attached first; count_takes ${W[t.second.takes]}, settles ${W[t.second.settles]}; $ut2 untracked taken out"
+	if [ -n "${W[c.first.pcnt]:-}" ]; then
+		read -r pc1 uc1 <<<"$(tracked_ns c.first "$pu1")"
+		fc1=$(per_event c.first f)
+		r5=$(calc "$pc1 / $fc1") r6=$(calc "$pc1 / $pt1")
+		row cost "peakbpf, cgroup target's tracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor = %.2f × a command'"'"'s' "$pc1" "$r5" "$r6")" "≤ 3 × floor" "$(verdict "$r5" 3)" "$pc1" ns "--cgroup: the workload joined by a move; floor in the same windows $(printf '%.1f' "$fc1") ns; $uc1 untracked taken out"
+	else
+		na_row cost "peakbpf, cgroup target's tracked event" "≤ 3 × floor" "its window failed: $(head -c 200 "$TMP/c.err" 2>/dev/null)"
+	fi
 	for k in u.first u.second t.first t.second; do
 		[ -n "${RR[$k]:-}" ] || continue
 		read -r rm rmin rmax <<<"$(stats ${RR[$k]})"

@@ -43,7 +43,8 @@
 	X(percpu_sum, probe_percpu_sum, NONE) \
 	X(exit_mmap_tp, assumed, NONE) \
 	X(percpu_rss, after_load, NONE) \
-	X(memcg_stat_tp, apart, NONE)
+	X(memcg_stat_tp, apart, NONE) \
+	X(cgroup_targets, assumed, NONE)
 
 struct tracker_features {
 #define KFEATURE_FLAG(name, probe, bpf) bool has_##name;
