@@ -74,7 +74,8 @@ KERNEL_SRCS := \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
 	src/lib/kernel/unique.c \
-	src/lib/kernel/unique_hook.c
+	src/lib/kernel/unique_hook.c \
+	src/lib/kernel/cgroup_target.c
 SOURCES_SRCS := \
 	src/lib/sources/helper_proto.c \
 	src/lib/sources/source_helper.c \
@@ -87,10 +88,12 @@ SOURCES_SRCS := \
 	src/lib/sources/source_rusage.c
 LIBTOP_SRCS := \
 	src/lib/report.c \
+	src/lib/report_cgroup.c \
 	src/lib/session.c \
 	src/lib/session_open.c \
 	src/lib/libpeakbpf.c \
-	src/lib/libpeakbpf_figure.c
+	src/lib/libpeakbpf_figure.c \
+	src/lib/libpeakbpf_cgroup.c
 HELPER_SRCS := \
 	src/helper/serve.c \
 	src/helper/serve_client.c \
@@ -116,6 +119,11 @@ CLITOP_SRCS := \
 	src/cli/run.c \
 	src/cli/run_emit.c \
 	src/cli/env_check.c \
+	src/cli/target.c \
+	src/cli/target_container.c \
+	src/cli/cgroup_paths.c \
+	src/cli/container_run.c \
+	src/cli/container_argv.c \
 	src/cli/plot.c
 HARNESS_SRCS := \
 	src/cli/harness/runs_cli.c \
@@ -168,7 +176,7 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck \
+	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck container_argv \
 	bpf_refusal hugetlb
 UNIT_TESTS += serve_fair
 UNIT_TESTS += env_check
@@ -187,7 +195,7 @@ test_timeline_export_SRCS := src/timeline/timeline.c src/timeline/timeline_expor
 test_holders_SRCS :=
 test_sources_SRCS := src/lib/sources/cgroup_parse.c src/lib/sources/cgroup_fs.c src/lib/sources/cgroup_own.c src/lib/sources/source_cgroup.c src/lib/sources/source_proc.c src/lib/sources/source_rusage.c src/base/fileutil.c src/base/hugetlb.c \
 	tests/unit/cgroup_fixture.c
-test_report_SRCS := src/lib/report.c src/cli/run_report.c src/lib/core/figure.c src/lib/core/gap.c src/base/json.c src/base/units.c src/base/host.c src/base/hugetlb.c \
+test_report_SRCS := src/lib/report.c src/lib/report_cgroup.c src/cli/run_report.c src/lib/core/figure.c src/lib/core/gap.c src/base/json.c src/base/units.c src/base/host.c src/base/hugetlb.c \
 	src/base/fileutil.c
 test_figure_SRCS := src/lib/core/figure.c src/lib/core/gap.c
 test_spawn_SRCS := src/cli/spawn.c src/base/status.c src/cli/identity.c
@@ -204,6 +212,7 @@ test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merg
 	src/base/fileutil.c
 test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_shell_words_SRCS := src/cli/harness/shell_words.c
+test_container_argv_SRCS := src/cli/container_argv.c
 test_host_SRCS := src/base/host.c src/base/hugetlb.c src/base/fileutil.c
 test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 test_serve_sums_SRCS := src/helper/serve_sums.c
@@ -234,7 +243,7 @@ BPF_UNITS := tracker unique
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h \
+$(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h bpf/tracker_cgroup.bpf.h bpf/cgroup_move.bpf.h bpf/cgroup_target.h \
 	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h | $(OUTPUT)/bpf
 # The tree's unique memory (issue 17): its program loads only in command mode.
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf

@@ -224,4 +224,44 @@ static __always_inline bool atomic_cas(__s64 *p, __s64 old, __s64 new)
 	return true;
 }
 
+/*
+ * A cgroup's ancestors, itself included, by level. Before 6.1 it kept their
+ * kernfs ids (u64 ancestor_ids[]); "cgroup: Replace cgroup->ancestor_ids[]
+ * with ->ancestors[]" (Tejun Heo, 6.1) keeps pointers instead. Each layout
+ * is read in a function of its own, never inlined (as above: a missing
+ * layout's offsets are poisoned, and a call is not hoisted).
+ */
+struct cgroup___pre61 {
+	int level;
+	__u64 ancestor_ids[0];
+} __attribute__((preserve_access_index));
+
+static __noinline __u64 cgroup_ancestor_id_pre61(struct cgroup *cg, __u32 level)
+{
+	__u64 id = 0;
+
+	bpf_probe_read_kernel(&id, sizeof(id),
+			      (void *)cg + bpf_core_field_offset(struct cgroup___pre61, ancestor_ids) +
+			      (__u64)(level & 0xff) * sizeof(id));
+	return id;
+}
+
+static __noinline __u64 cgroup_ancestor_id_61(struct cgroup *cg, __u32 level)
+{
+	struct cgroup *anc = NULL;
+
+	if (bpf_probe_read_kernel(&anc, sizeof(anc),
+				  (void *)cg + bpf_core_field_offset(struct cgroup, ancestors) +
+				  (__u64)(level & 0xff) * sizeof(anc)))
+		return 0;
+	return anc ? BPF_CORE_READ(anc, kn, id) : 0;
+}
+
+static __always_inline __u64 cgroup_ancestor_at(struct cgroup *cg, __u32 level)
+{
+	if (bpf_core_field_exists(struct cgroup___pre61, ancestor_ids))
+		return cgroup_ancestor_id_pre61(cg, level);
+	return cgroup_ancestor_id_61(cg, level);
+}
+
 #endif

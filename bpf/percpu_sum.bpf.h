@@ -81,6 +81,29 @@ int BPF_PROG(settle_exec__percpu_sum, struct task_struct *p, pid_t old_pid, stru
 	return 0;
 }
 
+/* Runs after handle_cgroup_attach (attach order): an mm that entered by
+ * the move takes every CPU's part now (once more for one that was in:
+ * nothing moved, nothing taken). */
+SEC("?tp_btf/cgroup_attach_task")
+int BPF_PROG(settle_attach__percpu_sum, struct cgroup *dst, const char *path, struct task_struct *task,
+	     bool threadgroup)
+{
+	struct mm_struct *mm;
+	struct mm_state *ms;
+	__u64 key;
+
+	if (!READ_ONCE(cg_targets_n))
+		return 0;
+	mm = BPF_CORE_READ(task, group_leader, mm);
+	key = (__u64)mm;
+	if (!mm || !READ_ONCE(mm_filter[mm_filter_slot(mm)]))
+		return 0;
+	ms = bpf_map_lookup_elem(&mm_states, &key);
+	if (ms)
+		settle_mm(ms, mm, key);
+	return 0;
+}
+
 static long settle_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, void *ctx)
 {
 	settle_mm(ms, (struct mm_struct *)*key, *key);

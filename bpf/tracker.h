@@ -19,6 +19,10 @@
  * libpeakbpf use tree 0; `peakbpf serve` gives each client its own. */
 #define MAX_TREES 16
 
+/* A tree's cgroup target, by where memory is charged (its own header: the
+ * skeleton's .bss holds one per tree). */
+#include "cgroup_target.h"
+
 /* mm_filter in tracker.bpf.c: slots, and an mm's slot from the low 32 bits
  * of its address (mm_structs are at least 64-byte aligned: the bits above
  * 6). Shared so that userspace can drop a tree's mms from the filter. */

@@ -264,6 +264,46 @@ PEAKBPF_API const char *peakbpf_bpf_load(const struct peakbpf_session *s);
  * not raise(3): after clone3 glibc does not know the child's thread id. */
 PEAKBPF_API pid_t peakbpf_command_fork(struct peakbpf_session *s);
 
+/* ---- since 0.4 too: targets by where memory is charged ---- */
+/*
+ * Whether the directory at path is a cgroup this caller may measure, as a
+ * cgroup target: 0, or -ENOENT (no such path), -ENOTDIR (not a directory),
+ * -EMEDIUMTYPE (not a cgroup: not on a cgroup file system), -ENOMEDIUM (a
+ * cgroup v1 hierarchy without the memory controller: v1 charges memory in
+ * the memory hierarchy), -EPERM (not the caller's: without CAP_SYS_ADMIN
+ * only a cgroup directory the caller owns, as delegation makes it), or
+ * another -errno of opening it. Touches nothing.
+ */
+PEAKBPF_API int peakbpf_cgroup_check(const char *path);
+/*
+ * A cgroup target instead of processes: the session measures the
+ * processes of the cgroup at path and of its descendants, those in it now
+ * (with their RSS as it is) and those born or moved into it later; a
+ * process that moves out takes its address space's pages out of the sum at
+ * the move (docs/design.md, "Cgroup targets"). Not in command mode, once,
+ * before peakbpf_start, instead of peakbpf_add_pid. The cgroup source's
+ * figure beside it is the cgroup's own peak, with its limit
+ * (peakbpf_figure_limit). The errors of peakbpf_cgroup_check, -EBUSY
+ * (started, or a target already), -EINVAL (command mode), -EOPNOTSUPP (the
+ * session's source cannot follow a cgroup: through peakbpf serve).
+ */
+PEAKBPF_API int peakbpf_add_cgroup(struct peakbpf_session *s, const char *path);
+/* The same, but the processes of except, a child cgroup of path, are not
+ * the target's (podman's conmon beside the container: PARENT/conmon).
+ * -EINVAL: except is not a child of path. */
+PEAKBPF_API int peakbpf_add_cgroup_except(struct peakbpf_session *s, const char *path, const char *except);
+/* A process of the session's tree that enters the cgroup at path (or
+ * below, but for except: NULL, or a child of path) leaves the tree with its
+ * pages at the move, as from a cgroup target (`peakbpf -- podman run`: the
+ * container's processes are not the runtime's, conmon's are). Before
+ * peakbpf_start; the bpf source here only (-EOPNOTSUPP otherwise); the
+ * errors of peakbpf_cgroup_check. */
+PEAKBPF_API int peakbpf_exclude_cgroup(struct peakbpf_session *s, const char *path, const char *except);
+/* A cgroup figure's limit (memory.max, memory.limit_in_bytes): 0, or
+ * -ENODATA when none is set or the figure is not a cgroup's. The headroom
+ * at the peak is *bytes minus the peak. */
+PEAKBPF_API int peakbpf_figure_limit(const struct peakbpf_figure *f, uint64_t *bytes);
+
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */
 PEAKBPF_API int peakbpf_figure_peak(const struct peakbpf_figure *f, uint64_t *bytes);

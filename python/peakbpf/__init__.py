@@ -105,11 +105,12 @@ class Measurement:
     timeline has every one).
     """
 
-    def __init__(self, pid=None, callback=None, timeline=None, measure="rss"):
+    def __init__(self, pid=None, callback=None, timeline=None, measure="rss", cgroup=None):
         if measure not in _lib.MEASURES:
             raise ValueError("measure=%r: use \"rss\" (summed RSS) or \"unique\" (each page once)"
                              % (measure,))
         self.pid = pid
+        self.cgroup = _os.fspath(cgroup) if cgroup is not None else None
         self.callback = callback
         self.timeline_path = _os.fspath(timeline) if timeline is not None else None
         self.measure = measure
@@ -233,8 +234,9 @@ class Measurement:
             # why it cannot, and the block is not measured.
             self._unavailable(_lib.refusal(self.measure))
             return self
-        if self.pid is not None or self.timeline_path is not None:
-            self._own = _lib.Session(self.pid, timeline=self.timeline_path is not None)
+        if self.pid is not None or self.timeline_path is not None or self.cgroup is not None:
+            self._own = _lib.Session(self.pid, timeline=self.timeline_path is not None,
+                                     cgroup=self.cgroup)
             if self._own.error:
                 self._unavailable(self._own.error)
             elif self.timeline_path is not None:
@@ -377,12 +379,14 @@ class Measurement:
             format_bytes(self.growth_bytes), format_bytes(self.peak_bytes), self.judgement())
 
 
-def measure(pid=None, callback=None, timeline=None, measure="rss"):
+def measure(pid=None, callback=None, timeline=None, measure="rss", cgroup=None):
     """A Measurement: a context manager (`with measure() as m`) or a
     decorator (`@measure()`). pid=None: this process and its descendants.
     timeline="out.html" (.svg, .json, .csv): write the tree's memory over
     time there when the block ends (bpf only; timeline_error says why not).
     measure="unique" (each page once) needs the tree in a cgroup of its own,
     which only the CLI's command mode makes: here the block is not measured
-    and inexact_reason says so."""
-    return Measurement(pid, callback, timeline, measure)
+    and inexact_reason says so. cgroup=PATH measures a cgroup instead (v2, or
+    v1's memory hierarchy): every process in it and below, those inside when
+    the block begins and those that enter during it (peakbpf_add_cgroup)."""
+    return Measurement(pid, callback, timeline, measure, cgroup)

@@ -53,6 +53,7 @@ def _declare(lib):
         "peakbpf_open": (ctypes.c_int, [p, ctypes.POINTER(vp), ctypes.c_char_p, ctypes.c_size_t]),
         "peakbpf_add_pid": (ctypes.c_int, [vp, ctypes.c_int]),
         "peakbpf_add_self": (ctypes.c_int, [vp]),
+        "peakbpf_add_cgroup": (ctypes.c_int, [vp, ctypes.c_char_p]),
         "peakbpf_start": (ctypes.c_int, [vp]),
         "peakbpf_close_window": (ctypes.c_int, [vp, ctypes.POINTER(vp)]),
         "peakbpf_session_source": (ctypes.c_char_p, [vp]),
@@ -124,7 +125,7 @@ class Session:
     says why and every window is None.
     """
 
-    def __init__(self, pid=None, timeline=False):
+    def __init__(self, pid=None, timeline=False, cgroup=None):
         self.handle = None
         # The timeline's calls come from a polling thread and the caller's:
         # a session is not locked (peakbpf.h), so they take turns here.
@@ -148,11 +149,16 @@ class Session:
         if err:
             self.error = why.value.decode() or os.strerror(-err)
             return
-        err = lib.peakbpf_add_self(h) if pid is None else lib.peakbpf_add_pid(h, int(pid))
+        if cgroup is not None:
+            # A cgroup target: its processes and its descendants' (peakbpf.h).
+            err = lib.peakbpf_add_cgroup(h, os.fsencode(cgroup))
+        else:
+            err = lib.peakbpf_add_self(h) if pid is None else lib.peakbpf_add_pid(h, int(pid))
         if not err:
             err = lib.peakbpf_start(h)
         if err:
-            what = "this process" if pid is None else "process %d" % pid
+            what = ("cgroup %s" % cgroup if cgroup is not None else
+                    "this process" if pid is None else "process %d" % pid)
             hint = (": check the PID" if err == -errno.ESRCH else
                     ": a kernel thread or a zombie has no address space to measure"
                     if err == -errno.EINVAL and pid is not None else "")

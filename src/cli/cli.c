@@ -21,6 +21,9 @@ enum {
 	OPT_RECORD,
 	OPT_RECORD_INTERVAL,
 	OPT_NO_HELPER,
+	OPT_CGROUP,
+	OPT_CONTAINER,
+	OPT_UNIT,
 };
 
 static const struct option long_options[] = {
@@ -30,6 +33,9 @@ static const struct option long_options[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "max-tracked", required_argument, NULL, OPT_MAX_TRACKED },
 	{ "pid", required_argument, NULL, 'p' },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
+	{ "container", required_argument, NULL, OPT_CONTAINER },
+	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "top", required_argument, NULL, 't' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -54,6 +60,7 @@ static const char usage_head[] =
 "Usage: peakbpf [OPTIONS] [--] COMMAND [ARG...]\n"
 "       peakbpf [OPTIONS] 'COMMAND STRING'...   (hyperfine's form, see -c)\n"
 "       peakbpf [OPTIONS] -p PID[,PID...]\n"
+"       peakbpf [OPTIONS] --cgroup PATH | --container NAME | --unit NAME\n"
 "       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
 "       peakbpf merge DIR|FILE...      a job's peak across ranks and nodes, from\n"
 "                        their --record files\n"
@@ -70,6 +77,18 @@ static const char usage_options[] =
 "Options:\n"
 "  -p, --pid PID[,PID]   attach to running processes and their descendants;\n"
 "                        ends when all have exited, at -d, or on SIGINT/SIGTERM\n"
+"      --cgroup PATH     measure a cgroup (v2, or v1's memory hierarchy): the\n"
+"                        summed RSS of every process in it and below, those\n"
+"                        inside at the start and those that enter later; one\n"
+"                        that leaves takes its pages out at the move; beside\n"
+"                        it the cgroup's own peak and the headroom to its\n"
+"                        limit; ends at -d or on SIGINT/SIGTERM, or when the\n"
+"                        cgroup is removed\n"
+"      --container NAME|ID  the same for a podman or docker container's cgroup\n"
+"                        (found by the runtime's inspect; podman:NAME or\n"
+"                        docker:NAME picks the runtime)\n"
+"      --unit NAME       the same for a systemd unit's cgroup (NAME.service\n"
+"                        when no suffix is given)\n"
 "  -i, --interval DUR    close a window every DUR (10ms to 168h, e.g. 500ms, 2s,\n"
 "                        1m, 1h); each window reports its own peak; SIGUSR1\n"
 "                        closes one now. -i without a duration after it is\n"
@@ -126,7 +145,9 @@ static const char usage_tail[] =
 "failed (bad usage too); 123 if the process is not yours to measure; 126 if\n"
 "COMMAND could not be executed; 127 if it was not found; 122 if it succeeded\n"
 "but exceeded --max; 121 if the cgroup root was refused as unsafe (a symbolic\n"
-"link; as root, not root's alone).\n"
+"link; as root, not root's alone); 120 if the --cgroup, --container or --unit\n"
+"does not exist; 119 if the --cgroup path is not a cgroup; 118 if --container\n"
+"matches several containers; 117 if its runtime is not installed.\n"
 "SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
 "passed to COMMAND (attached: they end the run), and the result is still\n"
 "reported.\n"
@@ -270,6 +291,19 @@ static const char *hyperfine_hint(int c, const char *arg)
 	}
 }
 
+/* --cgroup, --container, --unit: one of them, once (target.c resolves it). */
+static enum cli_action parse_target(int c, struct options *o, char *err, size_t errlen)
+{
+	if (!*optarg || o->target) {
+		snprintf(err, errlen, "%s: give one cgroup, container or unit to measure",
+			 c == OPT_CGROUP ? "--cgroup" : c == OPT_CONTAINER ? "--container" : "--unit");
+		return CLI_ERROR;
+	}
+	o->target = optarg;
+	o->target_kind = c == OPT_CGROUP ? TARGET_CGROUP : c == OPT_CONTAINER ? TARGET_CONTAINER : TARGET_UNIT;
+	return CLI_RUN;
+}
+
 /* An option with nothing to check, or getopt's complaint. */
 static enum cli_action parse_flag(int c, char **argv, struct options *o, char *err, size_t errlen)
 {
@@ -292,6 +326,10 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		}
 		o->cgroup_root = optarg;
 		return CLI_RUN;
+	case OPT_CGROUP:
+	case OPT_CONTAINER:
+	case OPT_UNIT:
+		return parse_target(c, o, err, errlen);
 	case OPT_HELPER:
 		o->use_helper = true;
 		o->helper_path = optarg;
@@ -467,6 +505,18 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 	}
 	if (done)
 		return CLI_RUN;         /* the commands came with -c */
+	if (o->target) {
+		if (o->n_pids || optind < argc) {
+			snprintf(err, errlen, "a cgroup, container or unit target goes alone: not with -p or a command");
+			return CLI_ERROR;
+		}
+		if (o->user || o->measure_unique) {
+			snprintf(err, errlen, "%s is for a command peakbpf runs, not for a cgroup target",
+				 o->user ? "--user" : "--measure unique");
+			return CLI_ERROR;
+		}
+		return CLI_RUN;
+	}
 	if (o->n_pids) {
 		if (o->user) {
 			snprintf(err, errlen, "--user is for a command peakbpf runs, not for -p");

@@ -14,6 +14,13 @@
 #define CLI_MAX_PIDS 64
 #define CLI_MAX_SAMPLERS 8
 
+enum target_kind {
+	TARGET_NONE = 0,
+	TARGET_CGROUP,          /* --cgroup PATH */
+	TARGET_CONTAINER,       /* --container NAME|ID */
+	TARGET_UNIT,            /* --unit NAME */
+};
+
 struct options {
 	bool json;              /* JSON record on stdout */
 	const char *output;     /* JSON record to this file */
@@ -45,6 +52,12 @@ struct options {
 	const char *record_dir; /* --record DIR: DIR/HOST.PID.jsonl (rank_file.h) */
 	uint64_t record_interval_ns;    /* --record-interval */
 	bool hide_command_output;       /* the harness's runs: the command's stdout, stderr to /dev/null */
+	/* --cgroup, --container, --unit: what the user named, and the cgroup
+	 * it resolves to (target.c), measured instead of a command or -p */
+	const char *target;
+	enum target_kind target_kind;
+	const char *target_cgroup;      /* the cgroup's directory */
+	const char *target_label;       /* "container NAME (ID)", "unit NAME", for the report */
 };
 
 enum cli_action {

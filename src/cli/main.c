@@ -11,6 +11,7 @@
 #include <string.h>
 #include "budget.h"
 #include "cli.h"
+#include "target.h"
 #include "merge.h"
 #include "run.h"
 #include "runs.h"
@@ -82,6 +83,12 @@ static int measure(int argc, char **argv)
 	/* A closed stderr or stdout pipe must not kill peakbpf before it has
 	 * cleaned up (cgroups, the command); writes fail with EPIPE instead. */
 	signal(SIGPIPE, SIG_IGN);
+	if (o.target) {
+		int status = target_resolve(&o);
+
+		if (status)
+			return status;
+	}
 	if (runs_wanted(&o.runs))
 		return runs_main(&o, run_measure);
 	return budget_check_single(&o, &res, run_measure(&o, &res));

@@ -96,6 +96,25 @@ static bool on_signal(struct run *r, const struct signalfd_siginfo *si)
 	}
 }
 
+/* How often a cgroup target's directory is looked for (its removal ends
+ * the run). */
+#define TARGET_POLL_MS 100
+
+/* The target's cgroup was removed (its container stopped, its unit ended). */
+static bool target_gone(const struct run *r)
+{
+	int fd;
+
+	if (r->target_fd < 0)
+		return false;
+	fd = openat(r->target_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return errno == ENOENT || errno == ENODEV;
+}
+
 /* Wait for the run's end, closing windows on time and on SIGUSR1. */
 static int event_loop(struct run *r)
 {
@@ -109,6 +128,8 @@ static int event_loop(struct run *r)
 			wake = r->next_window_ns;
 		if (r->deadline_ns && r->deadline_ns < wake)
 			wake = r->deadline_ns;
+		if (r->target_fd >= 0 && now + TARGET_POLL_MS * 1000000ULL < wake)
+			wake = now + TARGET_POLL_MS * 1000000ULL;
 		if (run_recording(r)) {
 			run_drain_trace(r);
 			if (now + RECORD_DRAIN_MS * 1000000ULL < wake)
@@ -128,6 +149,8 @@ static int event_loop(struct run *r)
 			return -errno;
 		now = monotonic_ns();
 		if (r->deadline_ns && now >= r->deadline_ns)
+			return 0;
+		if (target_gone(r))
 			return 0;
 		if (r->next_window_ns && now >= r->next_window_ns) {
 			int err = run_close_window(r);
@@ -243,6 +266,27 @@ static void helper_expected(const struct run *r)
 	env_check_helper(r->opts->use_helper || r->opts->helper_path, peakbpf_bpf_load(r->session), why);
 }
 
+/* -- docker|podman run: the container's own session, on the cgroup
+ * peakbpf makes for it, from before the command starts. */
+static int prepare_container(struct run *r, const struct peakbpf_opts *po)
+{
+	const struct options *o = r->opts;
+	int err;
+
+	if (!o->command || !container_run_wanted(o->command, o->quiet))
+		return 0;
+	err = container_run_prepare(&r->ctr, o->command);
+	if (!err)
+		err = container_run_open(&r->ctr, po, r->session);
+	if (err == -EOPNOTSUPP) {
+		/* The container is then measured with its runtime, by lineage. */
+		container_run_cleanup(&r->ctr);
+		memset(&r->ctr, 0, sizeof(r->ctr));
+		return 0;
+	}
+	return err;
+}
+
 /*
  * What both modes need before anything runs: the -o file (so a bad path
  * fails first), the session's sources, and the signals peakbpf handles.
@@ -310,6 +354,9 @@ static int run_prepare(struct run *r)
 		return err;
 	}
 	helper_expected(r);
+	err = prepare_container(r, &po);
+	if (err)
+		return err;
 	/* Fallen back: said now, in one line (a run may be long); why each
 	 * better source was not used is in the summary, once ("not used:"). */
 	note = peakbpf_note(r->session, 0);
@@ -354,7 +401,7 @@ static pid_t command_fork(void *session)
  * exec failure r->exit_status says why (126, 127). */
 static int start_command(struct run *r)
 {
-	char **argv = r->opts->command;
+	char **argv = r->ctr.argv ? r->ctr.argv : r->opts->command;
 	int gate_fd = -1, exec_err_fd = -1, exec_errno = 0, err, saved[2] = { -1, -1 };
 	struct identity id;
 	bool as_user;
@@ -416,12 +463,44 @@ cleanup:
 	return err;
 }
 
-/* Attach mode: enter -p's processes, start, and set the -d deadline. */
+/* A cgroup target (--cgroup, --container, --unit): the session follows
+ * the cgroup; the run ends when it is removed (target_gone). */
+static int start_target(struct run *r)
+{
+	const struct options *o = r->opts;
+	int err;
+
+	r->target_fd = open(o->target_cgroup, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (r->target_fd < 0) {
+		err = -errno;
+		fprintf(stderr, "peakbpf: %s: %s\n", o->target_label, strerror(-err));
+		r->exit_status = EXIT_TARGET_NOT_FOUND;
+		return err;
+	}
+	err = peakbpf_add_cgroup(r->session, o->target_cgroup);
+	if (err == -EOPNOTSUPP && !strcmp(peakbpf_session_source(r->session), "bpf"))
+		fprintf(stderr, "peakbpf: %s: this kernel refused the BPF programs that follow a cgroup (its "
+			"verifier adds up their calls' stacks: 5.10 to 6.12 do, 6.18 does not); measure its "
+			"processes with -p instead\n", o->target_label);
+	else if (err == -EOPNOTSUPP)
+		fprintf(stderr, "peakbpf: %s: %s cannot follow a cgroup (the bpf source here can: run as root, "
+			"or with CAP_BPF, CAP_PERFMON and --no-helper)\n", o->target_label,
+			peakbpf_session_source(r->session));
+	else if (err)
+		fprintf(stderr, "peakbpf: %s: cannot measure it: %s\n", o->target_label, strerror(-err));
+	if (err)
+		r->exit_status = err == -EPERM ? EXIT_NOT_PERMITTED : EXIT_PEAKBPF_FAILED;
+	return err;
+}
+
+/* Attach mode: enter -p's processes (or the cgroup target), start, and set
+ * the -d deadline. */
 static int start_attached(struct run *r)
 {
 	int err;
 
-	err = attach_roots(r->session, r->opts->pids, r->opts->n_pids, r->pidfds, &r->roots_alive);
+	err = r->opts->target ? start_target(r) :
+	      attach_roots(r->session, r->opts->pids, r->opts->n_pids, r->pidfds, &r->roots_alive);
 	if (err)
 		return err;
 	err = peakbpf_start(r->session);
@@ -479,7 +558,10 @@ static void run_cleanup(struct run *r)
 			close(r->pidfds[i]);
 	if (r->sigfd >= 0)
 		close(r->sigfd);
+	if (r->target_fd >= 0)
+		close(r->target_fd);
 	peakbpf_close(r->session);
+	container_run_cleanup(&r->ctr);
 	sum_record_free(&r->rec);
 	rank_record_close(&r->rank);
 	if (r->out && r->out_errno)
@@ -494,6 +576,7 @@ int run_measure(const struct options *o, struct run_result *res)
 		.opts = o,
 		.result = res,
 		.sigfd = -1,
+		.target_fd = -1,
 		.exit_status = EXIT_PEAKBPF_FAILED,
 		.windowed = o->interval_ns != 0,
 		.rank = { .fd = -1 },

@@ -19,6 +19,7 @@
 #include "runs_result.h"
 #include "sampler_model.h"
 #include "sum_record.h"
+#include "container_run.h"
 
 /* Everything one run needs between its events. */
 struct run {
@@ -40,12 +41,14 @@ struct run {
 	/* attach mode */
 	int pidfds[CLI_MAX_PIDS];
 	size_t roots_alive;
+	int target_fd;                  /* --cgroup & co.: the cgroup's directory; -1 */
 	/* --compare-sampler, --timeline */
 	struct sum_record rec;
 	uint64_t record_drops;
 	struct sampler_report sampler;
 	struct run_result *result;      /* the harness's copy of the run's figure */
 	struct rank_record rank;        /* --record DIR */
+	struct container_run ctr;       /* -- docker|podman run: the container's session */
 };
 
 #define RECORD_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */

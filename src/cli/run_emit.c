@@ -108,8 +108,25 @@ static struct run_context run_context(const struct run *r, const struct peakbpf_
 	} else {
 		c.attached = o->pids;
 		c.n_attached = o->n_pids;
+		c.target_label = o->target_label;
+		c.target_cgroup = o->target_cgroup;
 	}
 	return c;
+}
+
+/* -- docker|podman run: the container's figure is the record's; the
+ * command's (the runtime's processes) goes beside it. */
+static void container_context(struct run *r, const struct peakbpf_figure *runtime, struct run_context *c)
+{
+	uint64_t peak = 0;
+
+	container_run_name(&r->ctr);
+	c->container_label = r->ctr.label;
+	c->container_cgroup = r->ctr.parent;
+	c->runtime_measured = peakbpf_figure_peak(runtime, &peak) == 0;
+	c->runtime_peak_bytes = peak;
+	c->runtime_exact = peakbpf_figure_exact(runtime);
+	c->runtime_source = peakbpf_figure_source(runtime);
 }
 
 /* The record on stderr (unless -q), then as JSON (--json, -o). */
@@ -173,7 +190,8 @@ static void record_window(struct run *r, const struct peakbpf_figure *f)
 /* Close the open window (the session folds it into the run's figures). */
 int run_close_window(struct run *r)
 {
-	struct peakbpf_figure *f = NULL;
+	struct peakbpf_figure *f = NULL, *fc = NULL;
+	bool windowed_done = false;
 	struct run_context c;
 	uint64_t now = 0;
 	int err;
@@ -183,6 +201,15 @@ int run_close_window(struct run *r)
 	err = peakbpf_close_window(r->session, &f);
 	if (err)
 		return err;
+	if (r->ctr.session && peakbpf_close_window(r->ctr.session, &fc) == 0) {
+		c = run_context(r, fc);
+		container_context(r, f, &c);
+		if (r->windowed)
+			write_record(r, fc, &c);
+		peakbpf_figure_free(fc);
+		fc = NULL;
+		windowed_done = true;
+	}
 	if (r->opts->record_dir)
 		record_window(r, f);
 	peakbpf_figure_times(f, NULL, NULL, &now);
@@ -191,7 +218,7 @@ int run_close_window(struct run *r)
 		sum_record_window(&r->rec, now, peakbpf_figure_window(f));
 	if (r->opts->interval_ns)
 		r->next_window_ns = now + r->opts->interval_ns;
-	if (r->windowed) {      /* a single window: the run record says it all */
+	if (r->windowed && !windowed_done) {    /* a single window: the run record says it all */
 		c = run_context(r, f);
 		write_record(r, f, &c);
 	}
@@ -229,16 +256,21 @@ static void run_result_set(struct run_result *res, const struct peakbpf_figure *
 
 void run_report(struct run *r)
 {
-	struct peakbpf_figure *f = NULL;
+	struct peakbpf_figure *f = NULL, *fc = NULL, *shown;
 	uint64_t peak = 0, peak_ns = 0;
 	struct run_context c;
 
-	if (peakbpf_run_figure(r->session, &f)) {
+	if (peakbpf_run_figure(r->session, &f) ||
+	    (r->ctr.session && peakbpf_run_figure(r->ctr.session, &fc))) {
 		fprintf(stderr, "peakbpf: reading the run's figure failed\n");
 		r->exit_status = EXIT_PEAKBPF_FAILED;
+		peakbpf_figure_free(f);
 		return;
 	}
-	c = run_context(r, f);
+	shown = fc ? fc : f;
+	c = run_context(r, shown);
+	if (fc)
+		container_context(r, f, &c);
 	peakbpf_figure_peak(f, &peak);
 	peakbpf_figure_peak_time(f, &peak_ns);
 	if (run_recording(r) && !strcmp(peakbpf_figure_source(f), "bpf")) {
@@ -254,12 +286,13 @@ void run_report(struct run *r)
 						      peakbpf_figure_source(f), r->exit_status))
 		r->exit_status = EXIT_PEAKBPF_FAILED;
 	if (r->result) {
-		run_result_set(r->result, f, r->exit_status);
+		run_result_set(r->result, shown, r->exit_status);
 		r->result->has_cpu_times = r->opts->command != NULL;
 		r->result->user_s = r->command.user_s;
 		r->result->system_s = r->command.sys_s;
 	}
-	write_record(r, f, &c);
+	write_record(r, shown, &c);
+	peakbpf_figure_free(fc);
 	peakbpf_figure_free(f);
 }
 

@@ -89,7 +89,30 @@ char *run_report_json(const struct run_context *c)
 	json_begin_object(&w);
 	if (c->command)
 		json_command(&w, c->command);
-	if (c->attached) {
+	if (c->container_label) {
+		json_key(&w, "container");
+		json_begin_object(&w);
+		json_kv_string(&w, "name", c->container_label);
+		json_kv_string(&w, "cgroup_parent", c->container_cgroup);
+		json_end_object(&w);
+		json_key(&w, "runtime_processes");
+		json_begin_object(&w);
+		json_kv_string(&w, "source", c->runtime_source);
+		json_kv_bool(&w, "exact", c->runtime_exact);
+		json_key(&w, "peak_bytes");
+		if (c->runtime_measured)
+			json_uint(&w, c->runtime_peak_bytes);
+		else
+			json_null(&w);
+		json_end_object(&w);
+	}
+	if (c->target_label) {
+		json_key(&w, "target");
+		json_begin_object(&w);
+		json_kv_string(&w, "name", c->target_label);
+		json_kv_string(&w, "cgroup", c->target_cgroup);
+		json_end_object(&w);
+	} else if (c->attached) {
 		json_key(&w, "attached");
 		json_begin_array(&w);
 		for (size_t i = 0; i < c->n_attached; i++)
@@ -141,6 +164,19 @@ static void human_sampler(const struct sampler_report *s, FILE *out)
 			(unsigned long long)s->record_drops);
 }
 
+/* -- docker|podman run: whose the headline is, and the runtime's apart. */
+static void human_container(const struct run_context *r, FILE *out)
+{
+	char peak[32];
+
+	fprintf(out, "  the figure is %s's: its processes, in its cgroup below %s\n", r->container_label,
+		r->container_cgroup);
+	if (r->runtime_measured)
+		fprintf(out, "  the runtime's processes apart (the command's tree without the container's): "
+			"peak %s (%s, %s)\n", format_bytes(r->runtime_peak_bytes, peak, sizeof(peak)),
+			r->runtime_source, r->runtime_exact ? "exact" : "not exact");
+}
+
 char *run_report_human(const struct run_context *r)
 {
 	char *text = NULL;
@@ -151,6 +187,8 @@ char *run_report_human(const struct run_context *r)
 		return NULL;
 	if (r->sampler)
 		human_sampler(r->sampler, out);
+	if (r->container_label)
+		human_container(r, out);
 	if (r->command) {
 		const struct command_facts *c = r->command;
 		char wall[32], ex[96];
@@ -174,7 +212,10 @@ char *run_report_human(const struct run_context *r)
 				", see --wait-descendants");
 		fputc('\n', out);
 	}
-	if (r->attached) {
+	if (r->target_label) {
+		fprintf(out, "  measured %s for %.3f s, %u window%s\n", r->target_label, r->end_s - r->start_s,
+			r->windows, r->windows == 1 ? "" : "s");
+	} else if (r->attached) {
 		fprintf(out, "  attached to");
 		for (size_t i = 0; i < r->n_attached; i++)
 			fprintf(out, "%s%d", i ? "," : " ", (int)r->attached[i]);

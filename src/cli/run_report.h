@@ -25,6 +25,16 @@ struct run_context {
 	const struct command_facts *command;    /* NULL when attached */
 	const pid_t *attached;          /* -p PIDs, NULL in command mode */
 	size_t n_attached;
+	/* --cgroup, --container, --unit: "cgroup PATH", "container NAME (ID,
+	 * RUNTIME)", "unit NAME", and the cgroup's directory; NULL otherwise */
+	const char *target_label, *target_cgroup;
+	/* -- docker|podman run: the record's figure is the container's; the
+	 * runtime's processes' (the command's tree without the container)
+	 * apart */
+	const char *container_label, *container_cgroup;
+	bool runtime_measured, runtime_exact;
+	uint64_t runtime_peak_bytes;
+	const char *runtime_source;
 	const struct sampler_report *sampler;   /* run record with --compare-sampler */
 	double start_s, end_s;          /* the record's, since the run began */
 	unsigned windows;               /* run record: how many windows it had */

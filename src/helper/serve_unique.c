@@ -86,6 +86,7 @@ void serve_unique_window(struct client *c, struct hp_unique *w)
 	unique_close_window(c->unique, &f);
 	w->measured = f.measured;
 	w->exact = f.exact;
+	w->other_cgroups = f.other_cgroups;
 	w->peak_bytes = f.peak_bytes;
 	w->baseline_bytes = f.baseline_bytes;
 	w->anon_bytes = f.anon_bytes;

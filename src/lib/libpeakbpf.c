@@ -20,6 +20,7 @@
 #include "sum_record.h"
 #include "lib_opts.h"
 #include "libpeakbpf_figure.h"
+#include "libpeakbpf_cgroup.h"
 
 #define LIB_RING_BYTES (8U << 20)      /* the timeline's kernel buffer: ~175 k changes */
 #define LIB_ROOTS_NAMED 8               /* the timeline's title names these */
@@ -161,6 +162,47 @@ PEAKBPF_API int peakbpf_add_pid(struct peakbpf_session *p, pid_t pid)
 	close(pidfd);
 	if (!err && p->n_roots < LIB_ROOTS_NAMED)
 		p->roots[p->n_roots++] = pid;
+	return err;
+}
+
+PEAKBPF_API int peakbpf_add_cgroup_except(struct peakbpf_session *p, const char *path, const char *except)
+{
+	int fd, xfd, err;
+
+	if (!p || p->command)
+		return -EINVAL;
+	if (p->started || p->n_roots)
+		return -EBUSY;
+	err = lib_cgroup_open(path, except, &fd, &xfd);
+	if (err)
+		return err;
+	err = session_add_cgroup(p->s, fd, xfd);
+	if (xfd >= 0)
+		close(xfd);
+	close(fd);
+	return err;
+}
+
+PEAKBPF_API int peakbpf_add_cgroup(struct peakbpf_session *p, const char *path)
+{
+	return peakbpf_add_cgroup_except(p, path, NULL);
+}
+
+PEAKBPF_API int peakbpf_exclude_cgroup(struct peakbpf_session *p, const char *path, const char *except)
+{
+	int fd, xfd, err;
+
+	if (!p)
+		return -EINVAL;
+	if (p->started)
+		return -EBUSY;
+	err = lib_cgroup_open(path, except, &fd, &xfd);
+	if (err)
+		return err;
+	err = session_exclude_cgroup(p->s, fd, xfd);
+	if (xfd >= 0)
+		close(xfd);
+	close(fd);
 	return err;
 }
 

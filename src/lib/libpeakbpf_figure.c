@@ -353,3 +353,13 @@ PEAKBPF_API void peakbpf_figure_free(struct peakbpf_figure *f)
 	free(f->others);
 	free(f);
 }
+
+PEAKBPF_API int peakbpf_figure_limit(const struct peakbpf_figure *f, uint64_t *bytes)
+{
+	if (!f || !bytes)
+		return -EINVAL;
+	if (!f->fig.limit_known)
+		return -ENODATA;
+	*bytes = f->fig.limit_bytes;
+	return 0;
+}

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "json.h"
 #include "report.h"
+#include "report_cgroup.h"
 #include "figure.h"
 #include "units.h"
 
@@ -117,12 +118,8 @@ static void json_figure(struct json_writer *w, const struct figure *f, uint64_t 
 		}
 		json_end_array(w);
 	}
-	if (f->cgroup_path[0]) {
-		json_kv_string(w, "cgroup", f->cgroup_path);
-		json_kv_bool(w, "exclusive", f->exclusive);
-		if (f->cgroup_entry)
-			json_kv_string(w, "cgroup_entry", f->cgroup_entry);
-	}
+	if (f->cgroup_path[0])
+		json_cgroup(w, f);
 	if (f->interval_ns) {
 		json_kv_double(w, "interval_s", (double)f->interval_ns / 1e9, 6);
 		json_kv_uint(w, "samples", f->samples);
@@ -166,6 +163,8 @@ static void json_counters(struct json_writer *w, const struct bpf_counters *c)
 	json_kv_uint(w, "count_takes", c->count_takes);
 	json_kv_uint(w, "settles", c->settles);
 	json_kv_uint(w, "read_errors", c->read_errors);
+	if (c->cgroup_target)
+		json_cgroup_target(w, c);
 	if (c->sums_checked) {
 		json_key(w, "sum_check");
 		json_begin_object(w);
@@ -554,6 +553,8 @@ void report_human_extra(const struct report *r, const char *extra, FILE *out)
 			fprintf(out, " — %s", r->others[i].scope);
 		if (r->others[i].not_tree)
 			fprintf(out, " [%s]", r->others[i].not_tree);
+		if (r->others[i].measured && r->others[i].limit_known)
+			human_headroom(&r->others[i], out);
 		human_cgroup_disagrees(r, &r->others[i], out);
 		fputc('\n', out);
 	}

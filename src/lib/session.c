@@ -68,6 +68,33 @@ int session_add_root(struct session *s, pid_t pid)
 	return 0;
 }
 
+int session_exclude_cgroup(struct session *s, int cgroup_dir_fd, int except_dir_fd)
+{
+	const struct source_ops *ops = s->kernel ? s->kernel->ops : NULL;
+
+	return ops && ops->exclude_cgroup ? ops->exclude_cgroup(s->kernel, cgroup_dir_fd, except_dir_fd) :
+	       -EOPNOTSUPP;
+}
+
+int session_add_cgroup(struct session *s, int cgroup_dir_fd, int except_dir_fd)
+{
+	size_t i = 0;
+
+	while (i < s->n_sources) {
+		struct source *src = s->sources[i];
+		int err = src->ops->add_cgroup ? src->ops->add_cgroup(src, cgroup_dir_fd, except_dir_fd) :
+			  -EOPNOTSUPP;
+
+		if (err && i == 0)
+			return err;
+		if (err)
+			drop_source(s, i, "measuring a cgroup", err);
+		else
+			i++;
+	}
+	return 0;
+}
+
 int session_start(struct session *s)
 {
 	size_t i = 0;
@@ -168,6 +195,23 @@ static void close_source(struct session *s, size_t i)
 	}
 }
 
+/*
+ * Unique memory with part of the tree in another cgroup (other_cgroups):
+ * the pages charged there are missing, so the truth lies between the
+ * figure and summed RSS's peak (each page the tree maps counts there at
+ * least once): the bound is their difference, from the tree's summed figure.
+ */
+static void bound_unique(struct figure *u, const struct figure *figs, size_t n)
+{
+	for (size_t i = 0; u->measured && u->other_cgroups && i < n; i++) {
+		if (figs[i].not_tree || !figs[i].measured || !figs[i].exact)
+			continue;
+		u->bound_known = true;
+		u->error_bound_bytes = figs[i].peak_bytes > u->peak_bytes ? figs[i].peak_bytes - u->peak_bytes : 0;
+		return;
+	}
+}
+
 int session_close_window(struct session *s, struct report *rec)
 {
 	/* Not measured unless a source says otherwise. */
@@ -177,6 +221,7 @@ int session_close_window(struct session *s, struct report *rec)
 	s->unique_fig.inexact_reason = s->unique_why;
 	for (size_t i = 0; i < s->n_sources; i++)
 		close_source(s, i);
+	bound_unique(&s->unique_fig, s->figures, s->n_sources);
 	figure_merge(&s->unique_run, &s->unique_fig, s->windows == 0);
 	s->windows++;
 	rec->window = s->windows;

@@ -54,6 +54,14 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 /* Enter a root into every source. A secondary source that cannot take it
  * is dropped (and noted); the primary's failure is returned. */
 int session_add_root(struct session *s, pid_t pid);
+/* A cgroup target instead of roots: the processes of the cgroup open as
+ * cgroup_dir_fd and of its descendants (the fd stays the caller's). A
+ * secondary source without the operation, or that fails, is dropped (and
+ * noted); the primary's failure is returned (-EOPNOTSUPP: it has none). */
+int session_add_cgroup(struct session *s, int cgroup_dir_fd, int except_dir_fd);
+/* Processes of the tree that enter the cgroup open as cgroup_dir_fd leave
+ * it (the bpf source; -EOPNOTSUPP without one that can). */
+int session_exclude_cgroup(struct session *s, int cgroup_dir_fd, int except_dir_fd);
 /* Everything is entered: the first window opens in every source (the same
  * rule for a source that cannot start). */
 int session_start(struct session *s);

@@ -48,8 +48,10 @@ TESTS=""
 . "$here/test_bound.sh"
 . "$here/test_mpi.sh"
 . "$here/test_honest.sh"
+. "$here/test_cgroups.sh"
 . "$here/test_containers.sh"
 . "$here/test_gap.sh"
+. "$here/test_containers_target.sh"
 . "$here/test_hugetlb.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do

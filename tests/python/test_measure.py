@@ -142,6 +142,45 @@ def test_pid(tmp_path):
     assert gone.source == "unavailable" and gone.growth_bytes is None and "PID" in gone.inexact_reason
 
 
+def _memory_hierarchy():
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        rest = f[f.index("-") + 1:]
+        if rest[0] == "cgroup" and "memory" in rest[2].split(","):
+            return f[4]
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        if f[f.index("-") + 1] == "cgroup2":
+            return f[4]
+    return None
+
+
+def test_cgroup(workload):
+    """measure(cgroup=PATH): a process inside at the start, one moved in."""
+    needs_bpf()
+    root = _memory_hierarchy()
+    if root is None:
+        pytest.skip("no memory cgroup hierarchy")
+    cg = os.path.join(root, "pbcg-py-%d" % os.getpid())
+    os.mkdir(cg)
+    enter = 'echo $$ > "$0/cgroup.procs" && exec "$@"'
+    idle = subprocess.Popen(["sh", "-c", enter, cg, "sleep", "30"])
+    try:
+        time.sleep(0.2)
+        with peakbpf.measure(cgroup=cg) as m:
+            subprocess.run(["sh", "-c", enter, cg, workload, "-s", "64MiB", "-t", "100ms", "spike"],
+                           stderr=subprocess.DEVNULL, check=True)
+    finally:
+        idle.kill()
+        idle.wait()
+        time.sleep(0.1)
+        os.rmdir(cg)
+    if m.source == "unavailable" and "refused the BPF programs" in (m.inexact_reason or ""):
+        pytest.skip(m.inexact_reason)
+    assert m.exact and within(m.growth_bytes, 64 * MIB, 1), m.describe()
+    assert {h["comm"] for h in m.holders} >= {"workload", "sleep"}, m.holders
+
+
 def test_hundred_blocks_one_load(tmp_path):
     needs_bpf()
     with peakbpf.measure():

@@ -26,6 +26,10 @@ struct bpf_counters {
 	bool sums_checked;
 	uint64_t sums_mms, sums_off;
 	int64_t sums_max_off_pages;
+	/* a cgroup target's membership (struct cg_stats): processes found
+	 * inside at the start, entered at fork, moved in, moved out */
+	bool cgroup_target;
+	uint64_t cg_walk_in, cg_forked_in, cg_moved_in, cg_moved_out;
 };
 
 /*

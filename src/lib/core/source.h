@@ -93,6 +93,11 @@ struct figure {
 	unsigned windows_folded, windows_unmeasured;
 	char unmeasured_list[48];
 	char unmeasured_why[96];
+	/* cgroup: the limit the cgroup is charged against (memory.max,
+	 * memory.limit_in_bytes), when one is set; the headroom at the peak
+	 * is limit_bytes - peak_bytes. */
+	bool limit_known;
+	uint64_t limit_bytes;
 };
 
 struct source;
@@ -168,6 +173,17 @@ struct source_ops {
 	 * tree's cgroup when this returns (source_cgroup.c says why); -1 with
 	 * errno as fork(). */
 	pid_t (*command_fork)(struct source *s);
+	/* A cgroup target (--cgroup): the tree is the processes of the
+	 * cgroup whose directory is open as cgroup_dir_fd, and of its
+	 * descendants but the child open as except_dir_fd (-1: none); the
+	 * fds stay the caller's; instead of roots. NULL: the source cannot
+	 * measure one. */
+	int (*add_cgroup)(struct source *s, int cgroup_dir_fd, int except_dir_fd);
+	/* A process of the tree that enters the cgroup open as cgroup_dir_fd
+	 * (or below, but for the child open as except_dir_fd, -1: none)
+	 * leaves the tree (`peakbpf -- docker run`: the container's
+	 * processes are not the runtime's). NULL: cannot. */
+	int (*exclude_cgroup)(struct source *s, int cgroup_dir_fd, int except_dir_fd);
 };
 
 struct source {

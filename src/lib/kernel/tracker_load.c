@@ -25,7 +25,7 @@ struct tracker_load {
 	struct tracker_features features;
 	int exact_err;          /* 0: the exact per-CPU path is on */
 	int unique_err;         /* tracker_load__unique_err */
-	struct bpf_link *settle_links[2];
+	struct bpf_link *settle_links[3];       /* fork, exec, cgroup attach */
 	struct tracker_startup startup;
 	struct ring_buffer *sums;       /* the ring of the sum's changes */
 	source_sum_fn sum_fn;           /* a drain's, while it runs */
@@ -158,7 +158,8 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
-	err = unique_prepare(s, t->unique_err == 0, t->features.has_fetch_atomics);
+	bpf_program__set_autoattach(s->progs.settle_attach__percpu_sum, false);
+	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
 	err = 0;
@@ -187,6 +188,14 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 
 	if (!err)
 		err = tracker_bpf__load(t->skel);
+	/* The verifiers of 5.10, 6.1 and 6.12 (not 6.18's) add a global
+	 * function's stack to its callers' (handle_fork's is 448 bytes): the
+	 * cgroup targets' programs are refused (EACCES); the tracker loads
+	 * without them (docs/design.md, "Cgroup targets"). */
+	if (err == -EACCES && t->features.has_cgroup_targets) {
+		t->features.has_cgroup_targets = false;
+		err = reload(t, opts);
+	}
 	if (err && t->unique_err == 0) {
 		t->unique_err = err == -ESRCH || err == -ENOENT ? -EOPNOTSUPP : err;
 		if (t->unique_err == -EOPNOTSUPP)
@@ -224,11 +233,12 @@ static int learn_cpu_offsets(struct tracker_load *t)
 static int attach(struct tracker_load *t)
 {
 	struct tracker_bpf *s = t->skel;
-	struct bpf_program *later[2] = { s->progs.settle_fork__percpu_sum,
-					 s->progs.settle_exec__percpu_sum };
+	struct bpf_program *later[3] = { s->progs.settle_fork__percpu_sum,
+					 s->progs.settle_exec__percpu_sum,
+					 s->progs.settle_attach__percpu_sum };
 	int err = tracker_bpf__attach(s);
 
-	for (int i = 0; i < 2 && !err && t->features.has_percpu_sum; i++) {
+	for (int i = 0; i < 3 && !err && t->features.has_percpu_sum; i++) {
 		t->settle_links[i] = bpf_program__attach(later[i]);
 		if (!t->settle_links[i])
 			err = -errno;
@@ -400,7 +410,7 @@ void tracker_load__destroy(struct tracker_load *t)
 {
 	if (!t)
 		return;
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
 	tracker_bpf__destroy(t->skel);

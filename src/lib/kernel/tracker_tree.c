@@ -345,7 +345,13 @@ int tracker_tree__clear(struct tracker_tree *t, struct tree_entries *removed)
 	/* Entries tried before this instant are in the maps for the walks
 	 * to find; one tried later makes the count move on. */
 	__u64 tried = LOAD(s->bss->tree_insertions[t->index]);
-	int err = tree_maps_clear(s, t->index, !tracker_load__has_percpu_rss(t->load), removed);
+	int err;
+
+	/* No fork or move joins the tree by its cgroup from here on (as
+	 * tracker_clear_cgroup, cgroup_target.c). */
+	if (__atomic_exchange_n(&s->bss->cg_targets[t->index].id, 0, __ATOMIC_SEQ_CST))
+		__atomic_fetch_sub(&s->bss->cg_targets_n, 1, __ATOMIC_SEQ_CST);
+	err = tree_maps_clear(s, t->index, !tracker_load__has_percpu_rss(t->load), removed);
 
 	memset(state(t), 0, sizeof(struct tree_state));
 	STORE(s->bss->tree_pid_depth[t->index], 0);

@@ -19,6 +19,10 @@
 
 
 static const char WHY_RACES[] = "a peak update lost its compare-and-swap race";
+/* bpf/tracker_cgroup.bpf.h, tree_elsewhere: the session gives the bound. */
+static const char WHY_ELSEWHERE[] =
+	"part of the tree is in another memory cgroup (a process moved out of the tree's cgroup, or was made in "
+	"another): its pages charged there are not counted; the true peak lies between this and summed RSS's";
 
 struct unique {
 	struct tracker_bpf *skel;       /* the tracker's: its unique program */
@@ -27,6 +31,7 @@ struct unique {
 	long page_size;
 	__s64 baseline;         /* pages when the window opened */
 	__u64 races_before;
+	__u64 elsewhere_before; /* tree_elsewhere at the open: more since, part of the tree is elsewhere */
 };
 
 int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen)
@@ -107,6 +112,12 @@ int unique_open(struct tracker_tree *t, uint64_t cgroup_id, long page_size, stru
 	u->page_size = page_size;
 	/* One load serves run after run, and tree after tree at once. */
 	err = point_state(u->skel, u->tree, cgroup_id, &u->races_before);
+	if (!err) {
+		/* The tracker counts the tree's processes outside the cgroup. */
+		u->elsewhere_before = LOAD(u->skel->bss->tree_elsewhere[u->tree]);
+		if (!__atomic_exchange_n(&u->skel->bss->tree_memcg_id[u->tree], cgroup_id, __ATOMIC_SEQ_CST))
+			__atomic_fetch_add(&u->skel->bss->memcg_watch_n, 1, __ATOMIC_SEQ_CST);
+	}
 	if (err == -ENOSPC)
 		snprintf(why, whylen, "the load's table has no free way for this cgroup: %d other trees' "
 			 "cgroups share its group (bpf/unique.h); try again later", UNIQUE_WAYS);
@@ -154,6 +165,13 @@ void unique_close_window(struct unique *u, struct figure *out)
 	out->exact = races == u->races_before;
 	if (!out->exact)
 		out->inexact_reason = WHY_RACES;
+	/* Once part of the tree was elsewhere, every later window may miss
+	 * its pages: the count is not reset at the cut. */
+	if (LOAD(u->skel->bss->tree_elsewhere[u->tree]) != u->elsewhere_before) {
+		out->exact = false;
+		out->other_cgroups = true;
+		out->inexact_reason = WHY_ELSEWHERE;
+	}
 	u->baseline = now;
 	u->races_before = races;
 }
@@ -172,5 +190,9 @@ void unique_destroy(struct unique *u)
 	if (__atomic_compare_exchange_n(&u->skel->bss->ustates[u->tree].cgroup_id, &mine, 0, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		unique_table_remove(u->skel->bss->ugroups, u->cgroup_id, u->tree);
+	mine = u->cgroup_id;
+	if (__atomic_compare_exchange_n(&u->skel->bss->tree_memcg_id[u->tree], &mine, 0, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		__atomic_fetch_sub(&u->skel->bss->memcg_watch_n, 1, __ATOMIC_SEQ_CST);
 	free(u);
 }

@@ -97,7 +97,7 @@ struct hp_opened {
 /* The window's unique memory (unique_api.h's figure, source "bpf-memcg"):
  * measured 0 without HP_UNIQUE, or when the helper could not (why). */
 struct hp_unique {
-	uint8_t measured, exact, pad[6];
+	uint8_t measured, exact, other_cgroups, pad[5];
 	uint64_t peak_bytes, baseline_bytes, anon_bytes, file_bytes;
 	char why[HP_WHY_LEN];   /* not measured, or not exact: why; else "" */
 };

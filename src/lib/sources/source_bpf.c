@@ -12,6 +12,7 @@
 #include "tracker_load.h"
 #include "tracker_tree.h"
 #include "unique_api.h"
+#include "cgroup_target_api.h"
 
 struct bpf_source {
 	struct source base;
@@ -27,6 +28,8 @@ struct bpf_source {
 	bool unique_asked;
 	char unique_why[256];           /* why not measured, when asked */
 	struct figure unique_fig;       /* the window close_window closed last */
+	bool cgroup_target;             /* the tree is a cgroup's (bpf_add_cgroup) */
+	struct tracker_tree *sink;      /* bpf_exclude_cgroup's tree, or NULL */
 };
 
 /*
@@ -126,7 +129,9 @@ static int bpf_close_window(struct source *s, struct figure *f)
 		unique_close_window(b->unique, &b->unique_fig);
 	memset(f, 0, sizeof(*f));
 	f->source = "bpf";
-	f->scope = "summed RSS of the tree, every change seen in the kernel";
+	f->scope = b->cgroup_target ?
+		   "summed RSS of the cgroup's processes and its descendants', every change seen in the kernel" :
+		   "summed RSS of the tree, every change seen in the kernel";
 	f->measured = true;
 	f->peak_bytes = pages_to_bytes(t->peak_pages, page);
 	f->baseline_known = true;
@@ -168,6 +173,7 @@ static void bpf_destroy(struct source *s)
 		return;
 	/* Before the tree: its state is the tree's. */
 	unique_destroy(b->unique);
+	tracker_tree__free(b->sink);    /* before its load can go */
 	if (b->cached) {
 		cache_put(b->tree);
 	} else {
@@ -355,18 +361,34 @@ static void counters_from(const struct tree_reading *now, struct bpf_counters *c
 	c->read_errors = t->read_errors;
 }
 
+/* A cgroup target's membership, as it is now. */
+static void cgroup_counters(struct bpf_source *b, struct bpf_counters *c)
+{
+	struct cg_stats st;
+
+	if (!b->cgroup_target || !tracker_cgroup_stats(b->tree, &st))
+		return;
+	c->cgroup_target = true;
+	c->cg_walk_in = st.walk_in;
+	c->cg_forked_in = st.forked_in;
+	c->cg_moved_in = st.moved_in;
+	c->cg_moved_out = st.moved_out;
+}
+
 static void bpf_counters(struct source *s, bool at_cut, struct bpf_counters *c)
 {
 	struct tree_reading now;
 
 	if (at_cut) {
 		counters_from(&to_bpf(s)->last, c);
+		cgroup_counters(to_bpf(s), c);
 		return;
 	}
 	memset(c, 0, sizeof(*c));
 	if (tracker_tree__read(to_bpf(s)->tree, &now))
 		return;
 	counters_from(&now, c);
+	cgroup_counters(to_bpf(s), c);
 }
 
 static int64_t bpf_procs_live(struct source *s)
@@ -449,6 +471,52 @@ static void bpf_unique_window(struct source *s, struct figure *out)
 	out->inexact_reason = b->unique_asked ? b->unique_why : NULL;
 }
 
+/* The target at dir_fd, without its child at except_fd (-1: none). */
+static int resolve_target(int dir_fd, int except_fd, struct cg_target *target)
+{
+	struct cg_target except;
+	int err = cgroup_target_resolve(dir_fd, target);
+
+	if (!err && except_fd >= 0) {
+		err = cgroup_target_resolve(except_fd, &except);
+		if (!err && (except.hier != target->hier || except.level != target->level + 1))
+			err = -EINVAL;  /* not a child of the target */
+		target->except_id = except.id;
+	}
+	return err;
+}
+
+/* The tree is a cgroup's: membership by cgroup, in the kernel. */
+static int bpf_add_cgroup(struct source *s, int cgroup_dir_fd, int except_dir_fd)
+{
+	struct bpf_source *b = to_bpf(s);
+	struct cg_target target;
+	int err = resolve_target(cgroup_dir_fd, except_dir_fd, &target);
+
+	if (!err)
+		err = tracker_set_cgroup(b->tree, &target, cgroup_dir_fd);
+	if (!err)
+		b->cgroup_target = true;
+	return err;
+}
+
+/* Processes entering the cgroup leave the tree: they go to a tree of the
+ * load that nobody reads (tracker_open_sink). */
+static int bpf_exclude_cgroup(struct source *s, int cgroup_dir_fd, int except_dir_fd)
+{
+	struct bpf_source *b = to_bpf(s);
+	struct cg_target target;
+	int err = resolve_target(cgroup_dir_fd, except_dir_fd, &target);
+
+	if (!err && b->sink)
+		err = -EBUSY;
+	if (!err)
+		err = tracker_open_sink(b->tree, &b->sink);
+	if (!err)
+		err = tracker_set_cgroup(b->sink, &target, cgroup_dir_fd);
+	return err;
+}
+
 static const struct source_ops bpf_ops = {
 	.add_root = bpf_add_root,
 	.start = bpf_start,
@@ -463,4 +531,6 @@ static const struct source_ops bpf_ops = {
 	.tree = bpf_tree,
 	.unique_open = bpf_unique_open,
 	.unique_window = bpf_unique_window,
+	.add_cgroup = bpf_add_cgroup,
+	.exclude_cgroup = bpf_exclude_cgroup,
 };

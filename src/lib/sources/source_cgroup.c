@@ -49,6 +49,15 @@ static const char WHY_OWN[] = "a cgroup's usage includes page cache and kernel m
 static const char WHY_OWN_SINCE_CREATED[] =
 	"includes page cache and kernel memory; the peak since the cgroup was created "
 	"(this kernel cannot reset memory.peak per window: 6.12+ can)";
+/* A cgroup target (--cgroup): the figure is the cgroup's own. */
+static const char SCOPE_TARGET[] =
+	"cgroup: the target cgroup and its descendants, including page cache and kernel memory";
+static const char NOT_TREE_TARGET_ALL_TIME[] =
+	"not comparable: the cgroup's peak is all-time (from before the run)";
+static const char WHY_TARGET[] = "a cgroup's usage includes page cache and kernel memory: not its processes' summed RSS";
+static const char WHY_TARGET_V1[] =
+	"includes page cache and kernel memory; the all-time memory.max_usage_in_bytes (a cgroup peakbpf did "
+	"not make is not reset: others may rely on it)";
 static const char WHY_SHARED[] =
 	"includes page cache, kernel memory and the other processes in the cgroup";
 static const char WHY_SHARED_V2_ALL_TIME[] =
@@ -77,6 +86,7 @@ struct cgroup_source {
 	uint64_t baseline;
 	char reason[PATH_MAX + 128]; /* why there is no figure */
 	const char *entry;      /* own: how the command came in (figure's cgroup_entry) */
+	bool target;            /* not own: dir is a cgroup target's (cgroup_add_cgroup) */
 };
 
 /* The figure of a cgroup we do not own: dir (open as *fd, which becomes
@@ -179,6 +189,22 @@ static int cgroup_add_root(struct source *s, pid_t pid)
 	return err;
 }
 
+/* v1 reports no limit as a huge number (PAGE_COUNTER_MAX pages), v2 as
+ * "max", which the u64 read refuses: neither is a limit. */
+#define CG_NO_LIMIT (UINT64_C(1) << 62)
+
+/* The limit the cgroup is charged against, when one is set. */
+static void read_limit(const struct cgroup_source *c, struct figure *out)
+{
+	uint64_t v;
+
+	if (cg_read_u64_at(dir_fd(c), c->h.version == CG_V2 ? "memory.max" : "memory.limit_in_bytes", &v) == 0 &&
+	    v < CG_NO_LIMIT) {
+		out->limit_known = true;
+		out->limit_bytes = v;
+	}
+}
+
 /* The usage now: the next window's baseline. */
 static void read_baseline(struct cgroup_source *c)
 {
@@ -245,6 +271,11 @@ static int cgroup_start(struct source *s)
 
 static const char *inexact_reason(const struct cgroup_source *c)
 {
+	if (c->target) {
+		if (c->h.version == CG_V1)
+			return WHY_TARGET_V1;
+		return c->fd_reset ? WHY_TARGET : WHY_OWN_SINCE_CREATED;
+	}
 	if (c->own) {
 		if (c->h.version == CG_V2 && !c->fd_reset && c->windows > 0)
 			return WHY_OWN_SINCE_CREATED;
@@ -264,9 +295,13 @@ static int cgroup_close_window(struct source *s, struct figure *out)
 	memset(out, 0, sizeof(*out));
 	out->source = c->h.version == CG_V2 ? "cgroup-v2" : "cgroup-v1";
 	out->exclusive = c->own;
-	out->scope = c->own ? SCOPE_OWN : SCOPE_SHARED;
-	if (!c->own)
+	out->scope = c->own ? SCOPE_OWN : c->target ? SCOPE_TARGET : SCOPE_SHARED;
+	if (c->target)
+		out->not_tree = c->fd_reset && c->h.version == CG_V2 ? NULL : NOT_TREE_TARGET_ALL_TIME;
+	else if (!c->own)
 		out->not_tree = c->fd_reset && c->h.version == CG_V2 ? NOT_TREE_SHARED : NOT_TREE_ALL_TIME;
+	out->exclusive = c->own || c->target;
+	read_limit(c, out);
 	copy_path_tail(out->cgroup_path, sizeof(out->cgroup_path), c->dir);
 	out->cgroup_entry = c->own ? c->entry : NULL;
 	if (!c->started) {
@@ -412,6 +447,37 @@ int cgroup_source_own_dir_fd(const struct source *s)
 	return cgroup_source_is_exclusive(s) ? ((const struct cgroup_source *)s)->fds.dir_fd : -1;
 }
 
+/* A cgroup target's directory (fd stays the caller's): its figure is the
+ * cgroup's own peak, in this source's hierarchy (a v2 target on a host whose
+ * memory controller is v1 keeps no memory.peak: -EOPNOTSUPP). */
+static int cgroup_add_cgroup(struct source *s, int fd, int except_fd)
+{
+	struct cgroup_source *c = (struct cgroup_source *)s;
+	char link[64], path[PATH_MAX];
+	ssize_t n;
+	int dfd;
+
+	(void)except_fd;        /* the cgroup's own peak counts it: a figure of the whole cgroup */
+	if (c->command_mode || c->own || c->have_dir)
+		return -EINVAL;
+	if (!cg_is_file_at(fd, cg_peak_file(&c->h)))
+		return -EOPNOTSUPP;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n < 0)
+		return -errno;
+	path[n] = '\0';
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0)
+		return -errno;
+	if (shared_cgroup(c, path, &dfd)) {
+		close(dfd);
+		return -ENAMETOOLONG;
+	}
+	c->target = true;
+	return 0;
+}
+
 static const struct source_ops cgroup_ops = {
 	.add_root = cgroup_add_root,
 	.start = cgroup_start,
@@ -420,6 +486,7 @@ static const struct source_ops cgroup_ops = {
 	.destroy = cgroup_destroy,
 	.command_fork = cgroup_command_fork,
 	.tree_cgroup_fd = cgroup_source_own_dir_fd,
+	.add_cgroup = cgroup_add_cgroup,
 };
 
 int cgroup_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen)

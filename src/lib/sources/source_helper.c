@@ -211,6 +211,7 @@ static void helper_unique_window(struct source *s, struct figure *out)
 	out->source = "bpf-memcg";
 	out->measured = true;
 	out->exact = u->exact;
+	out->other_cgroups = u->other_cgroups;
 	out->peak_bytes = u->peak_bytes;
 	out->baseline_known = true;
 	out->baseline_bytes = u->baseline_bytes;
