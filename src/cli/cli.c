@@ -339,8 +339,7 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 		return CLI_RUN;
 	case OPT_MEASURE:
 		if (!strcmp(optarg, "rss") || !strcmp(optarg, "unique")) {
-			o->measure_unique = optarg[0] == 'u';
-			o->runs.measure_unique = o->measure_unique;
+			o->runs.measure_unique = o->measure_unique = optarg[0] == 'u';
 			return CLI_RUN;
 		}
 		snprintf(err, errlen, "--measure: '%s' is not one of rss, unique", optarg);
@@ -540,60 +539,19 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 	return CLI_RUN;
 }
 
-/* '+': options stop at the command, so "peakbpf ls -l" works. */
-#define SHORT_OPTIONS "+:o:jqvhVp:i:d:s:t:u:" RUNS_SHORT_OPTIONS
 
 static enum cli_action parse_options(int argc, char **argv, struct options *o, char *err, size_t errlen)
 {
 	enum cli_action action;
 	int c;
 
-	while ((c = getopt_long(argc, argv, SHORT_OPTIONS, long_options, NULL)) != -1) {
+	/* '+': options stop at the command, so "peakbpf ls -l" works. */
+	while ((c = getopt_long(argc, argv, "+:o:jqvhVp:i:d:s:t:u:" RUNS_SHORT_OPTIONS, long_options, NULL)) != -1) {
 		action = parse_option(c, argv, o, err, errlen);
 		if (action != CLI_RUN)
 			return action;
 	}
 	return CLI_RUN;
-}
-
-/*
- * hyperfine's form takes options anywhere (issue 36): from the first
- * command string on (a word with a blank, not after "--"), a word that
- * starts with '-' is an option again, and the command strings are gathered
- * in their order at argv's end, where runs_cli_check reads them.
- */
-static enum cli_action options_among_strings(int argc, char **argv, struct options *o, char *err,
-					     size_t errlen)
-{
-	enum cli_action action = CLI_RUN;
-	char **strings;
-	int n = 0;
-
-	if (optind >= argc || (optind > 1 && !strcmp(argv[optind - 1], "--")) ||
-	    !argv[optind][strcspn(argv[optind], " \t\n")])
-		return CLI_RUN;
-	strings = calloc((size_t)argc, sizeof(*strings));
-	if (!strings) {
-		snprintf(err, errlen, "out of memory");
-		return CLI_ERROR;
-	}
-	while (optind < argc && action == CLI_RUN && n < argc) {
-		int at = optind;
-
-		if (argv[optind][0] == '-' && argv[optind][1])
-			action = parse_options(argc, argv, o, err, errlen);
-		/* A word getopt took nothing of (or gave back: -i's) is a
-		 * command string, so that every turn moves on. */
-		if (action == CLI_RUN && optind <= at) {
-			optind = at;
-			strings[n++] = argv[optind++];
-		}
-	}
-	for (int i = 0; i < n; i++)
-		argv[argc - n + i] = strings[i];
-	optind = argc - n;
-	free(strings);
-	return action;
 }
 
 enum cli_action cli_parse(int argc, char **argv, struct options *o,
@@ -607,7 +565,7 @@ enum cli_action cli_parse(int argc, char **argv, struct options *o,
 	opterr = 0;
 	action = parse_options(argc, argv, o, err, errlen);
 	if (action == CLI_RUN)
-		action = options_among_strings(argc, argv, o, err, errlen);
+		action = runs_cli_options_among_strings(argc, argv, o, err, errlen, parse_options);
 	if (action != CLI_RUN)
 		return action;
 	return check_options(argc, argv, o, err, errlen);

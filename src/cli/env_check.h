@@ -19,4 +19,9 @@ bool env_unknown_peakbpf(char *const *env, char *name, size_t len);
  * PEAKBPF_HELPER), one line on stderr; why: the session's reason, or NULL. */
 void env_check_helper(bool helper_given, const char *bpf_load, const char *why);
 
+/* The same for session s: its bpf_load, and the why of its "helper: "
+ * note. */
+struct peakbpf_session;
+void env_check_session(bool helper_given, const struct peakbpf_session *s);
+
 #endif

@@ -222,13 +222,8 @@ static int open_outputs(struct run *r)
 		}
 	}
 	err = sum_record_open(&r->rec, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
-	if (!err && o->timeline && o->run_count > 1) {
-		/* -r: each run rewrites the file; it says which one it draws. */
-		size_t used = strlen(r->rec.title);
-
-		snprintf(r->rec.title + used, sizeof(r->rec.title) - used, " (%s %u of %u: each run "
-			 "rewrites this timeline)", o->run_warmup ? "warm-up" : "run", o->run_index, o->run_count);
-	}
+	if (!err && o->timeline && o->run_count > 1)
+		sum_record_name_run(&r->rec, o->run_warmup, o->run_index, o->run_count);
 	if (err)
 		return err;
 	sum_record_set_identify(&r->rec, run_identify_mm, r);
@@ -254,25 +249,16 @@ static int open_failed_status(const struct options *o, int err)
 	return EXIT_PEAKBPF_FAILED;
 }
 
-/* A helper expected (--helper, or a misspelt PEAKBPF_* variable) and not
- * used: said on stderr, with the session's note of why. */
-static void helper_expected(const struct run *r)
-{
-	const char *why = NULL, *n;
-
-	for (size_t i = 0; (n = peakbpf_note(r->session, i)); i++)
-		if (!strncmp(n, "helper: ", 8) && !why)
-			why = n + 8;
-	env_check_helper(r->opts->use_helper || r->opts->helper_path, peakbpf_bpf_load(r->session), why);
-}
-
 /* -- docker|podman run: the container's own session, on the cgroup
- * peakbpf makes for it, from before the command starts. */
+ * peakbpf makes for it, from before the command starts (and first, the
+ * helper's warning, env_check.h). */
 static int prepare_container(struct run *r, const struct peakbpf_opts *po)
 {
 	const struct options *o = r->opts;
 	int err;
 
+	/* The session is open: a helper expected and not used is said now. */
+	env_check_session(o->use_helper || o->helper_path, r->session);
 	if (!o->command || !container_run_wanted(o->command, o->quiet))
 		return 0;
 	err = container_run_prepare(&r->ctr, o->command);
@@ -353,7 +339,6 @@ static int run_prepare(struct run *r)
 		r->exit_status = open_failed_status(r->opts, err);
 		return err;
 	}
-	helper_expected(r);
 	err = prepare_container(r, &po);
 	if (err)
 		return err;

@@ -165,6 +165,14 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
 	return rc;
 }
 
+void sum_record_name_run(struct sum_record *r, bool warmup, unsigned index, unsigned count)
+{
+	size_t used = strlen(r->title);
+
+	snprintf(r->title + used, sizeof(r->title) - used, " (%s %u of %u: each run rewrites this "
+		 "timeline)", warmup ? "warm-up" : "run", index, count);
+}
+
 void sum_record_free(struct sum_record *r)
 {
 	if (r->out) {

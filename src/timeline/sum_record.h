@@ -77,4 +77,7 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
  * before its end) is removed. */
 void sum_record_free(struct sum_record *r);
 
+/* -r: each run rewrites the timeline; its title says which one it draws. */
+void sum_record_name_run(struct sum_record *r, bool warmup, unsigned index, unsigned count);
+
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fit.h"
@@ -359,6 +360,46 @@ static enum cli_action positional_strings(int argc, char **argv, struct options 
 		r->commands[r->n_commands++] = argv[optind];
 	}
 	return CLI_RUN;
+}
+
+/*
+ * hyperfine's form takes options anywhere (issue 36): from the first
+ * command string on (a word with a blank, not after "--"), a word that
+ * starts with '-' is an option again, and the command strings are gathered
+ * in their order at argv's end, where runs_cli_check reads them.
+ */
+enum cli_action runs_cli_options_among_strings(int argc, char **argv, struct options *o, char *err,
+					       size_t errlen, runs_cli_parse_fn parse)
+{
+	enum cli_action action = CLI_RUN;
+	char **strings;
+	int n = 0;
+
+	if (optind >= argc || (optind > 1 && !strcmp(argv[optind - 1], "--")) ||
+	    !argv[optind][strcspn(argv[optind], " \t\n")])
+		return CLI_RUN;
+	strings = calloc((size_t)argc, sizeof(*strings));
+	if (!strings) {
+		snprintf(err, errlen, "out of memory");
+		return CLI_ERROR;
+	}
+	while (optind < argc && action == CLI_RUN && n < argc) {
+		int at = optind;
+
+		if (argv[optind][0] == '-' && argv[optind][1])
+			action = parse(argc, argv, o, err, errlen);
+		/* A word getopt took nothing of (or gave back: -i's) is a
+		 * command string, so that every turn moves on. */
+		if (action == CLI_RUN && optind <= at) {
+			optind = at;
+			strings[n++] = argv[optind++];
+		}
+	}
+	for (int i = 0; i < n; i++)
+		argv[argc - n + i] = strings[i];
+	optind = argc - n;
+	free(strings);
+	return action;
 }
 
 enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *err, size_t errlen,

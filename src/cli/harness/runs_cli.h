@@ -73,4 +73,13 @@ enum cli_action runs_cli_check(int argc, char **argv, struct options *o, char *e
 /* Whether the options ask for the harness rather than one plain run. */
 bool runs_wanted(const struct runs_opts *r);
 
+/* hyperfine's form takes options anywhere (issue 36): from the first
+ * command string on, a word that starts with '-' is parsed by parse (the
+ * CLI's getopt loop) as options, and the command strings are gathered in
+ * their order at argv's end, where runs_cli_check reads them. */
+typedef enum cli_action (*runs_cli_parse_fn)(int argc, char **argv, struct options *o, char *err,
+					     size_t errlen);
+enum cli_action runs_cli_options_among_strings(int argc, char **argv, struct options *o, char *err,
+					       size_t errlen, runs_cli_parse_fn parse);
+
 #endif
