@@ -119,6 +119,7 @@ CLITOP_SRCS := \
 	src/cli/run.c \
 	src/cli/run_emit.c \
 	src/cli/env_check.c \
+	src/cli/env_session.c \
 	src/cli/target.c \
 	src/cli/target_container.c \
 	src/cli/cgroup_paths.c \

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <peakbpf/peakbpf.h>
 #include "env_check.h"
 
 /* Every variable peakbpf, libpeakbpf and the Python package read. */
@@ -12,6 +11,8 @@ static const char *const known[] = {
 	"PEAKBPF_CGROUP_ROOT",  /* where command mode makes its cgroup */
 	"PEAKBPF_LIBRARY",      /* the Python package's libpeakbpf */
 	"PEAKBPF_UNIQUE_HOOK",  /* the unique program's hook, forced (tests) */
+	"PEAKBPF_DOCKER",       /* the docker binary (src/cli/target_container.c) */
+	"PEAKBPF_PODMAN",       /* the podman binary (src/cli/target_container.c) */
 };
 
 bool env_unknown_peakbpf(char *const *env, char *name, size_t len)
@@ -53,14 +54,4 @@ void env_check_helper(bool helper_given, const char *bpf_load, const char *why)
 		fprintf(stderr, "peakbpf: warning: --helper was given and the helper was not used%s%s: %s\n",
 			why && *why ? ": " : "", why && *why ? why : "",
 			bpf_load ? "BPF loaded here" : "a fallback measured");
-}
-
-void env_check_session(bool helper_given, const struct peakbpf_session *s)
-{
-	const char *why = NULL, *n;
-
-	for (size_t i = 0; (n = peakbpf_note(s, i)); i++)
-		if (!strncmp(n, "helper: ", 8) && !why)
-			why = n + 8;
-	env_check_helper(helper_given, peakbpf_bpf_load(s), why);
 }

@@ -10,7 +10,7 @@
 static void test_unknown(void **state)
 {
 	char *ours[] = { "PATH=/bin", "PEAKBPF_HELPER=/run/peakbpf.sock", "PEAKBPF_CGROUP_ROOT=/x",
-			 "PEAKBPF_LIBRARY=/l.so", "PEAKBPF_HELPER_X", NULL };
+			 "PEAKBPF_LIBRARY=/l.so", "PEAKBPF_DOCKER=/usr/bin/docker", "PEAKBPF_HELPER_X", NULL };
 	char *misspelt[] = { "HOME=/root", "PEAKBPF_HELPR=/run/peakbpf.sock", NULL };
 	char *prefix[] = { "PEAKBPF_HELPERS=/s", NULL };
 	char name[64] = "";
@@ -18,7 +18,7 @@ static void test_unknown(void **state)
 	(void)state;
 	assert_true(env_unknown_peakbpf(ours, name, sizeof(name)));     /* no '=': its name whole */
 	assert_string_equal(name, "PEAKBPF_HELPER_X");
-	ours[4] = NULL;
+	ours[5] = NULL;
 	assert_false(env_unknown_peakbpf(ours, name, sizeof(name)));
 	assert_true(env_unknown_peakbpf(misspelt, name, sizeof(name)));
 	assert_string_equal(name, "PEAKBPF_HELPR");
