@@ -110,7 +110,8 @@ CLITOP_SRCS := \
 	src/cli/run_report.c \
 	src/cli/run.c \
 	src/cli/run_emit.c \
-	src/cli/plot.c
+	src/cli/plot.c \
+	src/cli/merge_cli.c
 HARNESS_SRCS := \
 	src/cli/harness/runs_cli.c \
 	src/cli/harness/bench.c \
@@ -124,11 +125,10 @@ HARNESS_SRCS := \
 	src/cli/harness/export.c \
 	src/cli/harness/export_text.c \
 	src/cli/harness/fit_report.c
-MERGE_SRCS := \
-	src/cli/merge/rank_file.c \
-	src/cli/merge/merge.c \
-	src/cli/merge/merge_load.c \
-	src/cli/merge/merge_cli.c
+RANK_SRCS := \
+	src/rank/rank_file.c \
+	src/rank/merge.c \
+	src/rank/merge_load.c
 
 # Each layer's include path: its own folder and the folders it may use.
 INC_base := -Isrc/base
@@ -138,11 +138,11 @@ INC_kernel := -Isrc/lib/kernel $(INC_core) -Ibpf -I$(OUTPUT)
 INC_sources := -Isrc/lib/sources $(INC_kernel)
 INC_lib := -Isrc/lib -Iinclude $(INC_sources) $(INC_timeline)
 INC_helper := -Isrc/helper $(INC_lib)
-INC_merge := -Isrc/cli/merge $(INC_timeline)
+INC_rank := -Isrc/rank $(INC_timeline)
 # The harness reads the parsed options (src/cli/cli.h, checked by check-layers).
 INC_harness := -Isrc/cli/harness -Isrc/cli -Iinclude $(INC_timeline)
 # The CLI: the public API, the harness, merge; of the helper, serve.h alone.
-INC_cli := -Isrc/cli -Iinclude -Isrc/cli/harness -Isrc/cli/merge -Isrc/helper $(INC_timeline)
+INC_cli := -Isrc/cli -Iinclude -Isrc/cli/harness -Isrc/rank -Isrc/helper $(INC_timeline)
 # Tests see every layer.
 INC_all := $(sort $(INC_lib) $(INC_helper) $(INC_cli))
 
@@ -153,7 +153,7 @@ LIB_COMMON_SRCS := $(BASE_SRCS) $(TIMELINE_SRCS)
 LIB_SRCS := $(LIB_COMMON_SRCS) $(CORE_SRCS) $(KERNEL_SRCS) $(SOURCES_SRCS) $(LIBTOP_SRCS)
 # The CLI: built on libpeakbpf's public API only (make check-cli-api), but
 # for serve.c, the helper daemon, which is the bpf source's other side.
-CLI_API_SRCS := $(CLITOP_SRCS) $(HARNESS_SRCS) $(MERGE_SRCS)
+CLI_API_SRCS := $(CLITOP_SRCS) $(HARNESS_SRCS) $(RANK_SRCS)
 CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) $(HELPER_SRCS)
 obj = $(patsubst %.c,$(OUTPUT)/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_SRCS))
@@ -191,7 +191,7 @@ test_export_SRCS := src/cli/harness/export.c src/cli/harness/export_text.c src/c
 	src/cli/harness/export_ci.c $(test_budget_SRCS) src/cli/harness/sweep.c src/cli/harness/fit.c \
 	src/base/json.c src/base/fileutil.c
 test_runs_cli_SRCS := $(test_cli_SRCS)
-test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merge/rank_file.c src/base/json.c \
+test_merge_SRCS := src/rank/merge.c src/rank/merge_load.c src/rank/rank_file.c src/base/json.c \
 	src/base/fileutil.c
 test_helper_proto_SRCS := src/lib/sources/helper_proto.c
 test_shell_words_SRCS := src/cli/harness/shell_words.c
@@ -251,7 +251,7 @@ $(OUTPUT)/src/lib/sources/%.o: LAYER_INC = $(INC_sources)
 $(OUTPUT)/src/helper/%.o: LAYER_INC = $(INC_helper)
 $(OUTPUT)/src/cli/%.o: LAYER_INC = $(INC_cli)
 $(OUTPUT)/src/cli/harness/%.o: LAYER_INC = $(INC_harness)
-$(OUTPUT)/src/cli/merge/%.o: LAYER_INC = $(INC_merge)
+$(OUTPUT)/src/rank/%.o: LAYER_INC = $(INC_rank)
 
 $(OUTPUT)/src/%.o: src/%.c
 	$(call msg,CC,$@)
@@ -349,7 +349,7 @@ FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/base/units.c
 fuzz_cli_SRCS = $(test_cli_SRCS)
 fuzz_json_SRCS := src/base/json.c
-fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
+fuzz_record_SRCS := src/rank/merge.c src/rank/merge_load.c
 fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
 fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
 # The helper's request handler, its BPF side stubbed in the target.

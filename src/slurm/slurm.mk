@@ -11,12 +11,12 @@ SLURM_SRCS := \
 	src/slurm/slurm_report.c \
 	src/slurm/spank_record.c
 # A multi-node step's records and their merge: the CLI's own --record and
-# `peakbpf merge` code (src/cli/merge: on the public API, like the plugin).
-SLURM_MERGE_SRCS := src/cli/merge/rank_file.c src/cli/merge/merge.c src/cli/merge/merge_load.c
+# `peakbpf merge` code (src/rank: on the public API, like the plugin).
+SLURM_MERGE_SRCS := src/rank/rank_file.c src/rank/merge.c src/rank/merge_load.c
 SLURM_PLUGIN_OBJS := $(call obj,$(SLURM_SRCS) $(SLURM_MERGE_SRCS))
 # The plugin's layer: the public API, the CLI's merge and the base helpers.
 # Its symbols are visible (the version script exports the SPANK ones only).
-INC_slurm := -Isrc/slurm -Iinclude $(INC_merge)
+INC_slurm := -Isrc/slurm -Iinclude $(INC_rank)
 $(OUTPUT)/src/slurm/%.o: LAYER_INC = $(INC_slurm) -fvisibility=default
 # Tests see every layer. The plugin's unit test (its pure part) joins make
 # unit and unit-asan here: their recipes run every prerequisite ($^).
