@@ -85,7 +85,7 @@ UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 test_sources_EXTRA := tests/unit/cgroup_fixture.c
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
+.PHONY: all deps check test unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
 	python-test check-cli-api check-layers check-size check-abi check-man check-unit soak
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
@@ -269,14 +269,40 @@ fuzz: $(FUZZ_BINS)
 		grep -h '^Done' $(OUTPUT)/fuzz/$$t.log | sed 's/^/           /'; \
 	done
 
-unit: $(UNIT_BINS)
-	$(Q)for t in $^; do $$t || exit 1; done
-
-unit-asan: $(UNIT_ASAN_BINS)
-	$(Q)for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
+# Each test binary runs as a target of its own (run/test_NAME), so that
+# make -j runs them side by side; its output is shown when it fails, else
+# its last line. Nothing is written into the tree: any user may run them.
+UNIT_RUNS := $(addprefix run/,$(notdir $(UNIT_BINS)))
+UNIT_ASAN_RUNS := $(addprefix run/,$(notdir $(UNIT_ASAN_BINS)))
+.PHONY: $(UNIT_RUNS) $(UNIT_ASAN_RUNS)
+unit: $(UNIT_RUNS)
+unit-asan: $(UNIT_ASAN_RUNS)
+$(UNIT_RUNS) $(UNIT_ASAN_RUNS): run/%: $(OUTPUT)/tests/%
+	$(Q)log=$$(mktemp) && if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $< >$$log 2>&1; \
+		then printf '  %-8s %-28s %s\n' UNIT "$*" "$$(grep -a 'PASSED\|SKIPPED' $$log | tr -s ' ' | tr '\n' ' ')"; \
+		rm -f $$log; else cat $$log; rm -f $$log; echo "unit: $* failed" >&2; exit 1; fi
 
 integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
+
+# The edit-compile-test loop: the unit tests, the sanitizers and the
+# layer, size, ABI, API and documentation checks. No root, no BPF, no
+# package installed: any user on a built tree (make all; then make test
+# once, which builds the tests), under a minute here. make check is the
+# whole suite.
+TESTS_FAST := \
+	unit \
+	unit-asan \
+	check-layers \
+	check-size \
+	check-abi \
+	check-cli-api \
+	check-docs \
+	check-man
+# As many jobs as CPUs unless make was given -j.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test:
+	$(Q)$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) $(TESTS_FAST)
 
 # check and demo install what is missing first, so each is one command on a
 # fresh Debian machine; the recursive make re-reads pkg-config afterwards.
