@@ -72,7 +72,9 @@ LIB_OBJS = $(foreach l,$(LAYER_LINK_lib),$(call layer_objs,$(l)))
 # check-cli-api), with the harness, the rank files and the pure helpers
 # (base, timeline) of their own; the helper, peakbpf serve, is a library of
 # its own that the CLI calls through serve.h alone.
-CLI_LAYERS := harness rank timeline base
+# (the layers the CLI uses but the library and the helper, then base and
+# timeline: today harness rank timeline base)
+CLI_LAYERS = $(filter-out cli helper $(LAYER_LINK_lib),$(LAYER_LINK_cli)) timeline base
 CLI_OBJS = $(call layer_objs,cli)
 CLI_API_OBJS = $(CLI_OBJS) $(foreach l,$(CLI_LAYERS),$(call layer_objs,$(l)))
 CLI_ARCHIVES = $(foreach l,$(CLI_LAYERS) helper,$(OUTPUT)/layers/lib$(l).a)
