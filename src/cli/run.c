@@ -30,7 +30,7 @@
 #include "sampler_model.h"
 #include "spawn.h"
 #include "status.h"
-#include "sum_record.h"
+#include "sum_log.h"
 
 
 static bool verbose;

@@ -18,7 +18,7 @@
 #include "run_report.h"
 #include "runs_result.h"
 #include "sampler_model.h"
-#include "sum_record.h"
+#include "sum_log.h"
 
 /* Everything one run needs between its events. */
 struct run {

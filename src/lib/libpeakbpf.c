@@ -17,7 +17,7 @@
 #include "report.h"
 #include "session.h"
 #include "sources.h"
-#include "sum_record.h"
+#include "sum_log.h"
 #include "lib_opts.h"
 #include "libpeakbpf_figure.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fileutil.h"
-#include "sum_record.h"
+#include "sum_log.h"
 #include "timeline_export.h"
 
 #define SAMPLER_RESOLUTION_NS 10000ULL  /* 10 us: the sampler model's slots */
