@@ -108,10 +108,10 @@ static int event_loop(struct run *r)
 			wake = r->next_window_ns;
 		if (r->deadline_ns && r->deadline_ns < wake)
 			wake = r->deadline_ns;
-		if (run_recording(r)) {
+		if (run_keeps_sum_log(r)) {
 			run_drain_trace(r);
-			if (now + RECORD_DRAIN_MS * 1000000ULL < wake)
-				wake = now + RECORD_DRAIN_MS * 1000000ULL;
+			if (now + SUM_LOG_DRAIN_MS * 1000000ULL < wake)
+				wake = now + SUM_LOG_DRAIN_MS * 1000000ULL;
 		}
 		if (wake != UINT64_MAX) {
 			uint64_t ms = wake > now ? (wake - now + 999999) / 1000000 : 0;
@@ -197,17 +197,17 @@ static int open_outputs(struct run *r)
 			return err;
 		}
 	}
-	err = sum_record_open(&r->rec, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
+	err = sum_log_open(&r->log, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
 	if (err)
 		return err;
-	sum_record_set_identify(&r->rec, run_identify_mm, r);
+	sum_log_set_identify(&r->log, run_identify_mm, r);
 	if (o->record_dir) {
-		err = rank_record_open(&r->rank, o->record_dir, o->record_interval_ns, o->command, o->pids,
+		err = rank_file_open(&r->rank, o->record_dir, o->record_interval_ns, o->command, o->pids,
 				       o->n_pids);
 		if (err)
 			return err;
-		r->rec.on_change = run_on_sum_change;
-		r->rec.on_change_ctx = &r->rank;
+		r->log.on_change = run_on_sum_change;
+		r->log.on_change_ctx = &r->rank;
 	}
 	return 0;
 }
@@ -239,8 +239,8 @@ static int run_prepare(struct run *r)
 		.measure = o->measure_unique ? PEAKBPF_MEASURE_UNIQUE : PEAKBPF_MEASURE_RSS,
 		.command = o->command != NULL,
 		.with_proc = o->n_samplers > 0,
-		.changes_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES :
-				      o->record_dir ? RANK_RECORD_RING_BYTES : 0,
+		.changes_ring_bytes = o->n_samplers || o->timeline ? SUM_LOG_RING_BYTES :
+				      o->record_dir ? RANK_FILE_RING_BYTES : 0,
 		.helper_path = o->helper_path,
 		.use_helper = o->use_helper,
 		.measure_fallback = true,
@@ -313,13 +313,13 @@ static void begin_run(struct run *r)
 
 	r->t0_ns = r->window_start_ns = monotonic_ns();
 	peakbpf_window_start_pages(r->session, &start_pages);
-	if (run_recording(r))
-		sum_record_begin(&r->rec, r->t0_ns, start_pages, r->page_size);
+	if (run_keeps_sum_log(r))
+		sum_log_begin(&r->log, r->t0_ns, start_pages, r->page_size);
 	if (r->opts->interval_ns)
 		r->next_window_ns = r->t0_ns + r->opts->interval_ns;
 	if (r->opts->record_dir) {
-		rank_record_begin(&r->rank, peakbpf_has_bpf(r->session), start_pages, r->page_size);
-		r->next_window_ns = rank_record_next_close(&r->rank, r->t0_ns);
+		rank_file_begin(&r->rank, peakbpf_has_bpf(r->session), start_pages, r->page_size);
+		r->next_window_ns = rank_file_next_close(&r->rank, r->t0_ns);
 	}
 }
 
@@ -459,8 +459,8 @@ static void run_cleanup(struct run *r)
 	if (r->sigfd >= 0)
 		close(r->sigfd);
 	peakbpf_close(r->session);
-	sum_record_free(&r->rec);
-	rank_record_close(&r->rank);
+	sum_log_free(&r->log);
+	rank_file_close(&r->rank);
 	if (r->out)
 		fclose(r->out);
 }
