@@ -296,7 +296,7 @@ static int run_prepare(struct run *r)
 		fputs("peakbpf: notice: the exact bpf source cannot be used here: a fallback measures; the "
 		      "summary says why (not used:)\n", stderr);
 	if ((o->n_samplers || o->timeline) && !peakbpf_has_bpf(r->session)) {
-		fprintf(stderr, "peakbpf: %s needs the record of the sum, which only the bpf source "
+		fprintf(stderr, "peakbpf: %s needs the sum log, which only the bpf source "
 			"makes, and it could not be used (see the notices above): run as root, with CAP_BPF "
 			"and CAP_PERFMON, or through a running peakbpf serve\n",
 			o->n_samplers ? "--compare-sampler" : "--timeline");
@@ -439,7 +439,7 @@ static int collect_exit(struct run *r)
 	run_report(r);
 	err = output_check(r->out_errno, o->output, r->exit_status);
 	if (!err)
-		err = output_check(r->stdout_errno, "the JSON record to stdout", r->exit_status);
+		err = output_check(r->stdout_errno, "the JSON report to stdout", r->exit_status);
 	if (err)
 		r->exit_status = EXIT_PEAKBPF_FAILED;
 	return err;

@@ -35,7 +35,7 @@ int run_identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char c
 void run_drain_trace(struct run *r)
 {
 	if (run_keeps_sum_log(r) && peakbpf_changes_drain(r->session, feed_sum_log, &r->log, &r->record_drops))
-		fprintf(stderr, "peakbpf: reading the record of the sum failed\n");
+		fprintf(stderr, "peakbpf: reading the sum log failed\n");
 }
 
 /* --compare-sampler: model each interval over the whole run, and check a
@@ -124,7 +124,7 @@ static void write_record(struct run *r, const struct peakbpf_figure *f, const st
 		if (text)
 			fputs(text, stderr);
 		else
-			fprintf(stderr, "peakbpf: rendering the record failed\n");
+			fprintf(stderr, "peakbpf: rendering the report failed\n");
 		free(text);
 		free(extra);
 	}
