@@ -69,11 +69,10 @@ INC_all = $(sort $(foreach l,$(LAYERS),$(LAYER_INC_$(l))))
 # libpeakbpf: the library layer and every layer below it (LAYER_LINK_lib).
 LIB_OBJS = $(foreach l,$(LAYER_LINK_lib),$(call layer_objs,$(l)))
 # The CLI: its objects, built on libpeakbpf's public API only (make
-# check-cli-api), with the harness, the rank files and the pure helpers
-# (base, timeline) of their own; the helper, peakbpf serve, is a library of
-# its own that the CLI calls through serve.h alone.
-# (the layers the CLI uses but the library and the helper, then base and
-# timeline: today harness rank timeline base)
+# check-cli-api), with the archives of the layers it uses but the library
+# and the helper (today the harness and the rank files) and of the pure
+# helpers (timeline, base) of its own; the helper, peakbpf serve, is a
+# library of its own that the CLI calls through serve.h alone.
 CLI_LAYERS = $(filter-out cli helper $(LAYER_LINK_lib),$(LAYER_LINK_cli)) timeline base
 CLI_OBJS = $(call layer_objs,cli)
 CLI_API_OBJS = $(CLI_OBJS) $(foreach l,$(CLI_LAYERS),$(call layer_objs,$(l)))
