@@ -244,7 +244,8 @@ fuzz_cli_SRCS := src/cli/cli.c src/cli/harness/runs_cli.c src/cli/harness/sweep.
 	src/base/stats.c src/base/units.c src/timeline/timeline.c
 fuzz_json_SRCS := src/base/json.c
 fuzz_record_SRCS := src/rank/merge.c src/rank/merge_load.c
-fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c
+fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c src/base/hugetlb.c \
+	src/base/bpf_refusal.c
 fuzz_timeline_SRCS := src/timeline/timeline.c src/timeline/timeline_export.c src/timeline/timeline_plot.c \
 	src/timeline/timeline_load.c src/base/json.c src/base/units.c src/base/fileutil.c
 # The helper's request handler, its BPF side stubbed in the target.
@@ -366,7 +367,8 @@ clean:
 INSTALLED := $(PREFIX)/bin/peakbpf $(LIBDIR)/libpeakbpf.a $(LIBDIR)/libpeakbpf.so.$(VERSION) \
 	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libpeakbpf.so $(INCLUDEDIR)/peakbpf/peakbpf.h \
 	$(LIBDIR)/pkgconfig/libpeakbpf.pc $(MANDIR)/man1/peakbpf.1 $(MANDIR)/man3/libpeakbpf.3 \
-	$(SYSTEMDUNITDIR)/peakbpf.socket $(SYSTEMDUNITDIR)/peakbpf.service
+	$(SYSTEMDUNITDIR)/peakbpf.socket $(SYSTEMDUNITDIR)/peakbpf.service \
+	$(PREFIX)/bin/peakbpf-seccomp
 PYTHON_INSTALLED = $(PYTHONDIR)/peakbpf $(PYTHONDIR)/peakbpf-$(VERSION).dist-info
 inst = printf '  INSTALL  %s\n' "$(DESTDIR)$(2)" && install -D -m $(3) $(1) "$(DESTDIR)$(2)"
 gen = printf '  INSTALL  %s\n' "$(DESTDIR)$(1)" && mkdir -p "$$(dirname "$(DESTDIR)$(1)")" && sed $(2) > "$(DESTDIR)$(1)"
@@ -377,6 +379,7 @@ PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDI
 install: $(OUTPUT)/peakbpf lib
 	$(Q)test -n "$(PYTHONDIR)" || { echo "make install: $(PYTHON) did not say where it imports from" >&2; exit 1; }
 	$(Q)$(call inst,$(OUTPUT)/peakbpf,$(PREFIX)/bin/peakbpf,0755)
+	$(Q)$(call inst,contrib/seccomp/peakbpf-seccomp,$(PREFIX)/bin/peakbpf-seccomp,0755)
 	$(Q)$(call inst,$(OUTPUT)/libpeakbpf.a,$(LIBDIR)/libpeakbpf.a,0644)
 	$(Q)$(call inst,$(OUTPUT)/libpeakbpf.so.$(VERSION),$(LIBDIR)/libpeakbpf.so.$(VERSION),0755)
 	$(Q)$(call link,libpeakbpf.so.$(VERSION),$(LIBDIR)/$(LIB_SONAME))
