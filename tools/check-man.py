@@ -18,7 +18,7 @@ import sys
 peakbpf, man_path = sys.argv[1], sys.argv[2]
 man = open(man_path).read()
 # The sources whose options each help covers ("" is peakbpf's own).
-HELPS = {"": ["src/cli/cli.c", "src/cli/harness/runs_cli.h"], "merge": ["src/cli/merge/merge_cli.c"],
+HELPS = {"": ["src/cli/cli.c", "src/cli/harness/runs_cli.h"], "merge": ["src/cli/merge_cli.c"],
          "plot": ["src/cli/plot.c"], "serve": ["src/helper/serve.c"]}
 problems = []
 cli_md = open("docs/cli.md").read()

@@ -141,7 +141,7 @@ static void human_sampler(const struct sampler_report *s, FILE *out)
 {
 	char iv[32], w[32], m[32], b[32], miss[32];
 
-	fprintf(out, "  a periodic sampler would have reported (every phase, from the exact record):\n");
+	fprintf(out, "  a periodic sampler would have reported (every phase, from the exact sum log):\n");
 	for (size_t i = 0; i < s->n; i++) {
 		uint64_t missed = s->true_peak_bytes - s->at[i].worst_bytes;
 
