@@ -68,6 +68,7 @@ KERNEL_SRCS := \
 	src/lib/kernel/tracker.c \
 	src/lib/kernel/tracker_load.c \
 	src/lib/kernel/tracker_trees.c \
+	src/lib/kernel/tracker_pre62.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
 	src/lib/kernel/unique.c

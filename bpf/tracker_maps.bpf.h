@@ -32,6 +32,12 @@ struct hot_state hot;
  * almost every untracked event before the hash map lookup.
  */
 __u32 mm_filter[MM_FILTER_SLOTS];
+/* Before 6.2: each tree's drops and its threads on CPUs (struct
+ * pre62_tree), and each CPU's largest unread growth at a drop this window,
+ * by tree (only that CPU writes its row; the cut reads and zeroes it). */
+struct pre62_tree pre62_trees[MAX_TREES];
+#define PRE62(i) (&pre62_trees[(i) & (MAX_TREES - 1)])
+__s64 pre62_excess[MAX_CPUS][MAX_TREES];
 struct departed_mm departed[MAX_DEPARTED];     /* every tree's, tagged with it */
 __u64 departed_seq;                             /* departures from every tree */
 __u32 percpu_rss_kernel;        /* has_percpu_rss, for userspace */

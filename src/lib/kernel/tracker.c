@@ -294,10 +294,9 @@ static void cut(struct tracker *t, struct tree_state *closed, __s64 *end_sum)
 	closed->peak_mms = LOAD(tree->peak_mms);
 	closed->peak_procs = LOAD(tree->peak_procs);
 	*end_sum = sum;
-	/* Before 6.2: the window's upper end, cut the same way. */
-	closed->upper_pages = __atomic_exchange_n(&tree->upper_pages,
-						  sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
-	raise_to(&tree->upper_pages, sum_of_word(LOAD(tree->sum_word)) + LOAD(tree->bound_sum_pages));
+	/* Before 6.2: the window's upper end (tracker_pre62.c). */
+	if (!t->features.has_percpu_rss)
+		closed->upper_pages = tracker_pre62_cut(t, sum);
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
 	raise_to(&tree->peak_pages, sum_of_word(LOAD(tree->sum_word)));

@@ -75,6 +75,11 @@ struct tracker {
 /* t's tree in the load's mapped .bss (needs tracker.skel.h). */
 #define TREE_OF(t) (&(t)->skel->bss->hot.trees[(t)->tree])
 
+/* Before 6.2 (tracker_pre62.c): the closing window's upper end, the sum
+ * at the cut being sum; a tree's bound state cleared. */
+__s64 tracker_pre62_cut(struct tracker *t, __s64 sum);
+void tracker_pre62_clear(struct tracker *t);
+
 /* Who held memory at peak `peak` of window w (holders.c). */
 int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
 			    struct holder *out, size_t max, struct holders_info *info);

@@ -42,6 +42,7 @@ int tracker_open_tree(struct tracker *base, unsigned tree, __u64 max_entries, st
 	 * peakbpf serve's maps, ~3.5 ms a tree). */
 	if (LOAD(t->skel->bss->tree_insertions[tree]) == base->cleared_at[tree]) {
 		memset(TREE_OF(t), 0, sizeof(struct tree_state));
+		tracker_pre62_clear(t);
 		STORE(t->skel->bss->tree_pid_depth[tree], 0);
 	} else {
 		err = tracker_clear_tree(t, NULL);
@@ -172,6 +173,7 @@ int tracker_clear_tree(struct tracker *t, struct tree_entries *removed)
 			r.mms += (__u64)n;
 	}
 	memset(TREE_OF(t), 0, sizeof(struct tree_state));
+	tracker_pre62_clear(t);
 	STORE(s->bss->tree_pid_depth[t->tree], 0);
 	STORE(s->bss->tree_record[t->tree], 0);
 	load->cleared_at[t->tree] = err ? ~0ULL : tried;
