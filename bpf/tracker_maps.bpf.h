@@ -38,6 +38,10 @@ __u32 mm_filter[MM_FILTER_SLOTS];
 struct pre62_tree pre62_trees[MAX_TREES];
 #define PRE62(i) (&pre62_trees[(i) & (MAX_TREES - 1)])
 __s64 pre62_excess[MAX_CPUS][MAX_TREES];
+/* Before 6.2: each CPU's largest sum + charges at a drop this window, by
+ * tree: per CPU, so that no raise is lost where BPF has no compare-and-swap
+ * (before 5.12: concurrent drops raised one word with plain stores). */
+__s64 pre62_upper[MAX_CPUS][MAX_TREES];
 struct departed_mm departed[MAX_DEPARTED];     /* every tree's, tagged with it */
 __u64 departed_seq;                             /* departures from every tree */
 __u32 percpu_rss_kernel;        /* has_percpu_rss, for userspace */

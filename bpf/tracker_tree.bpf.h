@@ -122,9 +122,18 @@ static __always_inline void raise_upper(struct tree_state *t, __s64 v)
 static __always_inline void pre62_drop(__u32 tree, __s64 before)
 {
 	struct tree_state *t = TREE(tree);
+	__u32 cpu = bpf_get_smp_processor_id();
+	__s64 v, *u;
 
 	COUNT(&PRE62(tree)->drops, 1);
-	raise_upper(t, before + READ_ONCE(t->bound_sum_pages));
+	v = before + READ_ONCE(t->bound_sum_pages);
+	if (cpu >= MAX_CPUS) {
+		raise_upper(t, v);
+		return;
+	}
+	u = &pre62_upper[cpu & (MAX_CPUS - 1)][tree & (MAX_TREES - 1)];
+	if (v > READ_ONCE(*u))
+		WRITE_ONCE(*u, v);
 }
 
 /* Before 6.2: a thread's charge becomes b; the tree's sum of them follows.

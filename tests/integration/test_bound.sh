@@ -67,7 +67,7 @@ bound_quiet() {
 	"$PEAKBPF" -q -o "$j" -- "$WORKLOAD" "$@" 2>"$TMP/$name.err" &
 	pb=$!
 	truth="" prev=-1 tries=0
-	while [ $tries -lt 60 ] && kill -0 "$pb" 2>/dev/null; do
+	while [ $tries -lt 120 ] && kill -0 "$pb" 2>/dev/null; do
 		sleep 0.5
 		tries=$((tries + 1))
 		wl=$(cat /proc/"$pb"/task/*/children 2>/dev/null | awk '{ print $1; exit }')
@@ -108,6 +108,7 @@ bound_quiet() {
 	what="figure $(mib "$fig"), walk $(mib "$truth"), error $(mib "$err"), bound $(mib "$b")"
 	if [ $((fig + b)) -lt "$truth" ]; then
 		fail "$name: bound does not cover the walk: $what"
+		echo "info - $name: $(cat "$j")"
 	elif [ "$b" -gt "$goal" ]; then
 		fail "$name: bound above max(4 x error, 1 % of figure) = $(mib "$goal"): $what"
 	else
@@ -116,9 +117,9 @@ bound_quiet() {
 }
 
 t_bound_chain100() { bound_quiet chain100 -s 64KiB -n 100 -t "$(q 3s 5s)" chain; }
-t_bound_chain250() { bound_quiet chain250 -s 64KiB -n 250 -t "$(q 3s 6s)" chain; }
-t_bound_sleepers() { bound_quiet sleepers -s 64KiB -n 300 -t "$(q 3s 6s)" concurrent; }
+t_bound_chain250() { bound_quiet chain250 -s 64KiB -n 250 -t "$(q 3s 10s)" chain; }
+t_bound_sleepers() { bound_quiet sleepers -s 64KiB -n 300 -t "$(q 3s 10s)" concurrent; }
 t_bound_threads2000() { bound_quiet threads2000 -s 64KiB -n 2000 -t "$(q 3s 6s)" threads; }
-t_bound_fork_share() { bound_quiet fork_share -s "$(q 256MiB 32MiB)" -n 4 -t "$(q 2s 4s)" fork-share; }
+t_bound_fork_share() { bound_quiet fork_share -s "$(q 256MiB 32MiB)" -n 4 -t "$(q 2s 8s)" fork-share; }
 t_bound_fork_write() { bound_quiet fork_write -s "$(q 256MiB 32MiB)" -n 4 -t "$(q 2s 4s)" fork-write; }
 t_bound_thread_spike() { bound_quiet thread_spike -s "$(q 256MiB 64MiB)" -n 16 -t "$(q 2s 3s)" thread-spike; }

@@ -24,6 +24,11 @@ __s64 tracker_pre62_cut(struct tracker *t, __s64 sum)
 	for (long cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++)
 		excess += __atomic_exchange_n(&bss->pre62_excess[cpu][t->tree], 0, __ATOMIC_SEQ_CST);
 	upper = __atomic_exchange_n(&tree->upper_pages, sum + charges, __ATOMIC_SEQ_CST);
+	for (long cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
+		__s64 u = __atomic_exchange_n(&bss->pre62_upper[cpu][t->tree], 0, __ATOMIC_SEQ_CST);
+
+		upper = u > upper ? u : upper;
+	}
 	raise_to(&tree->upper_pages, sum_of_word(LOAD(tree->sum_word)) + LOAD(tree->bound_sum_pages));
 	return pre62_window_upper(upper, sum + charges, excess, running,
 				  cache_cap_pages(t->features.fault_pages));
@@ -35,6 +40,8 @@ void tracker_pre62_clear(struct tracker *t)
 	struct tracker_bpf__bss *bss = t->skel->bss;
 
 	memset(&bss->pre62_trees[t->tree], 0, sizeof(bss->pre62_trees[t->tree]));
-	for (long cpu = 0; cpu < MAX_CPUS; cpu++)
+	for (long cpu = 0; cpu < MAX_CPUS; cpu++) {
 		STORE(bss->pre62_excess[cpu][t->tree], 0);
+		STORE(bss->pre62_upper[cpu][t->tree], 0);
+	}
 }
