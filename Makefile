@@ -65,13 +65,14 @@ TIMELINE_SRCS := \
 CORE_SRCS := \
 	src/lib/core/figure.c
 KERNEL_SRCS := \
-	src/lib/kernel/tracker.c \
+	src/lib/kernel/tracker_tree.c \
 	src/lib/kernel/tracker_load.c \
-	src/lib/kernel/tracker_trees.c \
+	src/lib/kernel/tree_maps.c \
 	src/lib/kernel/tracker_pre62.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
-	src/lib/kernel/unique.c
+	src/lib/kernel/unique.c \
+	src/lib/kernel/unique_hook.c
 SOURCES_SRCS := \
 	src/lib/sources/helper_proto.c \
 	src/lib/sources/source_helper.c \
@@ -278,7 +279,7 @@ check-abi: $(OUTPUT)/libpeakbpf.so
 # No file over 600 lines and no function over 80 in src/ and bpf/.
 check-size:
 	$(call msg,CHECK,sizes of src/ and bpf/)
-	$(Q)tools/check-size.py $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
+	$(Q)tools/check-size.py --exceptions docs/design.md $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
 
 # The CLI stays on the public API: check-layers keeps its sources off the
 # library's headers, and every symbol the CLI's objects take from

@@ -3,7 +3,7 @@
 #include <string.h>
 #include "json.h"
 #include "report.h"
-#include "unique_api.h"
+#include "figure.h"
 #include "units.h"
 
 const char *report_kind_name(enum report_kind k)

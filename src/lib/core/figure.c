@@ -211,3 +211,7 @@ void figure_set_holders(struct figure *f, const struct holder *in, size_t n, lon
 	f->n_holders = i;
 	free(sorted);
 }
+
+const char UNIQUE_SCOPE[] =
+	"unique memory: mapped anon + mapped file pages charged to the tree's own cgroup, each page once "
+	"(shmem included; not pages first charged elsewhere, such as shared libraries already cached)";

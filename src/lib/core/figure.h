@@ -22,7 +22,7 @@ struct bpf_counters {
 	uint64_t count_takes, settles;  /* 6.2+ exact path: slot folds taken, mms settled */
 	uint64_t read_errors;           /* counter reads that failed */
 	/* run record, exact path: every live mm's counters summed over every
-	 * CPU against the tree's values (tracker_verify_sums) */
+	 * CPU against the tree's values (tracker_tree__verify_sums) */
 	bool sums_checked;
 	uint64_t sums_mms, sums_off;
 	int64_t sums_max_off_pages;
@@ -84,5 +84,20 @@ bool figure_unique_gap(const struct figure *summed, const struct figure *unique,
 struct holder;
 /* Keep the largest holders in f, largest first. */
 void figure_set_holders(struct figure *f, const struct holder *in, size_t n, long page_size);
+
+/* What the unique figure covers, for its figure.scope (docs/design.md,
+ * "Unique memory"): whichever source produced it, or why none did. */
+extern const char UNIQUE_SCOPE[];
+
+/*
+ * Whether to print "summed RSS counts N fork-shared pages ...": both
+ * measured and the unique peak more than 10 % below summed RSS.
+ */
+static inline bool unique_differs(const struct figure *summed, const struct figure *unique)
+{
+	if (!summed->measured || !unique->measured)
+		return false;
+	return (double)unique->peak_bytes < 0.9 * (double)summed->peak_bytes;
+}
 
 #endif
