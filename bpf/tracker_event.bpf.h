@@ -91,22 +91,24 @@ static __always_inline void after_change(struct tree_state *t, struct mm_state *
 static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot, __s64 d)
 {
 	struct tree_state *t;
-	__s64 sum;
+	__s64 sum, pre;
 
 	if (!d || slot < 0 || slot >= RSS_SLOTS)
 		return;
 	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
+	pre = !has_percpu_rss() && d < 0 ? pre62_sum_before(t) : 0;
 	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
 	after_change(t, ms, key, sum);
 	if (!has_percpu_rss() && d < 0)
-		pre62_drop(ms->tree, sum - d);
+		pre62_drop(ms->tree, pre62_before(pre, sum, d));
 }
 
 /*
  * An mm's counters all move at once (it enters or leaves): one change of
  * the tree sum by their total, so the swap above is inlined once per mm,
  * not once per counter (the verifier's time, at load, grew with each).
+ * The sum after it (0 if nothing moved).
  */
 static __always_inline __s64 apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS])
 {
@@ -127,7 +129,7 @@ static __always_inline __s64 apply_deltas(struct mm_state *ms, __u64 key, const 
 		if (d[slot])
 			atomic_add(&ms->pages[slot], d[slot]);
 	after_change(t, ms, key, sum);
-	return total;
+	return sum;
 }
 
 /*

@@ -136,6 +136,27 @@ static __always_inline void pre62_drop(__u32 tree, __s64 before)
 		WRITE_ONCE(*u, v);
 }
 
+/*
+ * Before 6.2: the sum before a drop of d that left the sum at after. With
+ * BPF_FETCH atomics after is this change's own result, so after - d is
+ * exact. Before 5.12 the sum is added to and then read again (XADD has no
+ * result), so another CPU's drop in between would hide in after - d: the
+ * sum read before the change (pre62_sum_before) is taken as well, and the
+ * larger kept (only a change of another CPU before this one's add and a
+ * drop after it, both, would still escape).
+ */
+static __always_inline __s64 pre62_sum_before(struct tree_state *t)
+{
+	return sum_of_word(READ_ONCE(t->sum_word));
+}
+
+static __always_inline __s64 pre62_before(__s64 pre, __s64 after, __s64 d)
+{
+	if (has_fetch_atomics || pre < after - d)
+		return after - d;
+	return pre;
+}
+
 /* Before 6.2: a thread's charge becomes b; the tree's sum of them follows.
  * Only the thread itself moves its entry (its events, its switches, its
  * exec and exit; fork makes it before it runs): plain loads and stores,
