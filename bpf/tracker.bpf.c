@@ -184,7 +184,7 @@ static __always_inline void leave_mm(struct mm_struct *mm, bool drop)
 	__u64 key = (__u64)mm;
 	struct mm_state *ms = bpf_map_lookup_elem(&mm_states, &key);
 	struct tree_state *t;
-	__s64 d[RSS_SLOTS], total = 0, pre = 0, after;
+	__s64 d[RSS_SLOTS], total = 0, after;
 
 	if (!ms)
 		return;
@@ -194,13 +194,11 @@ static __always_inline void leave_mm(struct mm_struct *mm, bool drop)
 		d[slot] = -READ_ONCE(ms->pages[slot]);
 		total += d[slot];
 	}
-	if (drop && !has_percpu_rss())
-		pre = pre62_sum_before(t);
 	after = apply_deltas(ms, key, d);
 	/* The sum before, from this change's own result: a re-read would miss
 	 * another CPU's drop in between (two children exiting at once). */
 	if (drop && !has_percpu_rss() && total < 0)
-		pre62_drop(ms->tree, pre62_before(pre, after, total));
+		pre62_drop(ms->tree, pre62_before(after, total));
 	COUNT(&t->departed_events, READ_ONCE(ms->events));
 	note_departure(t, ms);
 	bpf_map_delete_elem(&mm_cpu_slots, &key);

@@ -68,6 +68,7 @@ static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state 
 		COUNT(&t->mark_races, 1);
 	} else {
 		note_change(t, ms);
+		pre62_note_sum(t);      /* before 5.12 only: pre62_before */
 	}
 	return sum_of_word(atomic_add_return(&t->sum_word, sum_word_delta(d)));
 }
@@ -91,17 +92,16 @@ static __always_inline void after_change(struct tree_state *t, struct mm_state *
 static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot, __s64 d)
 {
 	struct tree_state *t;
-	__s64 sum, pre;
+	__s64 sum;
 
 	if (!d || slot < 0 || slot >= RSS_SLOTS)
 		return;
 	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
-	pre = !has_percpu_rss() && d < 0 ? pre62_sum_before(t) : 0;
 	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
 	after_change(t, ms, key, sum);
 	if (!has_percpu_rss() && d < 0)
-		pre62_drop(ms->tree, pre62_before(pre, sum, d));
+		pre62_drop(ms->tree, pre62_before(sum, d));
 }
 
 /*

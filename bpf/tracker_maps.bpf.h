@@ -42,6 +42,8 @@ __s64 pre62_excess[MAX_CPUS][MAX_TREES];
  * tree: per CPU, so that no raise is lost where BPF has no compare-and-swap
  * (before 5.12: concurrent drops raised one word with plain stores). */
 __s64 pre62_upper[MAX_CPUS][MAX_TREES];
+/* Before 5.12: the tree sum each CPU read just before its last add. */
+__s64 pre62_sum_seen[MAX_CPUS];
 struct departed_mm departed[MAX_DEPARTED];     /* every tree's, tagged with it */
 __u64 departed_seq;                             /* departures from every tree */
 __u32 percpu_rss_kernel;        /* has_percpu_rss, for userspace */

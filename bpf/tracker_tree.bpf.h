@@ -141,20 +141,29 @@ static __always_inline void pre62_drop(__u32 tree, __s64 before)
  * BPF_FETCH atomics after is this change's own result, so after - d is
  * exact. Before 5.12 the sum is added to and then read again (XADD has no
  * result), so another CPU's drop in between would hide in after - d: the
- * sum read before the change (pre62_sum_before) is taken as well, and the
- * larger kept (only a change of another CPU before this one's add and a
- * drop after it, both, would still escape).
+ * sum as this CPU read it just before its add (pre62_note_sum, in
+ * note_and_add's branch for those kernels, dead code elsewhere) is taken
+ * as well, and the larger kept (only a change of another CPU before this
+ * one's add and a drop after it, both, would still escape).
  */
-static __always_inline __s64 pre62_sum_before(struct tree_state *t)
+static __always_inline void pre62_note_sum(struct tree_state *t)
 {
-	return sum_of_word(READ_ONCE(t->sum_word));
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (cpu < MAX_CPUS)
+		pre62_sum_seen[cpu & (MAX_CPUS - 1)] = sum_of_word(READ_ONCE(t->sum_word));
 }
 
-static __always_inline __s64 pre62_before(__s64 pre, __s64 after, __s64 d)
+static __always_inline __s64 pre62_before(__s64 after, __s64 d)
 {
-	if (has_fetch_atomics || pre < after - d)
+	__u32 cpu;
+	__s64 pre;
+
+	if (has_fetch_atomics)
 		return after - d;
-	return pre;
+	cpu = bpf_get_smp_processor_id();
+	pre = cpu < MAX_CPUS ? pre62_sum_seen[cpu & (MAX_CPUS - 1)] : 0;
+	return pre > after - d ? pre : after - d;
 }
 
 /* Before 6.2: a thread's charge becomes b; the tree's sum of them follows.
