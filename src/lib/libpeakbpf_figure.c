@@ -13,7 +13,7 @@
 #include "report.h"
 
 #define NOTES_MAX 8
-#define NOTE_LEN 192
+#define NOTE_LEN 320 /* as SESSION_NOTE_LEN (session_internal.h): a note is the cause and its fix */
 #define OTHERS_MAX 4
 
 struct peakbpf_figure {

@@ -12,6 +12,7 @@
 
 #define SESSION_MAX_SOURCES 4
 #define SESSION_MAX_NOTES 8
+#define SESSION_NOTE_LEN 320 /* a note is one line: the cause and its fix */
 
 struct session {
 	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
@@ -19,7 +20,7 @@ struct session {
 	/* The source that tracks the tree in the kernel, also in sources[]:
 	 * bpf here, or through peakbpf serve; NULL: neither is open. */
 	struct source *kernel;
-	char notes[SESSION_MAX_NOTES][192];
+	char notes[SESSION_MAX_NOTES][SESSION_NOTE_LEN];
 	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
 	size_t n_notes;
 	/* In source order, as sources[]. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bpf_refusal.h"
 #include "helper_proto.h"
 #include "host.h"
 #include "session.h"
@@ -37,14 +38,14 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 
 	if (err) {
 		if ((err == -EPERM || err == -EACCES) && s->host.privileges &&
-		    strcmp(s->host.privileges, "none") && strcmp(s->host.privileges, "root"))
-			/* Capabilities are there: before 5.11 maps are charged
-			 * to RLIMIT_MEMLOCK, which only CAP_SYS_RESOURCE raises. */
-			snprintf(why, len, "the kernel refused to load the BPF programs (%s) although "
-				 "peakbpf has %s: on kernels before 5.11 BPF maps count against the "
-				 "locked-memory limit: raise it (ulimit -l unlimited) or run as root",
-				 strerror(-err), s->host.privileges);
-		else if (err == -EPERM || err == -EACCES)
+		    strcmp(s->host.privileges, "none")) {
+			/* Capabilities are there: a seccomp filter, the
+			 * locked-memory limit or an LSM (bpf_refusal.h). */
+			struct bpf_refusal r;
+
+			bpf_refusal_gather(&r, err, s->host.privileges, s->host.kernel);
+			bpf_refusal_why(&r, why, len);
+		} else if (err == -EPERM || err == -EACCES)
 			snprintf(why, len, "the kernel refused to load the BPF programs (%s): "
 				 "run as root, or grant CAP_BPF and CAP_PERFMON", strerror(-err));
 		else
@@ -156,7 +157,8 @@ static int open_named(struct session *s, const struct session_opts *o,
 		}
 		else
 			err = open_bpf_or_helper(s, o, why, whylen);
-		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
+		if (!err && (o->with_proc || so->hugetlb) &&
+		    proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			session_add_source(s, src);
 		return err;
 	}
@@ -206,7 +208,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
 	struct source *src = NULL, *shared_cgroup = NULL;
-	char reason[192], bpf_why[192] = "", no_own_cgroup[192] = "its cgroup is shared";
+	char reason[192], bpf_why[SESSION_NOTE_LEN] = "", no_own_cgroup[192] = "its cgroup is shared";
 	int err;
 
 	/* The cgroup before the tracker: the unique program in its object
@@ -253,7 +255,9 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	if (o->command_mode && !s->unique_taken && !cgroup_source_is_exclusive(src))
 		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
 			 no_own_cgroup);
-	if (!s->kernel || o->with_proc) {
+	/* Where huge pages are configured, the sampler reads hugetlb, which
+	 * no RSS counter has (src/base/hugetlb.h), beside bpf too. */
+	if (!s->kernel || o->with_proc || so->hugetlb) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			session_add_source(s, src);
 		else
@@ -291,6 +295,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	if (!s)
 		return -ENOMEM;
 	host_facts_fill(&s->host, capeff);
+	so.hugetlb = s->host.hugetlb_possible;
 	no_bpf = bpf_unusable(&s->host, capeff);
 	s->measure_unique = o->measure_unique;
 	snprintf(s->unique_why, sizeof(s->unique_why), "%s",

@@ -64,11 +64,21 @@ struct figure {
 	uint64_t interval_ns;
 	uint64_t samples;
 	uint64_t vanished;              /* processes that disappeared mid-read */
+	/* proc sampler: hugetlb pages, not in RSS (src/base/hugetlb.h) */
+	bool hugetlb_measured;
+	uint64_t hugetlb_bytes;         /* the tree's, the most a sample saw */
+	uint64_t hugetlb_member_bytes;  /* the most one process held in a sample */
+	int32_t hugetlb_member_pid;
+	char hugetlb_member_comm[16];
 	/* bpf: when and what, at the peak */
 	bool has_detail;
 	uint64_t peak_mono_ns;          /* CLOCK_MONOTONIC of the peak */
 	uint64_t anon_bytes, file_bytes, shmem_bytes;
 	int64_t procs_at_peak, mms_at_peak;
+	/* unique memory: part of the tree is (or was) charged to another
+	 * cgroup than the one the figure counts, so its anon and shmem
+	 * there are not in it (figure_unique_gap) */
+	bool other_cgroups;
 	/* bpf: who held the memory at the peak instant, largest first */
 	bool has_holders;
 	size_t n_holders;               /* listed here, at most FIGURE_MAX_HOLDERS */

@@ -158,7 +158,7 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
-	err = unique_prepare(s, t->unique_err == 0, t->features.has_fetch_atomics);
+	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
 	err = 0;

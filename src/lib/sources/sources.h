@@ -34,6 +34,9 @@ struct source_opts {
 	bool command_mode;
 	/* proc sampler period; 0: 100 ms; at least 1 ms */
 	uint64_t sample_interval_ns;
+	/* proc sampler: read each process's hugetlb pages too (HugetlbPages
+	 * in /proc/PID/status), where this machine can hold any */
+	bool hugetlb;
 };
 
 /*
