@@ -236,7 +236,12 @@ static int attach(struct tracker_load *t)
 	struct bpf_program *later[3] = { s->progs.settle_fork__percpu_sum,
 					 s->progs.settle_exec__percpu_sum,
 					 s->progs.settle_attach__percpu_sum };
-	int err = tracker_bpf__attach(s);
+	int err;
+
+	/* Before 6.2 only: on 6.2+ no program runs at a context switch. */
+	if (t->features.has_percpu_rss)
+		bpf_program__set_autoattach(s->progs.handle_sched_switch, false);
+	err = tracker_bpf__attach(s);
 
 	for (int i = 0; i < 3 && !err && t->features.has_percpu_sum; i++) {
 		t->settle_links[i] = bpf_program__attach(later[i]);
