@@ -70,7 +70,8 @@ KERNEL_SRCS := \
 	src/lib/kernel/tracker_trees.c \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
-	src/lib/kernel/unique.c
+	src/lib/kernel/unique.c \
+	src/lib/kernel/oom.c
 SOURCES_SRCS := \
 	src/lib/sources/helper_proto.c \
 	src/lib/sources/source_helper.c \
@@ -86,7 +87,9 @@ LIBTOP_SRCS := \
 	src/lib/session.c \
 	src/lib/session_open.c \
 	src/lib/libpeakbpf.c \
-	src/lib/libpeakbpf_figure.c
+	src/lib/libpeakbpf_figure.c \
+	src/lib/libpeakbpf_oom.c \
+	src/lib/oom_victim.c
 HELPER_SRCS := \
 	src/helper/serve.c \
 	src/helper/serve_client.c \
@@ -215,7 +218,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 # One BPF object, so that libbpf parses the kernel's BTF once: each BPF unit
 # is compiled alone, then statically linked (bpftool gen object); the one
 # skeleton is generated from the linked object.
-BPF_UNITS := tracker unique
+BPF_UNITS := tracker unique oom
 
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
@@ -224,6 +227,8 @@ $(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bp
 	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h | $(OUTPUT)/bpf
 # The tree's unique memory (issue 17): its program loads only in command mode.
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
+# The OOM flight recorder (issue 34): every OOM victim, into its own ring.
+$(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)

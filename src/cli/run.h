@@ -21,6 +21,8 @@
 #include "sum_record.h"
 
 /* Everything one run needs between its events. */
+#define RUN_MAX_OOM 16          /* victims a run record lists; it counts them all */
+
 struct run {
 	const struct options *opts;
 	struct peakbpf_session *session;
@@ -45,6 +47,11 @@ struct run {
 	struct sampler_report sampler;
 	struct run_result *result;      /* the harness's copy of the run's figure */
 	struct rank_record rank;        /* --record DIR */
+	/* The tree's OOM victims, read when it ended (peakbpf_oom_victims) */
+	struct peakbpf_oom_victim oom[RUN_MAX_OOM];
+	size_t n_oom;
+	bool oom_recorded;
+	char oom_why[192];
 };
 
 #define RECORD_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */

@@ -305,6 +305,7 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
 	if (p->timeline && p->started)
 		sum_record_free(&p->rec);
 	session_close(p->s);
+	free(p->oom);
 	free(p);
 }
 

@@ -14,6 +14,8 @@
 #include "host.h"
 #include "report.h"
 #include "sum_record.h"
+#include <linux/types.h>
+#include "oom.h"
 
 #define NOTES_MAX 8
 #define NOTE_LEN 192
@@ -35,6 +37,9 @@ struct peakbpf_session {
 	/* peakbpf_changes_drain: the caller's callback */
 	peakbpf_change_fn change_fn;
 	void *change_ctx;
+	/* peakbpf_oom_victims: the tree's victims drained so far */
+	struct oom_event *oom;
+	size_t n_oom, cap_oom;
 };
 
 struct peakbpf_figure {

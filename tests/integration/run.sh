@@ -37,6 +37,7 @@ TESTS=""
 . "$here/test_bound.sh"
 . "$here/test_mpi.sh"
 . "$here/test_honest.sh"
+. "$here/test_oom.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"

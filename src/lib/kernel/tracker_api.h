@@ -25,6 +25,7 @@ struct tracker_opts {
 	__u32 record_ring_bytes;        /* record every change of the sum in a ring
 					   of this size (a power of 2 of pages); 0: off */
 	bool with_unique;       /* load the unique program (unique_api.h) */
+	bool without_oom;       /* leave the OOM recorder out (oom_api.h) */
 	/* With a ring: a tree records only once tracker_set_record says so
 	 * (peakbpf serve, whose trees' clients choose); else every tree does. */
 	bool record_per_tree;

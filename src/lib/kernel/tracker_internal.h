@@ -12,6 +12,7 @@
 #include <string.h>
 #include "kfeatures.h"
 #include "tracker_api.h"
+#include "oom.h"
 
 /* The BPF side's mapped state is shared with it: every access is atomic. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)
@@ -68,6 +69,14 @@ struct tracker {
 	/* A load's: each tree's tree_insertions when its last clear began
 	 * (0 for a new load, where no tree has an entry). */
 	__u64 cleared_at[MAX_TREES];
+	/* The OOM recorder (oom_api.h, oom.c): a load's. */
+	int oom_level;                  /* enum oom_level the load has */
+	int oom_err;                    /* why not more: -ENODATA not asked for, else
+					   the load's error with the part left out */
+	struct ring_buffer *oom_ring;
+	int (*oom_fn)(void *ctx, const struct oom_event *e);
+	void *oom_ctx;
+	__u64 oom_handed;
 };
 
 #define TRACKER_EVERY_TREE (~0U)

@@ -13,6 +13,7 @@
 #include "tracker_internal.h"
 #include "host.h"
 #include "unique_api.h"
+#include "oom_api.h"
 #include "tracker.skel.h"
 
 /*
@@ -135,6 +136,7 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	 * and handle_exec on the same tracepoints (attach order). */
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
+	oom_prepare(s, (enum oom_level)t->oom_level);
 	err = unique_prepare(s, t->unique_err == 0, t->features.has_fetch_atomics);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -172,6 +174,13 @@ static int load(struct tracker *t, const struct tracker_opts *opts)
 	}
 	if ((err == -ESRCH || err == -ENOENT) && t->features.has_exit_mmap_tp) {
 		t->features.has_exit_mmap_tp = false;
+		err = reload(t, opts);
+	}
+	/* Nor does the OOM recorder: without the kill's context (its
+	 * function may be inlined), then without it at all (oom_api.h). */
+	while (err && t->oom_level > OOM_OFF) {
+		t->oom_err = err;
+		t->oom_level--;
 		err = reload(t, opts);
 	}
 	return err;
@@ -238,6 +247,8 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	ns = monotonic_ns();
 	features_probe(&t->features);
 	t->unique_err = !opts || !opts->with_unique ? -ENODATA : 0;
+	t->oom_level = opts && opts->without_oom ? OOM_OFF : OOM_FULL;
+	t->oom_err = opts && opts->without_oom ? -ENODATA : 0;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);
@@ -257,6 +268,7 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	t->startup.attach_ns = monotonic_ns() - ns;
 	if (err)
 		goto cleanup;
+	oom_start(t);           /* a reader that fails leaves the recorder off */
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
@@ -322,6 +334,7 @@ void tracker_close(struct tracker *t)
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
+	oom_stop(t);
 	tracker_bpf__destroy(t->skel);
 	free(t);
 }

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OOM flight recorder's kernel part (issue 34; docs/design.md, "OOM
+ * kills"): bpf/oom.bpf.c puts every victim the OOM killer marks on the
+ * machine into a ring of the tracker's load; this drains it.
+ *
+ * The programs are part of the tracker's BPF object (one load, one parse
+ * of the kernel's BTF) and cost nothing per page event. They load in
+ * steps: with the kill's context (fentry/oom_kill_process: the OOMing
+ * memcg and its limit), else the victims alone (a kernel where that
+ * function is inlined), else none; a failure never costs the tracker its
+ * load (tracker_load.c).
+ */
+#ifndef PEAKBPF_OOM_API_H
+#define PEAKBPF_OOM_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "tracker.h"
+#include "oom.h"
+
+struct tracker;
+struct tracker_bpf;
+
+/* What the load has of the recorder. */
+enum oom_level {
+	OOM_OFF,                /* not asked for, or the load refused it */
+	OOM_VICTIMS,            /* victims, without the kill's context */
+	OOM_FULL,               /* victims and the kill's context */
+};
+
+/* Before the tracker's load: the programs of level on, the others off. */
+void oom_prepare(struct tracker_bpf *skel, enum oom_level level);
+/* After the load and attach: the ring's reader. 0 or -errno. */
+int oom_start(struct tracker *t);
+void oom_stop(struct tracker *t);
+/* The level the load has (OOM_OFF: none; then oom_why says why). */
+enum oom_level oom_loaded(const struct tracker *t);
+const char *oom_why(const struct tracker *t);
+
+/* Each victim recorded since the last drain, oldest first, to fn (every
+ * tree's and none's: e->tree says; a tree of a shared load gets the same
+ * ring as its load). fn returns non-zero to stop. Returns the number handed
+ * on, or -errno. */
+typedef int (*oom_fn)(void *ctx, const struct oom_event *e);
+int oom_drain(struct tracker *t, oom_fn fn, void *ctx);
+/* Victims marked since the load, and those the ring had no room for. */
+void oom_counts(const struct tracker *t, __u64 *victims, __u64 *drops);
+
+#endif
