@@ -11,6 +11,8 @@ VERSION := 0.4.0
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev.
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 WARN := -Wall -Wextra
 CFLAGS ?= -g -O2
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LIBBPF_CFLAGS) \
@@ -71,7 +73,8 @@ KERNEL_SRCS := \
 	src/lib/kernel/kfeatures.c \
 	src/lib/kernel/holders.c \
 	src/lib/kernel/unique.c \
-	src/lib/kernel/oom.c
+	src/lib/kernel/oom.c \
+	src/lib/kernel/cgsum.c
 SOURCES_SRCS := \
 	src/lib/sources/helper_proto.c \
 	src/lib/sources/source_helper.c \
@@ -101,6 +104,15 @@ HELPER_SRCS := \
 	src/helper/serve_unique.c \
 	src/helper/fdcheck.c \
 	src/helper/pidns.c
+AGENT_SRCS := \
+	src/agent/agent.c \
+	src/agent/agent_opts.c \
+	src/agent/agent_state.c \
+	src/agent/agent_metrics.c \
+	src/agent/agent_scrape.c \
+	src/agent/agent_http.c \
+	src/agent/agent_oom.c \
+	src/agent/cg_labels.c
 CLITOP_SRCS := \
 	src/cli/main.c \
 	src/cli/cli.c \
@@ -140,13 +152,14 @@ INC_kernel := -Isrc/lib/kernel $(INC_core) -Ibpf -I$(OUTPUT)
 INC_sources := -Isrc/lib/sources $(INC_kernel)
 INC_lib := -Isrc/lib -Iinclude $(INC_sources) $(INC_timeline)
 INC_helper := -Isrc/helper $(INC_lib)
+INC_agent := -Isrc/agent $(INC_lib)
 INC_merge := -Isrc/cli/merge $(INC_timeline)
 # The harness reads the parsed options (src/cli/cli.h, checked by check-layers).
 INC_harness := -Isrc/cli/harness -Isrc/cli -Iinclude $(INC_timeline)
 # The CLI: the public API, the harness, merge; of the helper, serve.h alone.
-INC_cli := -Isrc/cli -Iinclude -Isrc/cli/harness -Isrc/cli/merge -Isrc/helper $(INC_timeline)
+INC_cli := -Isrc/cli -Iinclude -Isrc/cli/harness -Isrc/cli/merge -Isrc/helper -Isrc/agent $(INC_timeline)
 # Tests see every layer.
-INC_all := $(sort $(INC_lib) $(INC_helper) $(INC_cli))
+INC_all := $(sort $(INC_lib) $(INC_helper) $(INC_agent) $(INC_cli))
 
 # LIB_COMMON_SRCS: the pure helpers (base, timeline) that the library and
 # the CLI each link; LIB_SRCS: the library itself, whose internals only it
@@ -156,7 +169,7 @@ LIB_SRCS := $(LIB_COMMON_SRCS) $(CORE_SRCS) $(KERNEL_SRCS) $(SOURCES_SRCS) $(LIB
 # The CLI: built on libpeakbpf's public API only (make check-cli-api), but
 # for serve.c, the helper daemon, which is the bpf source's other side.
 CLI_API_SRCS := $(CLITOP_SRCS) $(HARNESS_SRCS) $(MERGE_SRCS)
-CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) $(HELPER_SRCS)
+CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) $(HELPER_SRCS) $(AGENT_SRCS)
 obj = $(patsubst %.c,$(OUTPUT)/%.o,$(1))
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 CLI_OBJS := $(call obj,$(CLI_SRCS))
@@ -164,7 +177,8 @@ CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
 ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
 UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
 	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck
+	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck \
+	cg_labels agent_state agent_opts
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
 # Pure-logic sources each unit test links (no BPF, no root).
@@ -202,6 +216,9 @@ test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
 test_serve_sums_SRCS := src/helper/serve_sums.c
 test_unique_table_SRCS :=
 test_fdcheck_SRCS := src/helper/fdcheck.c src/base/fileutil.c
+test_cg_labels_SRCS := src/agent/cg_labels.c
+test_agent_state_SRCS := src/agent/agent_state.c src/agent/agent_metrics.c src/agent/cg_labels.c
+test_agent_opts_SRCS := src/agent/agent_opts.c src/base/units.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
@@ -218,7 +235,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 # One BPF object, so that libbpf parses the kernel's BTF once: each BPF unit
 # is compiled alone, then statically linked (bpftool gen object); the one
 # skeleton is generated from the linked object.
-BPF_UNITS := tracker unique oom
+BPF_UNITS := tracker unique oom cgsum
 
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
@@ -229,6 +246,8 @@ $(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bp
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
 # The OOM flight recorder (issue 34): every OOM victim, into its own ring.
 $(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
+# Every cgroup's summed RSS for peakbpf agent (issue 34): off unless it asks.
+$(OUTPUT)/bpf/cgsum.bpf.o: bpf/cgsum.bpf.c bpf/cgsum.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
@@ -253,6 +272,7 @@ $(OUTPUT)/src/lib/core/%.o: LAYER_INC = $(INC_core)
 $(OUTPUT)/src/lib/kernel/%.o: LAYER_INC = $(INC_kernel)
 $(OUTPUT)/src/lib/sources/%.o: LAYER_INC = $(INC_sources)
 $(OUTPUT)/src/helper/%.o: LAYER_INC = $(INC_helper)
+$(OUTPUT)/src/agent/%.o: LAYER_INC = $(INC_agent)
 $(OUTPUT)/src/cli/%.o: LAYER_INC = $(INC_cli)
 $(OUTPUT)/src/cli/harness/%.o: LAYER_INC = $(INC_harness)
 $(OUTPUT)/src/cli/merge/%.o: LAYER_INC = $(INC_merge)
@@ -271,7 +291,7 @@ check-layers: $(ALL_OBJS)
 # comes from libpeakbpf.a (its public API; serve.c's, the internals).
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) $(MHD_LIBS) -pthread -o $@
 
 # libpeakbpf.so exports the header's calls, each named in the map, whose
 # newest node is VERSION's major.minor.

@@ -38,6 +38,7 @@ TESTS=""
 . "$here/test_mpi.sh"
 . "$here/test_honest.sh"
 . "$here/test_oom.sh"
+. "$here/test_agent.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"

@@ -14,11 +14,14 @@
 #include <linux/types.h>
 #include "tracker.h"
 #include "unique.h"              /* the same BPF object's (tracker.skel.h) */
+#include "oom.h"                 /* ...and these */
+#include "cgsum.h"
 #include "source.h"
 
 struct tracker;
 struct tracker_bpf;
 struct bpf_object;
+struct cgsum_hier;
 
 struct tracker_opts {
 	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
@@ -26,6 +29,8 @@ struct tracker_opts {
 					   of this size (a power of 2 of pages); 0: off */
 	bool with_unique;       /* load the unique program (unique_api.h) */
 	bool without_oom;       /* leave the OOM recorder out (oom_api.h) */
+	/* With the per-cgroup sums of this hierarchy (cgsum_api.h); NULL: off. */
+	const struct cgsum_hier *cgsum;
 	/* With a ring: a tree records only once tracker_set_record says so
 	 * (peakbpf serve, whose trees' clients choose); else every tree does. */
 	bool record_per_tree;

@@ -77,6 +77,9 @@ struct tracker {
 	int (*oom_fn)(void *ctx, const struct oom_event *e);
 	void *oom_ctx;
 	__u64 oom_handed;
+	/* The per-cgroup sums (cgsum_api.h, cgsum.c): a load's, for the agent. */
+	char cgsum_mount[128];
+	struct bpf_link *cgsum_links[5];
 };
 
 #define TRACKER_EVERY_TREE (~0U)

@@ -14,6 +14,7 @@
 #include "host.h"
 #include "unique_api.h"
 #include "oom_api.h"
+#include "cgsum_api.h"
 #include "tracker.skel.h"
 
 /*
@@ -137,6 +138,9 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
 	oom_prepare(s, (enum oom_level)t->oom_level);
+	cgsum_prepare(s, opts ? opts->cgsum : NULL);
+	if (opts && opts->cgsum)
+		snprintf(t->cgsum_mount, sizeof(t->cgsum_mount), "%s", opts->cgsum->mount);
 	err = unique_prepare(s, t->unique_err == 0, t->features.has_fetch_atomics);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -335,6 +339,7 @@ void tracker_close(struct tracker *t)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
 	oom_stop(t);
+	cgsum_stop(t);
 	tracker_bpf__destroy(t->skel);
 	free(t);
 }
