@@ -9,10 +9,17 @@ layers it uses include. Headers outside src/, bpf/ and include/ are
 generated ones (the skeleton) and are named by their file name. A header
 named *_internal.h is its folder's alone.
 
-usage: check-layers.py DESIGN.md OBJECT.d...
+Within a folder, files call each other one way only: the symbols each
+object takes from the folder's other objects (nm) make a graph, which has
+no circle (docs/design.md, Layers). --draw prints that graph, folder by
+folder, each file with the files it calls.
+
+usage: check-layers.py [--draw] DESIGN.md OBJECT.d...
 """
+import collections
 import os
 import re
+import subprocess
 import sys
 
 
@@ -64,7 +71,72 @@ def allowed(header, own, uses):
     return any(d == u or (u in ("bpf/", "include/") and d.startswith(u)) for u in uses)
 
 
+def symbols(obj):
+    """(defined, undefined) global symbols of an object, by nm."""
+    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        if f[1] == "U":
+            undefined.add(f[0])
+        elif f[1] in "TDBRVW":
+            defined.add(f[0])
+    return defined, undefined
+
+
+def calls(objs):
+    """folder -> {file: set of files of the folder whose symbols it takes}."""
+    syms = {o: symbols(o) for o in objs if os.path.exists(o)}
+    by_folder = collections.defaultdict(list)
+    for o in syms:
+        by_folder[os.path.dirname(o)].append(o)
+    graph = {}
+    for folder, members in by_folder.items():
+        graph[folder] = {a: {b for b in members if b != a and syms[a][1] & syms[b][0]}
+                         for a in members}
+    return graph
+
+
+def circles(edges):
+    """The strongly connected parts of more than one file (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                out.append(sorted(part))
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def name(obj):
+    return os.path.basename(obj)[:-2] + ".c"
+
+
 def main():
+    draw = len(sys.argv) > 1 and sys.argv[1] == "--draw"
+    if draw:
+        del sys.argv[1]
     rules = read_rules(sys.argv[1])
     if not rules:
         sys.exit("check-layers: no table under '## Layers' in " + sys.argv[1])
@@ -86,9 +158,21 @@ def main():
                 print(f"check-layers: {src} includes {h}, which {own} may not use "
                       f"(docs/design.md, Layers)", file=sys.stderr)
                 bad += 1
+    graph = calls([d[:-2] + ".o" for d in sys.argv[2:]])
+    for folder in sorted(graph):
+        edges = graph[folder]
+        if draw:
+            print(folder.split("/", 1)[1] + "/")
+            for a in sorted(edges, key=name):
+                print(f"  {name(a):22} -> {', '.join(sorted(map(name, edges[a]))) or '-'}")
+        for part in circles(edges):
+            print(f"check-layers: {folder.split('/', 1)[1]}/: {', '.join(map(name, part))} call each "
+                  f"other in a circle: cut them by concept, each calling down (docs/design.md, Layers)",
+                  file=sys.stderr)
+            bad += 1
     if bad:
         sys.exit(1)
-    print(f"  check-layers: ok: {n} sources in {len(rules)} layers")
+    print(f"  check-layers: ok: {n} sources in {len(rules)} layers, no circle of calls in a folder")
 
 
 main()

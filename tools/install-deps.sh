@@ -6,11 +6,15 @@ set -eu
 # single-node cluster of make slurm-test (tools/slurm/cluster.sh starts the
 # daemons itself, on their own sockets, ports and directories: beside any
 # munged, mariadbd or slurmd the packages' own units may start under systemd).
+# The container tests (tests/integration/containers.sh): podman with runc and
+# conmon, docker.io with containerd (the tests start their own dockerd), and
+# busybox-static for the image's rootfs (no registry is needed).
 
 pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
       pkg-config make gcc libc6-dev python3-pytest python3-venv python3-pip chromium
       openmpi-bin hyperfine python3-prometheus-client systemd util-linux
       munge mariadb-server slurmctld slurmd slurmdbd slurm-client libslurm-dev libcap2-bin
+      podman runc conmon docker.io containerd busybox-static
       libmicrohttpd-dev curl prometheus prometheus-node-exporter"
 
 missing=""

@@ -1203,6 +1203,70 @@ static int fork_shape(const struct opts *o, child_fn fn)
 	return rc;
 }
 
+/* Reads every page of the inherited mapping: its page table maps them all. */
+static int reader_child(const struct opts *o, void *arg, int ready_fd, int go_fd)
+{
+	volatile char *p = arg;
+	char sum = 0;
+
+	for (uint64_t off = 0; off < o->size; off += page)
+		sum += p[off];
+	(void)sum;
+	ready_and_wait(ready_fd, go_fd);
+	return 0;
+}
+
+/*
+ * Shared memory the tree makes and maps in several processes (issue 33):
+ * a memfd of S, written and mapped here, read by N children through the
+ * mapping they inherit. Its pages are shmem, charged to our cgroup once,
+ * and counted by summed RSS once per process.
+ */
+static int run_memfd_share(const struct opts *o)
+{
+	int fd = memfd_create("workload-memfd-share", MFD_CLOEXEC), rc;
+	char *region;
+
+	if (fd < 0)
+		return fail("memfd_create");
+	if (ftruncate(fd, (off_t)o->size)) {
+		close(fd);
+		return fail_size("ftruncate memfd", o->size);
+	}
+	region = mmap(NULL, o->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (region == MAP_FAILED)
+		return fail_size("mmap memfd", o->size);
+	touch(region, o->size);
+	report_cgroup = true;
+	rc = fan_out(o, reader_child, region);
+	munmap(region, o->size);
+	return rc;
+}
+
+/*
+ * hugetlb pages (issue 33): S of MAP_HUGETLB memory, every huge page
+ * written, held for T. They are not in RSS (HugetlbPages in
+ * /proc/PID/status has them): the summed RSS it adds is 0. Needs huge
+ * pages configured (vm.nr_hugepages); S is rounded up to whole huge pages
+ * by the kernel. Prints hugetlb_bytes, the size asked.
+ */
+static int run_hugetlb(const struct opts *o)
+{
+	char *p = mmap(NULL, o->size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+
+	if (p == MAP_FAILED)
+		return fail_size("mmap MAP_HUGETLB (are huge pages configured? vm.nr_hugepages)", o->size);
+	touch(p, o->size);
+	fprintf(stderr, "workload: hugetlb hugetlb_bytes=%" PRIu64 "\n", o->size);
+	hold(o->hold_ns);
+	munmap(p, o->size);
+	return 0;
+}
+
+static uint64_t exp_zero(const struct opts *o) { (void)o; return 0; }
+
 static int run_fork_share(const struct opts *o) { return fork_shape(o, idle_child); }
 static int run_fork_write(const struct opts *o) { return fork_shape(o, writer_child); }
 static int run_fork_exec(const struct opts *o) { return fork_shape(o, exec_child); }
@@ -1394,6 +1458,12 @@ static const struct shape shapes[] = {
 	  "                    hold T (N ignored); expect S" },
 	{ "fork-share", run_fork_share, exp_n1s, 3,
 	  "touch S, fork N idle children, hold T; expect (N+1)*S summed RSS, S unique" },
+	{ "memfd-share", run_memfd_share, exp_n1s, 1,
+	  "write a memfd of S, map it, fork N children that read it all, hold T;\n"
+	  "                    expect (N+1)*S summed RSS (shmem), S unique" },
+	{ "hugetlb", run_hugetlb, exp_zero, 1,
+	  "hold S of MAP_HUGETLB pages for T (needs vm.nr_hugepages); expect 0 summed RSS,\n"
+	  "                    S hugetlb" },
 	{ "fork-write", run_fork_write, exp_n1s, 3,
 	  "touch S, fork N children that write every inherited page, hold T;\n"
 	  "                    expect (N+1)*S summed RSS and unique" },

@@ -22,7 +22,8 @@
 #include "agent.h"
 #include "agent_int.h"
 #include "status.h"
-#include "tracker_api.h"
+#include "tracker_load.h"
+#include "tracker_tree.h"
 
 #define AGENT_MAX_TRACKED 65536         /* mms of the whole node */
 #define TICK_MS 1000
@@ -82,14 +83,14 @@ static int enter_all(struct agent *a, size_t *roots)
 			continue;
 		batch[n++] = (pid_t)pid;
 		if (n == MAX_ROOTS) {
-			err = tracker_add_roots(a->t, batch, n, true, tgids);
+			err = tracker_tree__add_roots(a->tree, batch, n, true, tgids);
 			*roots += n;
 			n = 0;
 		}
 	}
 	closedir(d);
 	if (!err && n)
-		err = tracker_add_roots(a->t, batch, n, true, tgids);
+		err = tracker_tree__add_roots(a->tree, batch, n, true, tgids);
 	*roots += n;
 	return err;
 }
@@ -103,24 +104,26 @@ static int load(struct agent *a)
 	int err;
 
 	libbpf_set_print(NULL);
-	err = tracker_open(&to, &a->t);
+	err = tracker_load__open(&to, &a->l);
+	if (!err)
+		err = tracker_tree__add(a->l, 0, 0, &a->tree);
 	if (err)
 		return say(EXIT_PEAKBPF_FAILED, "cannot load the BPF programs: %s%s", strerror(-err),
 			   getuid() ? " (run as root, or with CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE)" : "");
-	err = cgsum_start(a->t, &walked, why, sizeof(why));
+	err = cgsum_start(tracker_load__skel(a->l), &a->hier, &a->cs, &walked, why, sizeof(why));
 	if (err)
 		return say(EXIT_PEAKBPF_FAILED, "%s%s", why, "");
 	err = enter_all(a, &roots);
 	if (!err)
-		err = cgsum_enter_existing(a->t);
+		err = cgsum_enter_existing(a->cs);
 	if (err)
 		return say(EXIT_PEAKBPF_FAILED, "cannot enter the node's processes: %s%s", strerror(-err), "");
-	a->facts.exact = tracker_exact_path(a->t) == 0;
+	a->facts.exact = tracker_load__exact_path(a->l) == 0;
 	a->facts.inexact_reason = a->facts.exact ? NULL : "the kernel keeps no exact per-CPU counters here";
 	if (a->o.verbose) {
 		struct tree_state ts;
 
-		tracker_read_tree(a->t, &ts);
+		tracker_tree__read_state(a->tree, &ts);
 		fprintf(stderr, "peakbpf agent: %zu cgroups under %s; %lld processes, %lld address spaces "
 			"entered (%zu PIDs in /proc)\n", walked, a->hier.mount, (long long)ts.procs_live,
 			(long long)ts.mms_live, roots);
@@ -239,7 +242,9 @@ cleanup:
 	if (sigfd >= 0)
 		close(sigfd);
 	agent_oom_close(&a);
-	tracker_close(a.t);
+	cgsum_stop(a.cs);
+	tracker_tree__free(a.tree);
+	tracker_load__destroy(a.l);
 	agent_state_free(&a.st);
 	return st < 0 ? 0 : st;
 }

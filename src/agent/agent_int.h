@@ -14,14 +14,17 @@
 #include "agent_state.h"
 #include "cgsum_api.h"
 
-struct tracker;
+struct tracker_load;
+struct tracker_tree;
 struct MHD_Daemon;
 struct agent_oom;
 
 struct agent {
 	struct agent_opts o;
 	struct cgsum_hier hier;
-	struct tracker *t;
+	struct tracker_load *l;
+	struct tracker_tree *tree;      /* every process of the node */
+	struct cgsum *cs;
 	struct agent_state st;
 	pthread_mutex_t lock;           /* st and the tracker's slots: the scrape and the tick */
 	struct agent_facts facts;       /* the static ones; the counters at each scrape */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "agent_int.h"
 #include "oom_api.h"
+#include "tracker_load.h"
 
 struct agent_oom {
 	uint64_t kills;
@@ -75,9 +76,13 @@ static int on_victim(void *ctx, const struct oom_event *e)
 void agent_oom_poll(struct agent *a)
 {
 	__u64 victims = 0, drops = 0;
+	int level, err;
+	struct oom_reader *r = tracker_load__oom(a->l, &level, &err);
 
-	oom_drain(a->t, on_victim, a);
-	oom_counts(a->t, &victims, &drops);
+	if (!r)
+		return;
+	oom_drain(r, on_victim, a);
+	oom_counts(r, &victims, &drops);
 	a->facts.oom_kills = victims;
 	a->facts.oom_ring_drops = drops;
 }

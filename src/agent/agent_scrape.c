@@ -75,7 +75,7 @@ static void on_row(void *ctx, const struct cgsum_row *r)
 void agent_cut(struct agent *a)
 {
 	agent_state_cut(&a->st);
-	cgsum_cut(a->t, on_row, a);
+	cgsum_cut(a->cs, on_row, a);
 }
 
 static void on_removed(void *ctx, __u64 id)
@@ -85,7 +85,7 @@ static void on_removed(void *ctx, __u64 id)
 
 void agent_reclaim(struct agent *a)
 {
-	cgsum_reclaim(a->t, on_removed, a);
+	cgsum_reclaim(a->cs, on_removed, a);
 }
 
 static void counters(struct agent *a)
@@ -93,7 +93,7 @@ static void counters(struct agent *a)
 	struct cg_counters c;
 	__u64 free_slots = 0;
 
-	cgsum_counters(a->t, &c, &free_slots);
+	cgsum_counters(a->cs, &c, &free_slots);
 	a->facts.slots_free = free_slots;
 	a->facts.no_slot = c.no_slot;
 	a->facts.chain_missing = c.chain_missing;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "fileutil.h"
 #include "host.h"
+#include "hugetlb.h"
 
 #define CAP(bit) (1ULL << (bit))
 
@@ -71,6 +72,7 @@ void host_facts_fill(struct host_facts *h, uint64_t capeff)
 	h->cpus = n > 0 ? (int)n : 1;
 	h->page_size = sysconf(_SC_PAGESIZE);
 	h->btf = host_has_btf();
+	h->hugetlb_possible = hugetlb_possible("/sys/kernel/mm/hugepages");
 	h->privileges = bpf_privileges(capeff);
 	if (!h->privileges)
 		h->privileges = "none";

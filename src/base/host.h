@@ -12,6 +12,7 @@ struct host_facts {
 	int cpus;               /* online CPUs */
 	long page_size;
 	bool btf;               /* /sys/kernel/btf/vmlinux present */
+	bool hugetlb_possible;  /* huge pages configured: a process can hold hugetlb (hugetlb.h) */
 	bool bpf_loaded;        /* the facts below come from a loaded tracker */
 	bool rss_percpu;        /* rss kept in percpu_counters (6.2+) */
 	bool fault_pages_read;  /* before 6.2: fault_around_bytes read, not assumed */

@@ -29,7 +29,7 @@
 #include "clock.h"
 #include "helper_proto.h"
 #include "host.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 #include "serve.h"
 #include "serve_int.h"
 #include "sources.h"
@@ -301,7 +301,7 @@ static int serve_run(struct server *sv, const char *path)
 		unlink(sv->path);
 	if (sv->sigfd >= 0)
 		close(sv->sigfd);
-	tracker_close(sv->shared);
+	tracker_load__destroy(sv->shared);
 	sv->shared = NULL;
 	/* The closer's threads may still be closing (they are not waited
 	 * for: a close may wait for ever), so it stays until the exit. */

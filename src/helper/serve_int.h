@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include "helper_proto.h"
 #include "serve_sums.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 
 #define SERVE_MAX_CLIENTS 64
 #define SERVE_TREES_PER_UID 4           /* open trees per uid other than root */
@@ -109,7 +109,7 @@ struct server {
 	struct client clients[SERVE_MAX_CLIENTS];
 	size_t n;
 	uint64_t opened, removed, loads;
-	struct tracker *shared;         /* the load every tree shares, or NULL */
+	struct tracker_load *shared;    /* the load every tree shares, or NULL */
 	bool slot_used[MAX_TREES];
 	bool verbose;
 	bool unload_idle;               /* --unload-idle: the load goes with the last tree */

@@ -28,34 +28,34 @@ void serve_record_init(struct server *sv)
 int serve_record_load(struct server *sv)
 {
 	struct tracker_opts opts = SERVE_TRACKER_OPTS;
-	int err = tracker_open(&opts, &sv->shared);
+	int err = tracker_load__open(&opts, &sv->shared);
 
 	if (err) {
 		/* A kernel without BPF ring buffers (before 5.8) still gets
 		 * every figure; HP_OPEN's record is then refused, saying so. */
 		opts.record_ring_bytes = 0;
-		err = tracker_open(&opts, &sv->shared);
+		err = tracker_load__open(&opts, &sv->shared);
 		if (!err && sv->verbose)
 			serve_say("loaded without the record of the sum: clients that ask for it are refused");
 	}
 	return err;
 }
 
-static struct tracker *tree_tracker(const struct client *c)
+static struct tracker_tree *tree_of(const struct client *c)
 {
-	return c->src && c->src->ops->tracker ? c->src->ops->tracker(c->src) : NULL;
+	return c->src && c->src->ops->tree ? c->src->ops->tree(c->src) : NULL;
 }
 
 int serve_record_open(struct server *sv, struct client *c, struct hp_msg *r)
 {
-	struct tracker *t = tree_tracker(c);
+	struct tracker_tree *t = tree_of(c);
 	int sndbuf = SERVE_RECORD_SNDBUF;
 	int err;
 
 	/* The slot's last tree may have left changes in the ring: they go
 	 * now, to no one, before this tree's own begin. */
 	serve_record_drain(sv);
-	err = t ? tracker_set_record(t, true) : -EOPNOTSUPP;
+	err = t ? tracker_tree__set_record(t, true) : -EOPNOTSUPP;
 	if (err) {
 		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot record the sum: %s", strerror(-err));
 		return err;
@@ -120,7 +120,7 @@ void serve_record_drain(struct server *sv)
 	}
 	sv->drained_ns = monotonic_ns();
 	if (any && sv->shared)
-		tracker_drain_every_tree(sv->shared, route, &rt);
+		tracker_load__drain(sv->shared, TRACKER_EVERY_TREE, route, &rt);
 }
 
 static bool any_recording(const struct server *sv)
@@ -149,14 +149,14 @@ int serve_record_timeout(const struct server *sv, uint64_t now)
 int serve_do_drain(struct server *sv, struct client *c, struct hp_msg *r)
 {
 	struct tree_state ts = { 0 };
-	struct tracker *t = tree_tracker(c);
+	struct tracker_tree *t = tree_of(c);
 
 	if (!c->recording || !t) {
 		snprintf(r->u.why, HP_WHY_LEN, "no tree that records on this connection (HP_OPEN's record)");
 		return -EPROTO;
 	}
 	serve_record_drain(sv);         /* every change made before this request */
-	tracker_read_tree(t, &ts);
+	tracker_tree__read_state(t, &ts);
 	r->u.drained.count = c->rec.n < HP_DRAIN_MAX ? (uint32_t)c->rec.n : HP_DRAIN_MAX;
 	r->u.drained.more = c->rec.n > HP_DRAIN_MAX;
 	r->u.drained.drops = ts.record_drops + c->rec.dropped;
@@ -166,7 +166,7 @@ int serve_do_drain(struct server *sv, struct client *c, struct hp_msg *r)
 int serve_do_identity(struct server *sv, struct client *c, const struct hp_identity *in,
 		      struct hp_msg *r)
 {
-	struct tracker *t = tree_tracker(c);
+	struct tracker_tree *t = tree_of(c);
 	struct hp_identity *out = &r->u.identity;
 	int err;
 
@@ -174,9 +174,9 @@ int serve_do_identity(struct server *sv, struct client *c, const struct hp_ident
 		snprintf(r->u.why, HP_WHY_LEN, "no tree on this connection");
 		return -EPROTO;
 	}
-	/* Only the tree's own mms answer (tracker_mm_identity checks it). */
-	err = tracker_mm_identity(t, sum_wire_mm_back(&sv->wire, in->mm),
-				  wire_tgid(sv, c, in->tgid), &out->vpid, out->comm);
+	/* Only the tree's own mms answer (tracker_tree__mm_identity checks it). */
+	err = tracker_tree__mm_identity(t, sum_wire_mm_back(&sv->wire, in->mm),
+					 wire_tgid(sv, c, in->tgid), &out->vpid, out->comm);
 	if (err) {
 		snprintf(r->u.why, HP_WHY_LEN, "no such address space in this tree (now)");
 		return err;

@@ -33,10 +33,10 @@ static void set_pid_depth(struct client *c)
 	unsigned depth;
 	int err;
 
-	if (!c->src->ops->tracker)
+	if (!c->src->ops->tree)
 		return;
 	err = pidns_depth_of(c->cred.pid, &depth);
-	tracker_set_pid_depth(c->src->ops->tracker(c->src), err ? TRACKER_PID_HIDDEN : depth);
+	tracker_tree__set_pid_depth(c->src->ops->tree(c->src), err ? TRACKER_PID_HIDDEN : depth);
 	c->own_pidns = !err && depth == 0;
 }
 
@@ -54,7 +54,7 @@ static size_t trees_open(const struct server *sv)
 static void unload_if_idle(struct server *sv)
 {
 	if (!trees_open(sv) && sv->unload_idle) {
-		tracker_close(sv->shared);
+		tracker_load__destroy(sv->shared);
 		sv->shared = NULL;
 	}
 }
@@ -66,7 +66,7 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 	if (!c->src)
 		return;
 	/* Destroying the source deletes its tree's entries from the shared
-	 * maps (tracker_clear_tree), so nothing of a vanished client stays
+	 * maps (tracker_tree__clear), so nothing of a vanished client stays
 	 * behind; under --unload-idle the last tree takes the load with it
 	 * (unload_if_idle), so its programs cost the machine's faults
 	 * nothing while no one measures. */
@@ -313,7 +313,7 @@ static void count_entries(struct server *sv, bool fresh, struct tree_entries per
 	}
 	if (fresh || !sv->counted_ns || now - sv->counted_ns > STATUS_COUNT_MS * 1000000ULL) {
 		memset(sv->counted, 0, sizeof(sv->counted));
-		tracker_count_trees(sv->shared, sv->counted);
+		tracker_load__count_trees(sv->shared, sv->counted);
 		sv->counted_ns = now;
 	}
 	memcpy(per_tree, sv->counted, sizeof(sv->counted));

@@ -33,7 +33,7 @@ int serve_do_unique(struct client *c, int *fd, struct hp_msg *r)
 		snprintf(r->u.why, HP_WHY_LEN, "the cgroup must come as its directory's fd (SCM_RIGHTS)");
 		return -EINVAL;
 	}
-	if (!c->src->ops->tracker) {
+	if (!c->src->ops->tree) {
 		snprintf(r->u.why, HP_WHY_LEN, "the helper's tree has no tracker of its own");
 		return -EOPNOTSUPP;
 	}
@@ -43,7 +43,7 @@ int serve_do_unique(struct client *c, int *fd, struct hp_msg *r)
 	if (!err)
 		err = unique_cgroup_id(*fd, &id, r->u.why, HP_WHY_LEN);
 	if (!err)
-		err = unique_open(c->src->ops->tracker(c->src), id, sysconf(_SC_PAGESIZE), &c->unique,
+		err = unique_open(c->src->ops->tree(c->src), id, sysconf(_SC_PAGESIZE), &c->unique,
 				  r->u.why, HP_WHY_LEN);
 	if (err)
 		return err;

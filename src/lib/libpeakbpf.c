@@ -13,12 +13,34 @@
 #include "clock.h"
 #include "fileutil.h"
 #include "host.h"
-#include "tracker_api.h"
+#include "tracker.h"             /* bpf/: struct sum_event */
 #include "report.h"
 #include "session.h"
 #include "sources.h"
 #include "sum_record.h"
-#include "libpeakbpf_internal.h"
+#include "lib_opts.h"
+#include "libpeakbpf_figure.h"
+#include "libpeakbpf_oom.h"
+
+#define LIB_RING_BYTES (8U << 20)      /* the timeline's kernel buffer: ~175 k changes */
+#define LIB_ROOTS_NAMED 8               /* the timeline's title names these */
+
+struct peakbpf_session {
+	struct session *s;
+	bool started;
+	uint64_t t0_ns;                 /* when the first window opened */
+	uint64_t window_start_ns;       /* when the open window opened */
+	bool timeline;                  /* opts.timeline, and the bpf source is open */
+	bool command;                   /* opts.command: roots are our children before exec */
+	struct sum_record rec;
+	uint64_t record_drops;
+	pid_t roots[LIB_ROOTS_NAMED];
+	size_t n_roots;
+	/* peakbpf_changes_drain: the caller's callback */
+	peakbpf_change_fn change_fn;
+	void *change_ctx;
+	struct lib_oom *oom;            /* peakbpf_oom_victims: the tree's victims so far */
+};
 
 PEAKBPF_API const char *peakbpf_version(void)
 {
@@ -206,11 +228,9 @@ PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_f
 	now = monotonic_ns();
 	if (p->timeline)
 		sum_record_window(&p->rec, now, rec.window);
-	*out = lib_figure_from(&rec, p);
+	*out = lib_figure_from(&rec, p->t0_ns, p->window_start_ns, now);
 	if (!*out)
 		return -ENOMEM;
-	(*out)->start_ns = p->window_start_ns;
-	(*out)->end_ns = now;
 	p->window_start_ns = now;
 	return 0;
 }
@@ -225,11 +245,9 @@ PEAKBPF_API int peakbpf_run_figure(struct peakbpf_session *p, struct peakbpf_fig
 	if (!p->started)
 		return -EINVAL;
 	session_fill_run(p->s, &rec);
-	*out = lib_figure_from(&rec, p);
+	*out = lib_figure_from(&rec, p->t0_ns, p->t0_ns, p->window_start_ns);
 	if (!*out)
 		return -ENOMEM;
-	(*out)->start_ns = p->t0_ns;
-	(*out)->end_ns = p->window_start_ns;
 	return 0;
 }
 
@@ -305,7 +323,7 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
 	if (p->timeline && p->started)
 		sum_record_free(&p->rec);
 	session_close(p->s);
-	free(p->oom);
+	lib_oom_free(p->oom);
 	free(p);
 }
 
@@ -433,4 +451,12 @@ PEAKBPF_API int peakbpf_window_start_pages(struct peakbpf_session *p, int64_t *p
 		return -ENODATA;
 	*pages = session_window_start_pages(p->s);
 	return 0;
+}
+
+PEAKBPF_API int peakbpf_oom_victims(struct peakbpf_session *p, struct peakbpf_oom_victim *out, size_t max,
+				    size_t *n, char *why, size_t why_len)
+{
+	if (!p || !n || (max && !out))
+		return -EINVAL;
+	return lib_oom_victims(p->s, p->t0_ns, &p->oom, out, max, n, why, why_len);
 }

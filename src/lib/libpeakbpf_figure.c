@@ -6,10 +6,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <peakbpf/peakbpf.h>
-#include "libpeakbpf_internal.h"
+#include "figure.h"
+#include "host.h"
+#include "lib_opts.h"
+#include "libpeakbpf_figure.h"
+#include "report.h"
 
-/* Copy a record into a figure that owns everything it points to. */
-struct peakbpf_figure *lib_figure_from(const struct report *rec, const struct peakbpf_session *p)
+#define NOTES_MAX 8
+#define NOTE_LEN 320 /* as SESSION_NOTE_LEN (session_internal.h): a note is the cause and its fix */
+#define OTHERS_MAX 4
+
+struct peakbpf_figure {
+	struct figure fig;
+	enum report_kind kind;
+	bool other;                     /* another source's, inside a figure */
+	unsigned window;                /* 0: the run's */
+	unsigned windows;
+	uint64_t t0_ns, start_ns, end_ns;
+	struct peakbpf_figure *others;  /* n_others of them */
+	size_t n_others;
+	bool has_counters;
+	struct bpf_counters counters;
+	struct host_facts host;
+	char notes[NOTES_MAX][NOTE_LEN];
+	const char *note_ptrs[NOTES_MAX];
+	size_t n_notes;
+	/* the tree's unique memory, or why not (peakbpf_figure_format) */
+	bool has_unique;
+	struct figure unique;
+	char unique_reason[256];           /* as long as the session's */
+	char reason[FIGURE_REASON_MAX];    /* with the windows not measured (figure_reason) */
+};
+
+struct peakbpf_figure *lib_figure_from(const struct report *rec, uint64_t t0_ns, uint64_t start_ns,
+				       uint64_t end_ns)
 {
 	struct peakbpf_figure *f = calloc(1, sizeof(*f));
 	size_t n = rec->n_others < OTHERS_MAX ? rec->n_others : OTHERS_MAX;
@@ -28,13 +58,15 @@ struct peakbpf_figure *lib_figure_from(const struct report *rec, const struct pe
 	f->kind = rec->kind;
 	f->window = rec->window;
 	f->windows = rec->windows;
-	f->t0_ns = p->t0_ns;
+	f->t0_ns = t0_ns;
+	f->start_ns = start_ns;
+	f->end_ns = end_ns;
 	for (size_t i = 0; i < n; i++) {
 		f->others[i].fig = rec->others[i];
 		figure_reason(&f->others[i].fig, f->others[i].reason, sizeof(f->others[i].reason));
 		f->others[i].kind = rec->kind;
 		f->others[i].window = rec->window;
-		f->others[i].t0_ns = p->t0_ns;
+		f->others[i].t0_ns = t0_ns;
 		f->others[i].other = true;
 	}
 	f->n_others = n;

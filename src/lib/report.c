@@ -3,7 +3,7 @@
 #include <string.h>
 #include "json.h"
 #include "report.h"
-#include "unique_api.h"
+#include "figure.h"
 #include "units.h"
 
 const char *report_kind_name(enum report_kind k)
@@ -217,31 +217,101 @@ static const struct figure *summed_of(const struct report *r)
 	return summed;
 }
 
-static const char SEVERAL[] = "mapped by several of the tree's processes";
-static const char ELSEWHERE[] = "charged to another cgroup, file pages already cached";
-
-/* Inside the unique object: summed RSS's excess over it, and its cause. */
+/* Inside the unique object: summed RSS's excess over it, and its causes
+ * (a cause that cannot be told apart from another is null, and their sum
+ * is under its own key). */
 static void json_unique_gap(struct json_writer *w, const struct report *r)
 {
+	static const char *const keys[GAP_CAUSES] = {
+		[GAP_SEVERAL] = "mapped_by_several_bytes",
+		[GAP_ELSEWHERE] = "charged_elsewhere_bytes",
+		[GAP_SEVERAL_OR_ELSEWHERE] = "several_or_elsewhere_bytes",
+		[GAP_CACHE] = "page_cache_bytes",
+	};
+	bool ambiguous;
 	struct unique_gap g;
 
 	if (!figure_unique_gap(summed_of(r), r->unique, &g))
 		return;
+	ambiguous = g.part[GAP_SEVERAL_OR_ELSEWHERE] != 0;
 	json_key(w, "summed_excess");
 	json_begin_object(w);
 	json_kv_uint(w, "bytes", g.bytes);
-	json_key(w, "mapped_by_several_bytes");
-	if (g.split_known)
-		json_uint(w, g.several_bytes);
-	else
-		json_null(w);
-	json_key(w, "charged_elsewhere_bytes");
-	if (g.split_known)
-		json_uint(w, g.elsewhere_bytes);
-	else
-		json_null(w);
-	json_kv_string(w, "dominant", !g.split_known ? NULL : g.several_dominates ? SEVERAL : ELSEWHERE);
+	for (int c = 0; c < GAP_CAUSES; c++) {
+		if (c == GAP_SEVERAL_OR_ELSEWHERE && !ambiguous)
+			continue;
+		json_key(w, keys[c]);
+		if (!g.split_known || (ambiguous && (c == GAP_SEVERAL || c == GAP_ELSEWHERE)))
+			json_null(w);
+		else
+			json_uint(w, g.part[c]);
+	}
+	json_kv_string(w, "dominant", g.split_known ? gap_cause_name(g.dominant) : NULL);
 	json_end_object(w);
+}
+
+static const char HUGETLB_SCOPE[] = "hugetlb pages the tree held (HugetlbPages of /proc/PID/status): "
+				    "not in RSS";
+
+/* The figure that read hugetlb (the proc sampler's), or NULL. */
+static const struct figure *hugetlb_of(const struct report *r)
+{
+	if (r->primary.hugetlb_measured)
+		return &r->primary;
+	for (size_t i = 0; i < r->n_others; i++)
+		if (r->others[i].hugetlb_measured)
+			return &r->others[i];
+	return NULL;
+}
+
+/* "hugetlb": what the tree held beside RSS; 0 exactly where this machine
+ * has no huge pages; not measured (null) where it has and none was read. */
+static void json_hugetlb(struct json_writer *w, const struct report *r)
+{
+	const struct figure *f = hugetlb_of(r);
+
+	json_key(w, "hugetlb");
+	if (!r->host) {
+		json_null(w);
+		return;
+	}
+	json_begin_object(w);
+	if (f) {
+		json_kv_string(w, "source", f->source);
+		json_kv_bool(w, "exact", false);
+		json_kv_string(w, "inexact_reason", f->inexact_reason);
+		json_kv_uint(w, "peak_bytes", f->hugetlb_bytes);
+		json_kv_uint(w, "member_peak_bytes", f->hugetlb_member_bytes);
+		json_kv_int(w, "member_pid", f->hugetlb_member_pid);
+		json_kv_string(w, "member_comm", f->hugetlb_member_comm);
+		json_kv_string(w, "scope", HUGETLB_SCOPE);
+	} else if (!r->host->hugetlb_possible) {
+		json_kv_string(w, "source", "sysfs");
+		json_kv_bool(w, "exact", true);
+		json_kv_uint(w, "peak_bytes", 0);
+		json_kv_string(w, "scope", "no huge pages on this machine (nr_hugepages and "
+			       "nr_overcommit_hugepages 0 for every size): none can be held");
+	} else {
+		json_kv_string(w, "source", "unavailable");
+		json_kv_bool(w, "exact", false);
+		json_kv_string(w, "inexact_reason", "huge pages are configured but no process's "
+			       "HugetlbPages was read");
+		json_key(w, "peak_bytes");
+		json_null(w);
+	}
+	json_end_object(w);
+}
+
+/* The tree's own cgroup against the tree's figures (figure_cgroup_disagrees). */
+static void json_cgroup_disagrees(struct json_writer *w, const struct report *r, const struct figure *f)
+{
+	int64_t diff;
+	const char *against;
+
+	if (!figure_cgroup_disagrees(f, summed_of(r), r->unique, &diff, &against))
+		return;
+	json_kv_string(w, "disagrees_with", against);
+	json_kv_int(w, "disagreement_bytes", diff);
 }
 
 void report_json_extra(const struct report *r, const char *extra, FILE *out)
@@ -264,6 +334,7 @@ void report_json_extra(const struct report *r, const char *extra, FILE *out)
 	for (i = 0; i < r->n_others; i++) {
 		json_begin_object(&w);
 		json_figure(&w, &r->others[i], r->t0_ns, r->top);
+		json_cgroup_disagrees(&w, r, &r->others[i]);
 		json_end_object(&w);
 	}
 	json_end_array(&w);
@@ -281,6 +352,7 @@ void report_json_extra(const struct report *r, const char *extra, FILE *out)
 	} else {
 		json_null(&w);
 	}
+	json_hugetlb(&w, r);
 	json_kv_string(&w, "measure", SHARED_NOTE);
 	json_raw_members(&w, extra);
 	if (r->counters)
@@ -355,23 +427,80 @@ static void human_holders(const struct figure *f, unsigned top, FILE *out)
 static void human_unique(const struct report *r, FILE *out)
 {
 	const struct figure *summed = summed_of(r), *u = r->unique;
-	char peak[128], a[32], b[32];
+	char peak[128], b[32];
 	long page = r->host && r->host->page_size > 0 ? r->host->page_size : 4096;
 	struct unique_gap g;
+	const char *sep = "mostly";
+	bool done[GAP_CAUSES] = { false };
 
 	if (!u || !unique_differs(summed, u) || !figure_unique_gap(summed, u, &g))
 		return;
 	human_peak(u, peak, sizeof(peak));
 	fprintf(out, "  summed RSS counts %llu pages more than the tree's unique memory, which peaked at %s: ",
 		(unsigned long long)(g.bytes / (uint64_t)page), peak);
-	format_bytes(g.several_bytes, a, sizeof(a));
-	format_bytes(g.elsewhere_bytes, b, sizeof(b));
-	if (!g.split_known)
-		fprintf(out, "pages %s, or %s\n", SEVERAL, ELSEWHERE);
-	else if (g.several_dominates)
-		fprintf(out, "mostly pages %s (%s), the rest %s (%s)\n", SEVERAL, a, ELSEWHERE, b);
+	if (!g.split_known) {
+		fprintf(out, "%s, or %s\n", gap_cause_name(GAP_SEVERAL_OR_ELSEWHERE), gap_cause_name(GAP_CACHE));
+		return;
+	}
+	/* The causes largest first; those of 0 B left out, but the first. */
+	for (int n = 0; n < GAP_CAUSES; n++) {
+		int best = -1;
+
+		for (int c = 0; c < GAP_CAUSES; c++)
+			if (!done[c] && (best < 0 || g.part[c] > g.part[best]))
+				best = c;
+		done[best] = true;
+		if (n && !g.part[best])
+			break;
+		fprintf(out, "%s %s (%s)", sep, gap_cause_name((enum gap_cause)best),
+			format_bytes(g.part[best], b, sizeof(b)));
+		sep = n ? "," : ", the rest";
+	}
+	fputc('\n', out);
+}
+
+/* After an also: line of the tree's own cgroup, when it disagrees with
+ * the tree's figures: by how much, and what it counts that they do not. */
+static void human_cgroup_disagrees(const struct report *r, const struct figure *f, FILE *out)
+{
+	int64_t diff;
+	const char *against;
+	char b[32];
+
+	if (!figure_cgroup_disagrees(f, summed_of(r), r->unique, &diff, &against))
+		return;
+	format_bytes((uint64_t)(diff < 0 ? -diff : diff), b, sizeof(b));
+	if (diff > 0)
+		fprintf(out, " [disagrees: %s more than the tree's %s: page cache, kernel memory, or "
+			"memory of cgroups below it, which the tree's figures do not count]", b, against);
+	else if (!strcmp(against, "summed RSS"))
+		fprintf(out, " [disagrees: %s less than summed RSS: pages mapped by several processes "
+			"count once here]", b);
 	else
-		fprintf(out, "mostly pages %s (%s), the rest %s (%s)\n", ELSEWHERE, b, SEVERAL, a);
+		fprintf(out, " [disagrees: %s less than the tree's %s]", b, against);
+}
+
+/* Where this machine has huge pages: what the tree held of them, which RSS
+ * leaves out. */
+static void human_hugetlb(const struct report *r, FILE *out)
+{
+	const struct figure *f = hugetlb_of(r);
+	char a[32], b[32], comm[64];
+
+	if (!r->host || !r->host->hugetlb_possible)
+		return;
+	if (!f) {
+		fputs("  hugetlb: not measured (no process's HugetlbPages was read); RSS does not "
+		      "include hugetlb pages\n", out);
+		return;
+	}
+	fprintf(out, "  hugetlb: %s at most in the tree (proc, not exact: %s), the most one process "
+		"held %s", format_bytes(f->hugetlb_bytes, a, sizeof(a)), f->inexact_reason,
+		format_bytes(f->hugetlb_member_bytes, b, sizeof(b)));
+	if (f->hugetlb_member_bytes && f->hugetlb_member_pid)
+		fprintf(out, " (%d %s)", (int)f->hugetlb_member_pid,
+			printable(f->hugetlb_member_comm, comm, sizeof(comm)));
+	fputs(" — not in RSS\n", out);
 }
 
 /* Which way the bpf source came (host_facts.bpf_load). */
@@ -425,11 +554,13 @@ void report_human_extra(const struct report *r, const char *extra, FILE *out)
 			fprintf(out, " — %s", r->others[i].scope);
 		if (r->others[i].not_tree)
 			fprintf(out, " [%s]", r->others[i].not_tree);
+		human_cgroup_disagrees(r, &r->others[i], out);
 		fputc('\n', out);
 	}
 	for (i = 0; i < r->n_skipped; i++)
 		fprintf(out, "  not used: %s\n", r->skipped[i]);
 	human_unique(r, out);
+	human_hugetlb(r, out);
 	if (extra)
 		fputs(extra, out);
 	if (r->counters && r->counters->drop_mm_full + r->counters->drop_task_full + r->counters->missed_events)

@@ -7,12 +7,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "helper_proto.h"
+#include "figure.h"
 #include "host.h"
-#include "tracker_api.h"
 #include "session.h"
 #include "sources.h"
-#include "unique_api.h"
 #include "session_internal.h"
 
 void session_note_add(struct session *s, const char *fmt, ...)
@@ -109,10 +107,14 @@ static void fill_context(struct session *s, struct report *rec)
  * best first), else the best source's; the others go beside it in order.
  * A figure that is not the tree's (a shared cgroup's) is never primary:
  * without another, the primary says the tree was not measured. Without
- * any source, rec->primary is left empty.
+ * any source, rec->primary is left empty. The unique figure goes beside;
+ * with --measure unique and it measured, it is the primary, and the
+ * summed one goes first among the others.
  */
-static void choose_primary(struct session *s, const struct figure *figs, struct report *rec)
+static void choose_primary(struct session *s, const struct figure *figs, const struct figure *u,
+			   struct report *rec)
 {
+	bool unique_first = s->measure_unique && u->measured;
 	size_t i, primary = s->n_sources;
 
 	/* The first of the tree's measured, else the first of the tree's. */
@@ -133,66 +135,53 @@ static void choose_primary(struct session *s, const struct figure *figs, struct 
 		if (i != primary)
 			s->others[rec->n_others++] = figs[i];
 	rec->others = s->others;
-}
-
-/*
- * The unique figure beside the primary; with --measure unique and a unique
- * figure measured, it becomes the primary, and the summed one goes first
- * among the others.
- */
-static void place_unique(struct session *s, const struct figure *u, struct report *rec)
-{
 	rec->unique = u;
-	if (!s->measure_unique || !u->measured || rec->n_others >= SESSION_MAX_SOURCES)
-		return;
-	memmove(&s->others[1], &s->others[0], rec->n_others * sizeof(s->others[0]));
-	s->others[0] = rec->primary;
-	rec->n_others++;
-	rec->primary = *u;
+	if (unique_first && rec->n_others < SESSION_MAX_SOURCES) {
+		memmove(&s->others[1], &s->others[0], rec->n_others * sizeof(s->others[0]));
+		s->others[0] = rec->primary;
+		rec->n_others++;
+		rec->primary = *u;
+	}
 }
 
-/* The unique figure of the window that ends now, or why there is none. */
-static void close_unique(struct session *s)
+/* One source's window; on failure, a figure that says why. */
+static void close_source(struct session *s, size_t i)
 {
-	struct figure *f = &s->unique_fig;
+	struct source *src = s->sources[i];
+	struct figure *f = &s->figures[i];
 
-	if (s->unique) {
-		unique_close_window(s->unique, f);
-	} else if (s->unique_remote) {
-		/* Sent with the kernel source's window, closed just before. */
-		s->kernel->ops->unique_window(s->kernel, f);
-	} else {
+	if (src->ops->close_window(src, f)) {
+		/* Through the helper: its reason (it went away, say). */
+		const char *why = src->ops->refusal ? src->ops->refusal(src) : NULL;
+
 		memset(f, 0, sizeof(*f));
-		f->source = "unavailable";
-		f->scope = UNIQUE_SCOPE;
-		f->inexact_reason = s->unique_why;
+		f->source = src->name;
+		f->inexact_reason = why && *why ? why : "reading failed";
 	}
-	figure_merge(&s->unique_run, f, s->windows == 0);
+	figure_merge(&s->run_figures[i], f, s->windows == 0);
+	/* The source that took the tree's cgroup closed its unique window
+	 * with its own. */
+	if (src->ops->unique_window && s->unique_taken) {
+		src->ops->unique_window(src, &s->unique_fig);
+		if (!s->unique_fig.measured && !s->unique_fig.inexact_reason)
+			s->unique_fig.inexact_reason = s->unique_why;
+	}
 }
 
 int session_close_window(struct session *s, struct report *rec)
 {
-	for (size_t i = 0; i < s->n_sources; i++) {
-		struct figure *f = &s->figures[i];
-		int err = s->sources[i]->ops->close_window(s->sources[i], f);
-
-		if (err) {
-			/* Through the helper: its reason (it went away, say). */
-			struct source *src = s->sources[i];
-			const char *why = src->ops->refusal ? src->ops->refusal(src) : NULL;
-
-			memset(f, 0, sizeof(*f));
-			f->source = s->sources[i]->name;
-			f->inexact_reason = why && *why ? why : "reading failed";
-		}
-		figure_merge(&s->run_figures[i], f, s->windows == 0);
-	}
-	close_unique(s);
+	/* Not measured unless a source says otherwise. */
+	memset(&s->unique_fig, 0, sizeof(s->unique_fig));
+	s->unique_fig.source = "unavailable";
+	s->unique_fig.scope = UNIQUE_SCOPE;
+	s->unique_fig.inexact_reason = s->unique_why;
+	for (size_t i = 0; i < s->n_sources; i++)
+		close_source(s, i);
+	figure_merge(&s->unique_run, &s->unique_fig, s->windows == 0);
 	s->windows++;
 	rec->window = s->windows;
 	fill_context(s, rec);
-	choose_primary(s, s->figures, rec);
-	place_unique(s, &s->unique_fig, rec);
+	choose_primary(s, s->figures, &s->unique_fig, rec);
 	if (!s->n_sources) {
 		rec->primary.source = "unavailable";
 		rec->primary.inexact_reason = "no source could be used";
@@ -203,8 +192,7 @@ int session_close_window(struct session *s, struct report *rec)
 void session_fill_run(struct session *s, struct report *rec)
 {
 	fill_context(s, rec);
-	choose_primary(s, s->run_figures, rec);
-	place_unique(s, &s->unique_run, rec);
+	choose_primary(s, s->run_figures, &s->unique_run, rec);
 	rec->windows = s->windows;
 }
 
@@ -285,8 +273,6 @@ void session_close(struct session *s)
 {
 	if (!s)
 		return;
-	/* Before the sources: the cgroup it watches goes with them. */
-	unique_destroy(s->unique);
 	for (size_t i = 0; i < s->n_sources; i++)
 		s->sources[i]->ops->destroy(s->sources[i]);
 	free(s);

@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include "host.h"
 #include "session.h"
-#include "unique_api.h"
 
 #define SESSION_MAX_SOURCES 4
 #define SESSION_MAX_NOTES 8
+#define SESSION_NOTE_LEN 320 /* a note is one line: the cause and its fix */
 
 struct session {
 	struct source *sources[SESSION_MAX_SOURCES];    /* best first */
@@ -20,7 +20,7 @@ struct session {
 	/* The source that tracks the tree in the kernel, also in sources[]:
 	 * bpf here, or through peakbpf serve; NULL: neither is open. */
 	struct source *kernel;
-	char notes[SESSION_MAX_NOTES][192];
+	char notes[SESSION_MAX_NOTES][SESSION_NOTE_LEN];
 	const char *note_ptrs[SESSION_MAX_NOTES];       /* notes[], as a record lists them */
 	size_t n_notes;
 	/* In source order, as sources[]. */
@@ -30,11 +30,11 @@ struct session {
 	struct figure others[SESSION_MAX_SOURCES];      /* a record's others */
 	struct host_facts host;
 	struct bpf_counters counters;
-	/* The tree's unique memory, beside the sources (unique_api.h). */
-	struct unique *unique;          /* NULL: not measured, unique_why says why */
-	bool unique_remote;             /* measured by the kernel source's other side */
+	/* The tree's unique memory: a source's (source_ops.unique_window),
+	 * else not measured because of unique_why. */
 	char unique_why[256];
-	uint64_t unique_cgroup_id;      /* the tree's own cgroup's; 0: none */
+	bool unique_wanted;             /* the tree has a cgroup of its own (open_auto) */
+	bool unique_taken;              /* a source took the tree's cgroup (unique_open) */
 	bool measure_unique;
 	struct figure unique_fig, unique_run;
 };

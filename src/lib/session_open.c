@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bpf_refusal.h"
 #include "helper_proto.h"
 #include "host.h"
-#include "tracker_api.h"
 #include "session.h"
 #include "sources.h"
-#include "unique_api.h"
 #include "session_internal.h"
 
 /* Why BPF cannot be used here, checked before trying: the answer names the fix. */
@@ -26,26 +25,27 @@ static const char *bpf_unusable(const struct host_facts *h, uint64_t capeff)
 	return NULL;
 }
 
-/* s->unique_cgroup_id: the tree's own cgroup, for the unique program; 0: none. */
+/* s->unique_wanted: the tree has a cgroup of its own, whose unique memory
+ * the load's unique program will count. */
 static int open_bpf(struct session *s, const struct session_opts *o, char *why, size_t len)
 {
 	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode,
 				      .record_ring_bytes = o->record_ring_bytes,
-				      .with_unique = s->unique_cgroup_id != 0,
+				      .with_unique = s->unique_wanted,
 				      .keep_loaded = o->keep_loaded };
 	struct source *src;
 	int err = bpf_source_open(&bo, &s->host, &src);
 
 	if (err) {
 		if ((err == -EPERM || err == -EACCES) && s->host.privileges &&
-		    strcmp(s->host.privileges, "none") && strcmp(s->host.privileges, "root"))
-			/* Capabilities are there: before 5.11 maps are charged
-			 * to RLIMIT_MEMLOCK, which only CAP_SYS_RESOURCE raises. */
-			snprintf(why, len, "the kernel refused to load the BPF programs (%s) although "
-				 "peakbpf has %s: on kernels before 5.11 BPF maps count against the "
-				 "locked-memory limit: raise it (ulimit -l unlimited) or run as root",
-				 strerror(-err), s->host.privileges);
-		else if (err == -EPERM || err == -EACCES)
+		    strcmp(s->host.privileges, "none")) {
+			/* Capabilities are there: a seccomp filter, the
+			 * locked-memory limit or an LSM (bpf_refusal.h). */
+			struct bpf_refusal r;
+
+			bpf_refusal_gather(&r, err, s->host.privileges, s->host.kernel);
+			bpf_refusal_why(&r, why, len);
+		} else if (err == -EPERM || err == -EACCES)
 			snprintf(why, len, "the kernel refused to load the BPF programs (%s): "
 				 "run as root, or grant CAP_BPF and CAP_PERFMON", strerror(-err));
 		else
@@ -157,7 +157,8 @@ static int open_named(struct session *s, const struct session_opts *o,
 		}
 		else
 			err = open_bpf_or_helper(s, o, why, whylen);
-		if (!err && o->with_proc && proc_source_open(so, &src, reason, sizeof(reason)) == 0)
+		if (!err && (o->with_proc || so->hugetlb) &&
+		    proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			session_add_source(s, src);
 		return err;
 	}
@@ -173,27 +174,27 @@ static int open_named(struct session *s, const struct session_opts *o,
 	return -EINVAL;
 }
 
-/* The unique memory of the tree's own cgroup (its directory cgroup_fd),
- * from the tracker's object here, or from the helper's (which takes the
- * directory and checks it), or why not. */
-static void open_unique(struct session *s, int cgroup_fd, const char *no_bpf, const char *bpf_why)
+/* The tree's unique memory: its own cgroup (the cgroup source's
+ * tree_cgroup_fd) given to the kernel source, here or through the helper
+ * (which takes the directory and checks it), which counts it from now on
+ * and closes its windows with its own; or why not. */
+static void open_unique(struct session *s, const struct source *cg, const char *no_bpf,
+			const char *bpf_why)
 {
+	int fd = cg->ops->tree_cgroup_fd ? cg->ops->tree_cgroup_fd(cg) : -1;
 	char why[HP_WHY_LEN + 16];
 
 	if (s->kernel && s->kernel->ops->unique_open) {
-		if (s->kernel->ops->unique_open(s->kernel, cgroup_fd, why, sizeof(why)))
+		if (s->kernel->ops->unique_open(s->kernel, fd, why, sizeof(why)))
 			snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
 		else
-			s->unique_remote = true;
-	} else if (s->kernel && !s->kernel->ops->tracker)
+			s->unique_taken = true;
+	} else if (s->kernel)
 		snprintf(s->unique_why, sizeof(s->unique_why), "its kernel source measures none");
 	else if (no_bpf)
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", no_bpf);
-	else if (!s->kernel)
+	else
 		snprintf(s->unique_why, sizeof(s->unique_why), "no BPF: %s", bpf_why);
-	else if (unique_open(s->kernel->ops->tracker(s->kernel), s->unique_cgroup_id, s->host.page_size,
-			     &s->unique, why, sizeof(why)))
-		snprintf(s->unique_why, sizeof(s->unique_why), "%s", why);
 }
 
 /*
@@ -207,8 +208,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 		     const struct source_opts *so, const char *no_bpf, char *why, size_t whylen)
 {
 	struct source *src = NULL, *shared_cgroup = NULL;
-	char reason[192], bpf_why[192] = "", no_own_cgroup[192] = "its cgroup is shared";
-	uint64_t cgroup_id = 0;
+	char reason[192], bpf_why[SESSION_NOTE_LEN] = "", no_own_cgroup[192] = "its cgroup is shared";
 	int err;
 
 	/* The cgroup before the tracker: the unique program in its object
@@ -219,10 +219,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 		snprintf(why, whylen, "%s", reason);
 		return err;
 	}
-	if (!err && cgroup_source_is_exclusive(src) && !no_bpf &&
-	    unique_cgroup_id(cgroup_source_own_dir_fd(src), &cgroup_id, s->unique_why, sizeof(s->unique_why)))
-		cgroup_id = 0;
-	s->unique_cgroup_id = cgroup_id;
+	s->unique_wanted = !err && cgroup_source_is_exclusive(src) && !no_bpf;
 	if (no_bpf && !want_helper(o)) {
 		session_note_add(s, "bpf: %s", no_bpf);
 	} else {
@@ -246,8 +243,7 @@ static int open_auto(struct session *s, const struct session_opts *o,
 	}
 	if (!err) {
 		if (cgroup_source_is_exclusive(src)) {
-			if (no_bpf || cgroup_id || (s->kernel && s->kernel->ops->unique_open))
-				open_unique(s, cgroup_source_own_dir_fd(src), no_bpf, bpf_why);
+			open_unique(s, src, no_bpf, bpf_why);
 			session_add_source(s, src);
 		} else {
 			shared_cgroup = src;
@@ -256,10 +252,12 @@ static int open_auto(struct session *s, const struct session_opts *o,
 		session_note_add(s, "cgroup: %s", reason);
 		snprintf(no_own_cgroup, sizeof(no_own_cgroup), "%s", reason);
 	}
-	if (o->command_mode && !s->unique && !s->unique_remote && !cgroup_source_is_exclusive(src))
+	if (o->command_mode && !s->unique_taken && !cgroup_source_is_exclusive(src))
 		snprintf(s->unique_why, sizeof(s->unique_why), "the tree has no cgroup of its own: %s",
 			 no_own_cgroup);
-	if (!s->kernel || o->with_proc) {
+	/* Where huge pages are configured, the sampler reads hugetlb, which
+	 * no RSS counter has (src/base/hugetlb.h), beside bpf too. */
+	if (!s->kernel || o->with_proc || so->hugetlb) {
 		if (proc_source_open(so, &src, reason, sizeof(reason)) == 0)
 			session_add_source(s, src);
 		else
@@ -297,6 +295,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 	if (!s)
 		return -ENOMEM;
 	host_facts_fill(&s->host, capeff);
+	so.hugetlb = s->host.hugetlb_possible;
 	no_bpf = bpf_unusable(&s->host, capeff);
 	s->measure_unique = o->measure_unique;
 	snprintf(s->unique_why, sizeof(s->unique_why), "%s",
@@ -310,7 +309,7 @@ int session_open(const struct session_opts *o, struct session **out, char *why, 
 		session_close(s);
 		return err;
 	}
-	if (o->measure_unique && !s->unique && !s->unique_remote)
+	if (o->measure_unique && !s->unique_taken)
 		session_note_add(s, "--measure unique: not measured (%s); the headline is summed RSS", s->unique_why);
 	*out = s;
 	return 0;

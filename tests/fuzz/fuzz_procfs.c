@@ -2,12 +2,15 @@
 /* libFuzzer: what peakbpf parses from /proc and cgroupfs: statm, PID
  * lists, mountinfo and /proc/PID/cgroup lines, cgroup paths and counters,
  * /proc/PID/stat's start time and peakbpf's cgroup names (src/lib/sources/source_proc.c,
- * src/lib/sources/cgroup_parse.c). */
+ * src/lib/sources/cgroup_parse.c); /proc/PID/status's HugetlbPages and Seccomp
+ * lines, a kernel release (src/base/hugetlb.c, src/base/bpf_refusal.c). */
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 #include "fuzz.h"
+#include "bpf_refusal.h"
 #include "cgroup_parse.h"
+#include "hugetlb.h"
 #include "sources.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,6 +39,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	list_has(s, " ,", "memory");
 	parse_counter(s, &v);
 	parse_stat_start_time(s, &start);
+	if (hugetlb_parse_status(s, &v) == 0 && v % 1024)
+		abort();        /* kB, in bytes */
+	if (bpf_refusal_parse_seccomp(s) > 2)
+		abort();
+	bpf_refusal_kernel_before(s, 5, 11);
 	/* A name that parses formats back to itself. */
 	if (cg_marker_parse(s, &m) == 0 &&
 	    (cg_marker_format(&m, name, sizeof(name)) || strcmp(name, s)))

@@ -51,7 +51,14 @@ int host_pidfd_pid(int pidfd, pid_t *pid)
 	return knob.pid_err;
 }
 
-int tracker_open(const struct tracker_opts *opts, struct tracker **out)
+struct tracker_load {
+	int unused;
+};
+struct tracker_tree {
+	int unused;
+};
+
+int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **out)
 {
 	(void)opts;
 	if (knob.load_fails)
@@ -60,16 +67,16 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-void tracker_close(struct tracker *t) { free(t); }
-void tracker_set_pid_depth(struct tracker *t, unsigned depth) { (void)t; (void)depth; }
+void tracker_load__destroy(struct tracker_load *t) { free(t); }
+void tracker_tree__set_pid_depth(struct tracker_tree *t, unsigned depth) { (void)t; (void)depth; }
 
-static struct tracker tree_stub;
+static struct tracker_tree tree_stub;
 static unsigned ring_seed;
 
 /* The ring: a few changes of trees the input chooses, recording or not. */
-int tracker_drain_every_tree(struct tracker *load, source_sum_fn fn, void *ctx)
+int tracker_load__drain(struct tracker_load *load, unsigned tree, source_sum_fn fn, void *ctx)
 {
-	(void)load;
+	(void)load; (void)tree;
 	for (unsigned i = 0; i < (ring_seed & 7) * 300; i++) {
 		struct sum_event e = { .ns = i, .mm = i * 64, .tree = (ring_seed >> 3) + i };
 
@@ -78,10 +85,11 @@ int tracker_drain_every_tree(struct tracker *load, source_sum_fn fn, void *ctx)
 	return 0;
 }
 
-int tracker_set_record(struct tracker *t, bool on) { (void)t; (void)on; return 0; }
-void tracker_read_tree(struct tracker *t, struct tree_state *out) { (void)t; memset(out, 0, sizeof(*out)); }
+int tracker_tree__set_record(struct tracker_tree *t, bool on) { (void)t; (void)on; return 0; }
+void tracker_tree__read_state(const struct tracker_tree *t, struct tree_state *out) { (void)t; memset(out, 0, sizeof(*out)); }
 
-int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, char comm[COMM_LEN])
+int tracker_tree__mm_identity(struct tracker_tree *t, __u64 key, __u32 tgid, __u32 *vpid,
+			      char comm[COMM_LEN])
 {
 	(void)t; (void)tgid;
 	if (key & 1)
@@ -91,7 +99,7 @@ int tracker_mm_identity(struct tracker *t, __u64 key, __u32 tgid, __u32 *vpid, c
 	return 0;
 }
 
-int tracker_count_trees(struct tracker *t, struct tree_entries per_tree[MAX_TREES])
+int tracker_load__count_trees(struct tracker_load *t, struct tree_entries per_tree[MAX_TREES])
 {
 	(void)t;
 	memset(per_tree, 0, sizeof(struct tree_entries) * MAX_TREES);
@@ -102,7 +110,7 @@ static int fake_add_root(struct source *s, pid_t pid) { (void)s; (void)pid; retu
 static int fake_start(struct source *s) { (void)s; return 0; }
 static void fake_destroy(struct source *s) { free(s); }
 static void fake_counters(struct source *s, bool at_cut, struct bpf_counters *c) { (void)s; (void)at_cut; memset(c, 0, sizeof(*c)); }
-static struct tracker *fake_tracker(struct source *s) { (void)s; return &tree_stub; }
+static struct tracker_tree *fake_tree(struct source *s) { (void)s; return &tree_stub; }
 
 static int fake_close_window(struct source *s, struct figure *out)
 {
@@ -115,9 +123,9 @@ static int fake_close_window(struct source *s, struct figure *out)
 
 static const struct source_ops fake_ops = { .add_root = fake_add_root, .start = fake_start,
 	.close_window = fake_close_window, .destroy = fake_destroy, .counters = fake_counters,
-	.tracker = fake_tracker };
+	.tree = fake_tree };
 
-int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+int bpf_source_open_tree(struct tracker_load *shared, unsigned tree, const struct bpf_source_opts *o,
 			 struct host_facts *host, struct source **out)
 {
 	(void)shared; (void)tree; (void)o; (void)host;
@@ -161,7 +169,7 @@ int unique_cgroup_id(int fd, uint64_t *id, char *why, size_t whylen)
 	return 0;
 }
 
-int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+int unique_open(struct tracker_tree *t, uint64_t cgroup_id, long page_size, struct unique **out,
 		char *why, size_t whylen)
 {
 	(void)t; (void)cgroup_id; (void)page_size;
@@ -276,7 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		serve_remove_tree(&sv, &sv.clients[i], "the end");
 	/* The load stays while no tree is open (unless --unload-idle): the
 	 * helper closes it at exit. */
-	tracker_close(sv.shared);
+	tracker_load__destroy(sv.shared);
 	if (uniques)
 		abort();
 	return 0;

@@ -11,12 +11,17 @@ PEAKBPF=${PEAKBPF:-$OUTPUT/peakbpf}
 WORKLOAD=${WORKLOAD:-$OUTPUT/workload}
 TMP=$(mktemp -d)
 RESULTS=${RESULTS:-$TMP/results.txt}
-trap 'rm -rf "$TMP"' EXIT
+# ct_cleanup (containers.sh): the containers, dockerd and podman store of
+# this run; hugetlb_restore (test_hugetlb.sh): vm.nr_hugepages as it was;
+# on a signal too, so that no daemon outlives an interrupted run.
+trap 'ct_cleanup; hugetlb_restore; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM HUP
 # A helper running on this machine (peakbpf serve at the default socket) is
 # used by default (issue 24): tests measure here unless they start their own.
 PEAKBPF_HELPER=${PEAKBPF_HELPER:-$TMP/no-helper.sock}
 export PEAKBPF_HELPER
 . "$here/lib.sh"
+. "$here/containers.sh"
 TESTS=""
 . "$here/test_command.sh"
 . "$here/test_attach.sh"
@@ -37,6 +42,9 @@ TESTS=""
 . "$here/test_bound.sh"
 . "$here/test_mpi.sh"
 . "$here/test_honest.sh"
+. "$here/test_containers.sh"
+. "$here/test_gap.sh"
+. "$here/test_hugetlb.sh"
 . "$here/test_oom.sh"
 . "$here/test_agent.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).

@@ -100,7 +100,13 @@ sampler_loop() {
 		v=$(cat "$AG_CG/$AG_USAGE" 2>/dev/null) || break
 		printf 'agent_test_sampled_bytes %s\n' "$v" >"$TMP/tf/s.prom.tmp" &&
 			mv "$TMP/tf/s.prom.tmp" "$TMP/tf/s.prom"
-		[ -f "$TMP/spike-now" ] && { rm -f "$TMP/spike-now"; touch "$TMP/spike-go"; }
+		if [ -f "$TMP/spike-now" ]; then
+			# the spike runs between this sample and the next
+			rm -f "$TMP/spike-now"
+			touch "$TMP/spike-go"
+			j=0
+			while [ ! -f "$TMP/spike-done" ] && [ "$j" -lt 100 ]; do sleep 0.1; j=$((j + 1)); done
+		fi
 		sleep 1
 	done
 }
@@ -144,11 +150,12 @@ t_agent_prometheus_spike() {
 	# peakbpf -- around it gives the tree's exact peak to compare with.
 	sampler_loop &
 	SL_PID=$!
-	# The command waits (peakbpf loaded) for the sampler's next sample,
-	# then 0.1 s: the spike (64 MiB faulted in, held 200 ms) ends well before the next.
+	# The command waits (peakbpf loaded) for the sampler's next sample; the
+	# sampler's next comes 1 s after the spike (64 MiB held 200 ms) ended:
+	# the spike lies between two samples, as a sampler's phase may put it.
 	"$PEAKBPF" -q --json -- sh -c "echo \$\$ >$AG_CG/cgroup.procs &&
-		while [ ! -f $TMP/spike-go ]; do sleep 0.02; done; sleep 0.1;
-		exec \"$WORKLOAD\" -s 64MiB -t 200ms spike" >"$TMP/spike.json" 2>/dev/null &
+		while [ ! -f $TMP/spike-go ]; do sleep 0.02; done;
+		\"$WORKLOAD\" -s 64MiB -t 200ms spike; touch $TMP/spike-done" >"$TMP/spike.json" 2>/dev/null &
 	PB_PID=$!
 	sleep 4                         # Prometheus up, a few scrapes of both
 	touch "$TMP/spike-now"

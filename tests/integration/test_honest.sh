@@ -143,10 +143,10 @@ t_honest_unique_cause_cached() {
 		return
 	fi
 	if echo "$u" | grep -q '"mapped_by_several_bytes":0,' &&
-		echo "$u" | grep -q '"dominant":"charged to another cgroup, file pages already cached"' &&
+		echo "$u" | grep -q '"dominant":"file pages cached by another cgroup or mapped by several"' &&
 		! grep -q "fork-shared" "$TMP/honest6.err" &&
 		{ ! grep -q "pages more than" "$TMP/honest6.err" ||
-			grep -q "mostly pages charged to another cgroup" "$TMP/honest6.err"; }; then
+			grep -q "mostly file pages cached by another cgroup" "$TMP/honest6.err"; }; then
 		ok "honest: one python3 process: summed RSS's excess is file pages cached elsewhere: $u"
 	else
 		fail "honest: unique cause: $u: $(cat "$TMP/honest6.err")"

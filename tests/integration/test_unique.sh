@@ -89,7 +89,7 @@ t_unique_fork_share() {
 	fi
 	if within_tol "$u_peak" "$cg_anon" && within_tol "$summed" $((4 * s * MIB)) &&
 		[ "$(abs $((u_peak - s * MIB)))" -le $((s * MIB / 50)) ] &&
-		grep -q "summed RSS counts [0-9]* pages more than the tree's unique memory, which peaked at .*: mostly pages mapped by several of the tree's processes" \
+		grep -q "summed RSS counts [0-9]* pages more than the tree's unique memory, which peaked at .*: mostly anon and shmem pages mapped by several of the tree's processes" \
 			"$TMP/unique-fork-share.err"; then
 		ok "unique fork-share: unique $(mib "$u_peak"), cgroup mapped $(mib "$cg_anon"), summed $(mib "$summed"); the line says so"
 	else

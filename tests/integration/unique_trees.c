@@ -4,7 +4,7 @@
  * t_unique_trees): what peakbpf serve's clients get, which no public path
  * gives one process (sessions at once load apart: source_bpf.c). Linked
  * against libpeakbpf.a for the internals: one tracker load, two of its
- * trees (tracker_open_tree), each with a memory cgroup of its own (made
+ * trees (tracker_tree__add), each with a memory cgroup of its own (made
  * here below this process's: the cgroup source names its cgroup after the
  * process, one at a time) and its unique figure (unique_open); a workload
  * in each, at the same time, each holding its own size S.
@@ -31,10 +31,10 @@
 #include <linux/types.h>
 #include "tracker.h"
 #include "unique.h"
-#include "tracker_api.h"
+#include "tracker_tree.h"
 #include "unique_api.h"
 #include "fileutil.h"
-#include "tracker_internal.h"
+#include "mapped_internal.h"
 #include "tracker.skel.h"
 #include "figure.h"
 
@@ -45,7 +45,7 @@
 static const unsigned TREES[2] = { 3, 9 };
 
 struct tree {
-	struct tracker *t;
+	struct tracker_tree *t;
 	char cgroup[4096];      /* its cgroup's directory; "": none made */
 	struct unique *u;
 	uint64_t cgroup_id;
@@ -107,16 +107,16 @@ static int make_cgroup(struct tree *tr, int i)
 
 /* Open tree index of load: its cgroup, then its unique figure. 0,
  * NOT_MEASURED (the reason printed), or 1. */
-static int open_tree(struct tracker *load, struct tree *tr, unsigned index, long page_size)
+static int open_tree(struct tracker_load *load, struct tree *tr, unsigned index, long page_size)
 {
 	char why[256] = "";
 	int err = make_cgroup(tr, (int)index);
 
 	if (err)
 		return err;
-	err = tracker_open_tree(load, index, DEFAULT_MAX_TRACKED, &tr->t);
+	err = tracker_tree__add(load, index, DEFAULT_MAX_TRACKED, &tr->t);
 	if (err) {
-		printf("FAIL: tracker_open_tree %u: %s\n", index, strerror(-err));
+		printf("FAIL: tracker_tree__add %u: %s\n", index, strerror(-err));
 		return 1;
 	}
 	err = unique_open(tr->t, tr->cgroup_id, page_size, &tr->u, why, sizeof(why));
@@ -171,16 +171,16 @@ static int check_tree(struct tree *tr, unsigned index)
 /* A group filled by made-up ids (of no cgroup: far above any kernfs inode
  * number here), the next refused; a measured cgroup refused for another
  * tree. The trees used are given back. */
-static int check_refusals(struct tracker *load, uint64_t measured_id, long page_size)
+static int check_refusals(struct tracker_load *load, uint64_t measured_id, long page_size)
 {
-	struct tracker *t[UNIQUE_WAYS + 2] = { 0 };
+	struct tracker_tree *t[UNIQUE_WAYS + 2] = { 0 };
 	struct unique *u[UNIQUE_WAYS + 2] = { 0 };
 	char why[256];
 	uint64_t id = 1ULL << 48;
 	int n = 0, fail = 0, err = 0;
 
 	for (int i = 0; i < UNIQUE_WAYS + 2 && !fail; i++)
-		fail = tracker_open_tree(load, 10 + (unsigned)i, DEFAULT_MAX_TRACKED, &t[i]) != 0;
+		fail = tracker_tree__add(load, 10 + (unsigned)i, DEFAULT_MAX_TRACKED, &t[i]) != 0;
 	for (int i = 0; i <= UNIQUE_WAYS && !fail; i++, id++) {
 		while (unique_group_of(id) != unique_group_of(1ULL << 48))
 			id++;
@@ -202,16 +202,16 @@ static int check_refusals(struct tracker *load, uint64_t measured_id, long page_
 		printf("FAIL: refusals: %d of %d ways filled, last error %d\n", n, UNIQUE_WAYS, err);
 	for (int i = 0; i < UNIQUE_WAYS + 2; i++) {
 		unique_destroy(u[i]);
-		tracker_close(t[i]);
+		tracker_tree__free(t[i]);
 	}
 	return fail;
 }
 
 /* Whether the event path finds tree for id: its group's way, and the
  * state's own id (bpf/unique.bpf.c, tree_of_cgroup). */
-static bool finds(struct tracker *load, __u64 id, unsigned tree)
+static bool finds(struct tracker_load *load, __u64 id, unsigned tree)
 {
-	struct tracker_bpf *skel = load->skel;
+	struct tracker_bpf *skel = tracker_load__skel(load);
 
 	return unique_group_tree(&skel->bss->ugroups[unique_group_of(id)], id) == tree &&
 	       LOAD(skel->bss->ustates[tree].cgroup_id) == id;
@@ -219,12 +219,12 @@ static bool finds(struct tracker *load, __u64 id, unsigned tree)
 
 /* A figure opened on a tree whose last one was not destroyed takes its
  * state over; the old one's late destroy must not take it back. */
-static int check_takeover(struct tracker *load, long page_size)
+static int check_takeover(struct tracker_load *load, long page_size)
 {
-	struct tracker *t = NULL;
+	struct tracker_tree *t = NULL;
 	struct unique *old = NULL, *new = NULL;
 	char why[256];
-	int fail = tracker_open_tree(load, 15, DEFAULT_MAX_TRACKED, &t) != 0;
+	int fail = tracker_tree__add(load, 15, DEFAULT_MAX_TRACKED, &t) != 0;
 
 	fail = fail || unique_open(t, 7ULL << 44, page_size, &old, why, sizeof(why)) != 0;
 	fail = fail || unique_open(t, 9ULL << 44, page_size, &new, why, sizeof(why)) != 0;
@@ -234,14 +234,14 @@ static int check_takeover(struct tracker *load, long page_size)
 	unique_destroy(new);
 	fail = fail || finds(load, 9ULL << 44, 15);
 	printf("%s: a figure opened over one not destroyed keeps its state\n", fail ? "FAIL" : "takeover");
-	tracker_close(t);
+	tracker_tree__free(t);
 	return fail;
 }
 
 int main(int argc, char **argv)
 {
 	struct tracker_opts opts = { .with_unique = true };
-	struct tracker *load = NULL;
+	struct tracker_load *load = NULL;
 	struct tree tr[2] = { 0 };
 	long page_size = sysconf(_SC_PAGESIZE);
 	int ret = 1, err;
@@ -250,9 +250,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s WORKLOAD SIZE_A_MIB SIZE_B_MIB HOLD\n", argv[0]);
 		return 2;
 	}
-	err = tracker_open(&opts, &load);
+	err = tracker_load__open(&opts, &load);
 	if (err) {
-		printf("FAIL: tracker_open: %s\n", strerror(-err));
+		printf("FAIL: tracker_load__open: %s\n", strerror(-err));
 		goto cleanup;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -288,10 +288,10 @@ cleanup:
 			waitpid(tr[i].pid, NULL, 0);
 		}
 		unique_destroy(tr[i].u);
-		tracker_close(tr[i].t);
+		tracker_tree__free(tr[i].t);
 		if (tr[i].cgroup[0] && rmdir(tr[i].cgroup))
 			printf("warning: cannot remove %s: %s\n", tr[i].cgroup, strerror(errno));
 	}
-	tracker_close(load);
+	tracker_load__destroy(load);
 	return ret;
 }

@@ -345,7 +345,7 @@ static void test_merge_every_combination(void **state)
 	assert_int_equal(checked, 4 + 16 + 64 + 256);
 }
 
-/* issue 26: summed RSS's excess over unique memory, split by cause. */
+/* issues 26 and 33: summed RSS's excess over unique memory, split by cause. */
 static void test_unique_gap(void **state)
 {
 	struct figure summed = bpf_figure(), u = { .source = "bpf-memcg", .measured = true };
@@ -356,6 +356,8 @@ static void test_unique_gap(void **state)
 	 * is file pages another cgroup had cached. */
 	summed.peak_bytes = 60 * MiB;
 	summed.anon_bytes = 10 * MiB;
+	summed.file_bytes = 50 * MiB;
+	summed.shmem_bytes = 0;
 	summed.mms_at_peak = 1;
 	u.peak_bytes = 12 * MiB;
 	u.anon_bytes = 10 * MiB;
@@ -363,21 +365,83 @@ static void test_unique_gap(void **state)
 	assert_true(figure_unique_gap(&summed, &u, &g));
 	assert_true(g.split_known);
 	assert_int_equal(g.bytes, 48 * MiB);
-	assert_int_equal(g.several_bytes, 0);
-	assert_int_equal(g.elsewhere_bytes, 48 * MiB);
-	assert_false(g.several_dominates);
+	assert_int_equal(g.part[GAP_SEVERAL], 0);
+	assert_int_equal(g.part[GAP_ELSEWHERE], 0);
+	assert_int_equal(g.part[GAP_CACHE], 48 * MiB);
+	assert_int_equal(g.dominant, GAP_CACHE);
 	/* fork-share: 200 MiB parent, 3 idle forks: the anon excess is shared. */
 	summed.peak_bytes = 806 * MiB;
 	summed.anon_bytes = 800 * MiB;
+	summed.file_bytes = 6 * MiB;
 	summed.mms_at_peak = 4;
 	u.peak_bytes = 202 * MiB;
 	u.anon_bytes = 200 * MiB;
 	u.file_bytes = 2 * MiB;
 	assert_true(figure_unique_gap(&summed, &u, &g));
-	assert_int_equal(g.several_bytes, 600 * MiB);
-	assert_int_equal(g.elsewhere_bytes, 4 * MiB);
-	assert_true(g.several_dominates);
+	assert_int_equal(g.part[GAP_SEVERAL], 600 * MiB);
+	assert_int_equal(g.part[GAP_CACHE], 4 * MiB);
+	assert_int_equal(g.part[GAP_ELSEWHERE], 0);
+	assert_int_equal(g.dominant, GAP_SEVERAL);
+	/* issue 33: a 256 MiB memfd mapped by parent and child is the tree's
+	 * own shmem, charged to its cgroup, mapped twice: not "charged
+	 * elsewhere" (the split used anon pages only). */
+	summed.peak_bytes = 515 * MiB;
+	summed.anon_bytes = 1 * MiB;
+	summed.file_bytes = 2 * MiB;
+	summed.shmem_bytes = 512 * MiB;
+	summed.mms_at_peak = 2;
+	u.peak_bytes = 258 * MiB;
+	u.anon_bytes = 1 * MiB;
+	u.file_bytes = 257 * MiB;       /* shmem with the page cache */
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_int_equal(g.bytes, 257 * MiB);
+	/* 256 MiB mapped twice and 1 MiB of binary the child maps too: the
+	 * unique file part goes to shmem first, so the binary's MiB the tree's
+	 * cgroup holds is taken for shmem (about, by the tree's own file pages). */
+	assert_int_equal(g.part[GAP_SEVERAL], 255 * MiB);
+	assert_int_equal(g.part[GAP_CACHE], 2 * MiB);
+	assert_int_equal(g.part[GAP_ELSEWHERE], 0);
+	assert_int_equal(g.dominant, GAP_SEVERAL);
+	/* One process mapping it (no one else): each page once, no excess from it. */
+	summed.peak_bytes = 259 * MiB;
+	summed.shmem_bytes = 256 * MiB;
+	summed.mms_at_peak = 1;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_int_equal(g.part[GAP_ELSEWHERE], 0);
+	assert_int_equal(g.part[GAP_CACHE], 1 * MiB);
+	/* issue 33: a child charged to another cgroup allocates 256 MiB: the
+	 * anon excess is not all "mapped by several", and not told apart. */
+	summed.peak_bytes = 386 * MiB;
+	summed.anon_bytes = 384 * MiB;
+	summed.file_bytes = 2 * MiB;
+	summed.shmem_bytes = 0;
+	summed.mms_at_peak = 3;
+	u.peak_bytes = 65 * MiB;
+	u.anon_bytes = 64 * MiB;
+	u.file_bytes = 1 * MiB;
+	u.other_cgroups = true;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_int_equal(g.part[GAP_SEVERAL], 0);
+	assert_int_equal(g.part[GAP_SEVERAL_OR_ELSEWHERE], 320 * MiB);
+	assert_int_equal(g.part[GAP_CACHE], 1 * MiB);
+	assert_int_equal(g.dominant, GAP_SEVERAL_OR_ELSEWHERE);
+	/* The same with one address space: charged elsewhere, nothing twice. */
+	summed.mms_at_peak = 1;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_int_equal(g.part[GAP_ELSEWHERE], 320 * MiB);
+	assert_int_equal(g.dominant, GAP_ELSEWHERE);
+	/* The peaks at different moments: the parts never exceed the gap. */
+	u.other_cgroups = false;
+	summed.mms_at_peak = 2;
+	u.peak_bytes = 380 * MiB;
+	u.anon_bytes = 10 * MiB;
+	u.file_bytes = 370 * MiB;
+	assert_true(figure_unique_gap(&summed, &u, &g));
+	assert_int_equal(g.bytes, 6 * MiB);
+	assert_int_equal(g.part[GAP_SEVERAL] + g.part[GAP_CACHE], 6 * MiB);
+	assert_int_equal(g.part[GAP_CACHE], 0);
 	/* No split of the unique figure: the cause is not told apart. */
+	u.peak_bytes = 202 * MiB;
 	u.anon_bytes = u.file_bytes = 0;
 	assert_true(figure_unique_gap(&summed, &u, &g));
 	assert_false(g.split_known);
@@ -387,6 +451,94 @@ static void test_unique_gap(void **state)
 	u.peak_bytes = 1;
 	u.measured = false;
 	assert_false(figure_unique_gap(&summed, &u, &g));
+	for (int c = 0; c < GAP_CAUSES; c++)
+		assert_non_null(gap_cause_name((enum gap_cause)c));
+	assert_null(gap_cause_name(GAP_CAUSES));
+}
+
+/* issue 33: the tree's own cgroup showed 321.8 MiB beside a unique
+ * figure of 64.15 MiB and nothing flagged it. */
+static void test_cgroup_disagrees(void **state)
+{
+	struct figure summed = bpf_figure(), u = { .source = "bpf-memcg", .measured = true },
+		      cg = { .source = "cgroup-v1", .measured = true, .exclusive = true };
+	int64_t diff;
+	const char *against;
+
+	(void)state;
+	summed.peak_bytes = 386 * MiB;
+	summed.procs_at_peak = 3;
+	u.peak_bytes = 64 * MiB;
+	cg.peak_bytes = 321 * MiB;
+	assert_true(figure_cgroup_disagrees(&cg, &summed, &u, &diff, &against));
+	assert_int_equal(diff, 257 * (int64_t)MiB);
+	assert_string_equal(against, "unique memory");
+	/* A spike of 64 MiB: the cgroup's page cache and kernel memory
+	 * (3 MiB) are within the tolerance. */
+	summed.peak_bytes = 65 * MiB;
+	summed.procs_at_peak = 1;
+	u.peak_bytes = 64 * MiB;
+	cg.peak_bytes = 67 * MiB;
+	assert_false(figure_cgroup_disagrees(&cg, &summed, &u, &diff, &against));
+	assert_null(against);
+	/* Within 10 % of a large figure: agrees. */
+	u.peak_bytes = 1000 * MiB;
+	cg.peak_bytes = 1080 * MiB;
+	assert_false(figure_cgroup_disagrees(&cg, &summed, &u, &diff, &against));
+	/* Without unique memory, against summed RSS, either way. */
+	u.measured = false;
+	summed.peak_bytes = 400 * MiB;
+	summed.procs_at_peak = 4;
+	cg.peak_bytes = 100 * MiB;
+	assert_true(figure_cgroup_disagrees(&cg, &summed, &u, &diff, &against));
+	assert_int_equal(diff, -300 * (int64_t)MiB);
+	assert_string_equal(against, "summed RSS");
+	assert_true(figure_cgroup_disagrees(&cg, &summed, NULL, &diff, &against));
+	/* A cgroup that is not the tree's own is never compared. */
+	cg.exclusive = false;
+	assert_false(figure_cgroup_disagrees(&cg, &summed, &u, &diff, &against));
+	cg.exclusive = true;
+	cg.not_tree = "the cgroup holds other processes too";
+	assert_false(figure_cgroup_disagrees(&cg, &summed, &u, &diff, &against));
+	cg.not_tree = NULL;
+	cg.measured = false;
+	assert_false(figure_cgroup_disagrees(&cg, &summed, &u, &diff, &against));
+}
+
+/* A run's unique figure: other_cgroups once is other_cgroups for the run. */
+static void test_merge_other_cgroups(void **state)
+{
+	struct figure run, w1 = { .source = "bpf-memcg", .measured = true, .exact = true,
+				  .peak_bytes = 10 * MiB, .other_cgroups = true },
+		      w2 = { .source = "bpf-memcg", .measured = true, .exact = true,
+			     .peak_bytes = 20 * MiB };
+
+	(void)state;
+	figure_merge(&run, &w1, true);
+	figure_merge(&run, &w2, false);
+	assert_int_equal(run.peak_bytes, 20 * MiB);
+	assert_true(run.other_cgroups);
+}
+
+/* hugetlb beside a run's peak: the most a window saw, with its holder,
+ * whichever window had the larger RSS peak. */
+static void test_merge_hugetlb(void **state)
+{
+	struct figure run, w1 = { .source = "proc", .measured = true, .peak_bytes = 10 * MiB,
+				  .hugetlb_measured = true, .hugetlb_bytes = 512 * MiB,
+				  .hugetlb_member_bytes = 256 * MiB, .hugetlb_member_pid = 7,
+				  .hugetlb_member_comm = "db" },
+		      w2 = { .source = "proc", .measured = true, .peak_bytes = 20 * MiB };
+
+	(void)state;
+	figure_merge(&run, &w1, true);
+	figure_merge(&run, &w2, false);
+	assert_int_equal(run.peak_bytes, 20 * MiB);
+	assert_true(run.hugetlb_measured);
+	assert_int_equal(run.hugetlb_bytes, 512 * MiB);
+	assert_int_equal(run.hugetlb_member_bytes, 256 * MiB);
+	assert_int_equal(run.hugetlb_member_pid, 7);
+	assert_string_equal(run.hugetlb_member_comm, "db");
 }
 
 int main(void)
@@ -404,6 +556,9 @@ int main(void)
 		cmocka_unit_test(test_merge_lost_list_overflow),
 		cmocka_unit_test(test_merge_every_combination),
 		cmocka_unit_test(test_unique_gap),
+		cmocka_unit_test(test_cgroup_disagrees),
+		cmocka_unit_test(test_merge_other_cgroups),
+		cmocka_unit_test(test_merge_hugetlb),
 	};
 
 	return cmocka_run_group_tests_name("figure", tests, NULL, NULL);

@@ -3,7 +3,7 @@
  * The holders at the peak (bpf/tracker.h: peak_mark_note and
  * holder_pages_at_peak), against a model that snapshots every mm each time
  * the peak rises: random changes, window cuts and departures, in the order
- * the kernel side and tracker_close_window apply them.
+ * the kernel side and tracker_tree__cut apply them.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,7 +57,7 @@ static void leave(struct model *m, int i)
 	memset(m->mark[i], 0, sizeof(m->mark[i]));
 }
 
-/* Close window w as tracker_close_window does, with some changes racing
+/* Close window w as tracker_tree__cut does, with some changes racing
  * in after the cut, and check every mm against the truth. */
 static void cut_and_check(struct model *m, unsigned *seed)
 {

@@ -156,7 +156,9 @@ static void test_json_window_and_others(void **state)
 	assert_non_null(strstr(s, "\"other_sources\":[{\"source\":\"cgroup-v1\",\"exact\":false,"
 				  "\"error_bound_bytes\":null,\"inexact_reason\":\"page cache\",\"scope\":\"cgroup\","
 				  "\"peak_bytes\":629145600,\"baseline_bytes\":null,\"growth_bytes\":null,"
-				  "\"cgroup\":\"/sys/fs/cgroup/memory/peakbpf-1\",\"exclusive\":true},"
+				  "\"cgroup\":\"/sys/fs/cgroup/memory/peakbpf-1\",\"exclusive\":true,"
+				  /* 600 MiB beside 512 of summed RSS: more than the tolerance */
+				  "\"disagrees_with\":\"summed RSS\",\"disagreement_bytes\":92274688},"
 				  "{\"source\":\"rusage\",\"exact\":false,\"error_bound_bytes\":null,"
 				  "\"inexact_reason\":\"whole run only\",\"scope\":null,"
 				  "\"peak_bytes\":null,\"baseline_bytes\":null,\"growth_bytes\":null}]"));
@@ -373,21 +375,22 @@ static void test_unique(void **state)
 	s = render(rec_human, &x.rec);
 	/* (512 - 128) MiB of 4 KiB pages: anon 500 summed, 120 unique */
 	assert_non_null(strstr(s, "  summed RSS counts 98304 pages more than the tree's unique memory, "
-				  "which peaked at 128.0 MiB (bpf-memcg, exact): mostly pages mapped by "
-				  "several of the tree's processes (380.0 MiB), the rest charged to another "
-				  "cgroup, file pages already cached (4.0 MiB)\n"));
+				  "which peaked at 128.0 MiB (bpf-memcg, exact): mostly anon and shmem "
+				  "pages mapped by several of the tree's processes (380.0 MiB), the rest "
+				  "file pages cached by another cgroup or mapped by several (4.0 MiB)\n"));
 	free(s);
 	/* One address space at the peak: none is mapped twice (issue 26: the
 	 * line said "fork-shared" for one process importing numpy). */
 	x.rec.primary.mms_at_peak = 1;
 	s = render(rec_human, &x.rec);
-	assert_non_null(strstr(s, "mostly pages charged to another cgroup, file pages already cached "
-				  "(384.0 MiB), the rest mapped by several of the tree's processes (0 B)\n"));
+	assert_non_null(strstr(s, "mostly anon and shmem pages charged to another cgroup (380.0 MiB), "
+				  "the rest file pages cached by another cgroup or mapped by several "
+				  "(4.0 MiB)\n"));
 	free(s);
 	s = render(rec_json, &x.rec);
 	assert_non_null(strstr(s, "\"summed_excess\":{\"bytes\":402653184,\"mapped_by_several_bytes\":0,"
-				  "\"charged_elsewhere_bytes\":402653184,\"dominant\":\"charged to another cgroup, "
-				  "file pages already cached\"}"));
+				  "\"charged_elsewhere_bytes\":398458880,\"page_cache_bytes\":4194304,"
+				  "\"dominant\":\"anon and shmem pages charged to another cgroup\"}"));
 	free(s);
 	x.rec.primary.mms_at_peak = 3;
 
@@ -438,6 +441,90 @@ static void test_privileges(void **state)
 	assert_null(bpf_privileges(0));
 }
 
+/* issue 33: the tree's own cgroup beside a unique figure far below it is
+ * flagged; a child charged to another cgroup makes the anon excess
+ * "several or elsewhere", each alone null in the record. */
+static void test_cgroup_disagrees_line(void **state)
+{
+	struct fixture x;
+	struct figure cg[1] = { { .source = "cgroup-v1", .measured = true, .peak_bytes = 321 * MiB,
+				  .scope = "cgroup", .cgroup_path = "/sys/fs/cgroup/memory/peakbpf-1",
+				  .exclusive = true } };
+	struct figure u = { .source = "bpf-memcg", .measured = true, .exact = true, .scope = "unique",
+			    .peak_bytes = 64 * MiB, .baseline_known = true,
+			    .anon_bytes = 63 * MiB, .file_bytes = 1 * MiB, .other_cgroups = true };
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	x.rec.others = cg;
+	x.rec.n_others = 1;
+	x.rec.unique = &u;
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "  also: 321.0 MiB (cgroup-v1, not exact, error unknown) — cgroup "
+				  "[disagrees: 257.0 MiB more than the tree's unique memory: page cache, "
+				  "kernel memory, or memory of cgroups below it, which the tree's figures "
+				  "do not count]\n"));
+	assert_non_null(strstr(s, "mostly anon and shmem pages mapped by several of the tree's processes "
+				  "or charged to another cgroup (437.0 MiB), the rest file pages"));
+	free(s);
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"disagrees_with\":\"unique memory\",\"disagreement_bytes\":269484032}"));
+	assert_non_null(strstr(s, "\"mapped_by_several_bytes\":null,\"charged_elsewhere_bytes\":null,"
+				  "\"several_or_elsewhere_bytes\":458227712,\"page_cache_bytes\":11534336,"));
+	free(s);
+	/* Close to it: no flag. */
+	cg[0].peak_bytes = 66 * MiB;
+	s = render(rec_human, &x.rec);
+	assert_null(strstr(s, "disagrees"));
+	free(s);
+}
+
+/* issue 33: hugetlb beside RSS. 0 exactly where no huge pages exist; the
+ * sampler's figure where they do, said in the summary to be outside RSS;
+ * never 0 for not measured. */
+static void test_hugetlb(void **state)
+{
+	struct fixture x;
+	struct figure proc[1] = { { .source = "proc", .measured = true, .peak_bytes = 1 * MiB,
+				    .inexact_reason = "sampled every 100 ms: misses spikes between samples",
+				    .hugetlb_measured = true, .hugetlb_bytes = 512 * MiB,
+				    .hugetlb_member_bytes = 256 * MiB, .hugetlb_member_pid = 77,
+				    .hugetlb_member_comm = "dpdk" } };
+	char *s;
+
+	(void)state;
+	make_fixture(&x);
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"hugetlb\":{\"source\":\"sysfs\",\"exact\":true,\"peak_bytes\":0,"));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_null(strstr(s, "hugetlb"));
+	free(s);
+	/* Huge pages configured, none read: not measured, not 0. */
+	x.host.hugetlb_possible = true;
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"hugetlb\":{\"source\":\"unavailable\",\"exact\":false,"));
+	assert_non_null(strstr(s, "\"peak_bytes\":null}"));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "  hugetlb: not measured (no process's HugetlbPages was read); RSS does "
+				  "not include hugetlb pages\n"));
+	free(s);
+	x.rec.others = proc;
+	x.rec.n_others = 1;
+	s = render(rec_json, &x.rec);
+	assert_non_null(strstr(s, "\"hugetlb\":{\"source\":\"proc\",\"exact\":false,\"inexact_reason\":"
+				  "\"sampled every 100 ms: misses spikes between samples\",\"peak_bytes\":536870912,"
+				  "\"member_peak_bytes\":268435456,\"member_pid\":77,\"member_comm\":\"dpdk\","));
+	free(s);
+	s = render(rec_human, &x.rec);
+	assert_non_null(strstr(s, "  hugetlb: 512.0 MiB at most in the tree (proc, not exact: sampled every "
+				  "100 ms: misses spikes between samples), the most one process held "
+				  "256.0 MiB (77 dpdk) — not in RSS\n"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +537,8 @@ int main(void)
 		cmocka_unit_test(test_human_wording),
 		cmocka_unit_test(test_human_exact_and_window),
 		cmocka_unit_test(test_unique),
+		cmocka_unit_test(test_cgroup_disagrees_line),
+		cmocka_unit_test(test_hugetlb),
 		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_not_comparable_and_lost_windows),
 		cmocka_unit_test(test_stat_no_mm),

@@ -101,6 +101,22 @@ static void book_add(struct window_book *b, const struct figure *w)
 	}
 }
 
+/* hugetlb, beside the peak: the most any window saw, and its holder. */
+static void merge_hugetlb(struct figure *run, const struct figure *prev, const struct figure *w)
+{
+	run->hugetlb_measured = prev->hugetlb_measured || w->hugetlb_measured;
+	run->hugetlb_bytes = prev->hugetlb_bytes > w->hugetlb_bytes ? prev->hugetlb_bytes : w->hugetlb_bytes;
+	if (prev->hugetlb_member_bytes >= w->hugetlb_member_bytes) {
+		run->hugetlb_member_bytes = prev->hugetlb_member_bytes;
+		run->hugetlb_member_pid = prev->hugetlb_member_pid;
+		memcpy(run->hugetlb_member_comm, prev->hugetlb_member_comm, sizeof(run->hugetlb_member_comm));
+	} else {
+		run->hugetlb_member_bytes = w->hugetlb_member_bytes;
+		run->hugetlb_member_pid = w->hugetlb_member_pid;
+		memcpy(run->hugetlb_member_comm, w->hugetlb_member_comm, sizeof(run->hugetlb_member_comm));
+	}
+}
+
 void figure_merge(struct figure *run, const struct figure *w, bool first)
 {
 	struct figure prev;
@@ -128,6 +144,8 @@ void figure_merge(struct figure *run, const struct figure *w, bool first)
 	}
 	run->baseline_known = prev.baseline_known;
 	run->baseline_bytes = prev.baseline_bytes;
+	run->other_cgroups = prev.other_cgroups || w->other_cgroups;
+	merge_hugetlb(run, &prev, w);
 	run->samples = prev.samples + w->samples;
 	run->vanished = prev.vanished + w->vanished;
 	if (prev.measured && w->measured) {
@@ -156,27 +174,6 @@ const char *figure_reason(const struct figure *f, char *buf, size_t len)
 		 f->unmeasured_why, f->inexact_reason ? "; also " : "",
 		 f->inexact_reason ? f->inexact_reason : "");
 	return buf;
-}
-
-bool figure_unique_gap(const struct figure *summed, const struct figure *u, struct unique_gap *g)
-{
-	memset(g, 0, sizeof(*g));
-	if (!summed->measured || !u->measured || summed->peak_bytes <= u->peak_bytes)
-		return false;
-	g->bytes = summed->peak_bytes - u->peak_bytes;
-	if (summed->has_detail && summed->mms_at_peak <= 1) {
-		g->split_known = true;          /* one address space maps each page once */
-	} else if (summed->has_detail && (u->anon_bytes || u->file_bytes)) {
-		g->split_known = true;
-		if (summed->anon_bytes > u->anon_bytes)
-			g->several_bytes = summed->anon_bytes - u->anon_bytes;
-		if (g->several_bytes > g->bytes)
-			g->several_bytes = g->bytes;
-	}
-	if (g->split_known)
-		g->elsewhere_bytes = g->bytes - g->several_bytes;
-	g->several_dominates = g->several_bytes >= g->elsewhere_bytes;
-	return true;
 }
 
 static int by_pages_desc(const void *a, const void *b)
@@ -211,3 +208,7 @@ void figure_set_holders(struct figure *f, const struct holder *in, size_t n, lon
 	f->n_holders = i;
 	free(sorted);
 }
+
+const char UNIQUE_SCOPE[] =
+	"unique memory: mapped anon + mapped file pages charged to the tree's own cgroup, each page once "
+	"(shmem included; not pages first charged elsewhere, such as shared libraries already cached)";

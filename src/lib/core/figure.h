@@ -22,7 +22,7 @@ struct bpf_counters {
 	uint64_t count_takes, settles;  /* 6.2+ exact path: slot folds taken, mms settled */
 	uint64_t read_errors;           /* counter reads that failed */
 	/* run record, exact path: every live mm's counters summed over every
-	 * CPU against the tree's values (tracker_verify_sums) */
+	 * CPU against the tree's values (tracker_tree__verify_sums) */
 	bool sums_checked;
 	uint64_t sums_mms, sums_off;
 	int64_t sums_max_off_pages;
@@ -61,28 +61,69 @@ void figure_merge(struct figure *run, const struct figure *window, bool first);
 const char *figure_reason(const struct figure *f, char *buf, size_t len);
 
 /*
- * Why summed RSS's peak exceeds the unique memory's (issue 26): pages
- * mapped by several of the tree's processes (counted once per address
- * space), and pages mapped by the tree but charged to another cgroup (file
- * pages already cached when the tree mapped them: unique memory counts the
- * tree's own cgroup only). With one address space at the peak nothing is
- * mapped twice; otherwise anon pages are the tree's own (charged to its
- * cgroup), so its anon excess is what several processes map, and the rest
- * is put to other cgroups: about, as the two peaks may fall at different
- * moments.
+ * Why summed RSS's peak exceeds the unique memory's (issues 26 and 33), by
+ * the kind of page (docs/design.md, "Unique memory"):
+ * - anon and shmem (memfd, POSIX and SysV shm, MAP_SHARED anonymous
+ *   memory) are the tree's own, charged to its cgroup when the tree made
+ *   them: their excess is pages mapped by several of its processes. With
+ *   one address space at the peak nothing is mapped twice, so it is pages
+ *   charged to another cgroup; and where part of the tree is charged to
+ *   another cgroup (unique->other_cgroups) the two are not told apart.
+ * - file pages (page cache) are charged to the cgroup that read them first
+ *   (a library another cgroup had cached), or mapped by several: the two
+ *   are not told apart.
+ * Unique memory counts shmem among its file pages (NR_FILE_MAPPED), so its
+ * file part goes to summed RSS's shmem first. About: the two peaks may fall
+ * at different moments, so each part is capped at what is left of the gap.
  */
+enum gap_cause {
+	GAP_SEVERAL,            /* anon and shmem mapped by several of the tree's processes */
+	GAP_ELSEWHERE,          /* anon and shmem charged to another cgroup */
+	GAP_SEVERAL_OR_ELSEWHERE, /* either: the tree spans cgroups and maps pages twice */
+	GAP_CACHE,              /* file pages cached by another cgroup, or mapped by several */
+	GAP_CAUSES
+};
 struct unique_gap {
 	uint64_t bytes;                 /* summed peak - unique peak */
-	bool split_known;
-	uint64_t several_bytes;         /* mapped by several of the tree's processes */
-	uint64_t elsewhere_bytes;       /* charged to another cgroup */
-	bool several_dominates;
+	bool split_known;               /* false: no breakdown to split by */
+	uint64_t part[GAP_CAUSES];      /* bytes of each cause; they add up to bytes */
+	enum gap_cause dominant;
 };
+/* The causes' names, as the summary and the record say them. */
+const char *gap_cause_name(enum gap_cause c);
 /* false when there is no gap (either figure not measured, or unique >= summed). */
 bool figure_unique_gap(const struct figure *summed, const struct figure *unique, struct unique_gap *g);
+
+/*
+ * The tree's own cgroup (cg, exclusive and comparable) against the tree's
+ * figures: its peak counts each page charged to it once, with page cache
+ * and kernel memory, and the pages of cgroups below it; the unique memory
+ * (or, without it, summed RSS) is what the tree maps. They disagree when
+ * they differ by more than 10 % and more than 2 MiB + 1 MiB a process at
+ * the peak (the tolerance of the bytes a process touches besides its
+ * shape, tests/integration/lib.sh): *diff is cg - reference, *against
+ * "unique memory" or "summed RSS". false: they agree, or cannot be compared.
+ */
+bool figure_cgroup_disagrees(const struct figure *cg, const struct figure *summed,
+			     const struct figure *unique, int64_t *diff, const char **against);
 
 struct holder;
 /* Keep the largest holders in f, largest first. */
 void figure_set_holders(struct figure *f, const struct holder *in, size_t n, long page_size);
+
+/* What the unique figure covers, for its figure.scope (docs/design.md,
+ * "Unique memory"): whichever source produced it, or why none did. */
+extern const char UNIQUE_SCOPE[];
+
+/*
+ * Whether to print "summed RSS counts N fork-shared pages ...": both
+ * measured and the unique peak more than 10 % below summed RSS.
+ */
+static inline bool unique_differs(const struct figure *summed, const struct figure *unique)
+{
+	if (!summed->measured || !unique->measured)
+		return false;
+	return (double)unique->peak_bytes < 0.9 * (double)summed->peak_bytes;
+}
 
 #endif

@@ -64,11 +64,21 @@ struct figure {
 	uint64_t interval_ns;
 	uint64_t samples;
 	uint64_t vanished;              /* processes that disappeared mid-read */
+	/* proc sampler: hugetlb pages, not in RSS (src/base/hugetlb.h) */
+	bool hugetlb_measured;
+	uint64_t hugetlb_bytes;         /* the tree's, the most a sample saw */
+	uint64_t hugetlb_member_bytes;  /* the most one process held in a sample */
+	int32_t hugetlb_member_pid;
+	char hugetlb_member_comm[16];
 	/* bpf: when and what, at the peak */
 	bool has_detail;
 	uint64_t peak_mono_ns;          /* CLOCK_MONOTONIC of the peak */
 	uint64_t anon_bytes, file_bytes, shmem_bytes;
 	int64_t procs_at_peak, mms_at_peak;
+	/* unique memory: part of the tree is (or was) charged to another
+	 * cgroup than the one the figure counts, so its anon and shmem
+	 * there are not in it (figure_unique_gap) */
+	bool other_cgroups;
 	/* bpf: who held the memory at the peak instant, largest first */
 	bool has_holders;
 	size_t n_holders;               /* listed here, at most FIGURE_MAX_HOLDERS */
@@ -88,7 +98,7 @@ struct figure {
 struct source;
 struct bpf_counters;
 struct sum_event;
-struct tracker;
+struct tracker_tree;
 
 /* One recorded change of the sum (struct sum_event, bpf/tracker.h). */
 typedef int (*source_sum_fn)(void *ctx, const struct sum_event *e);
@@ -96,8 +106,12 @@ typedef int (*source_sum_fn)(void *ctx, const struct sum_event *e);
 /*
  * What every source does, then what only some can: an optional operation
  * is NULL where the source has none (the session asks, never which source
- * it is). The bpf source has every one but refusal and the unique pair;
- * the helper's, every one but check_sums, procs_live and tracker.
+ * it is). The bpf source has every one but refusal and tree_cgroup_fd;
+ * the helper's, every one but check_sums, procs_live, tree and
+ * tree_cgroup_fd; the cgroup source's, tree_cgroup_fd and command_fork.
+ * Unique memory is one pair of them: the session hands the tree's own
+ * cgroup (tree_cgroup_fd) to the kernel source (unique_open), whose
+ * close_window closes the unique window too (unique_window reads it).
  */
 struct source_ops {
 	/* A process of the tree, entered before it runs anything (command
@@ -135,16 +149,19 @@ struct source_ops {
 			   char comm[16]);
 	/* The tree sum (pages) when the open window began. */
 	int64_t (*window_start_pages)(struct source *s);
-	/* The loaded tracker, where it is this process's (unique memory reads
-	 * its object). */
-	struct tracker *(*tracker)(struct source *s);
-	/* Unique memory where the tracker is the other side's (the helper):
-	 * the tree's own cgroup, by its directory, before the first root. 0,
-	 * or -errno and why[len]. */
+	/* The tree in this process's load (peakbpf serve works its clients'
+	 * trees through it). */
+	struct tracker_tree *(*tree)(struct source *s);
+	/* Unique memory, kept by the kernel source here or on the helper's
+	 * side: the tree's own cgroup, by its directory, before the first
+	 * root. 0, or -errno and why[len]. */
 	int (*unique_open)(struct source *s, int cgroup_dir_fd, char *why, size_t len);
 	/* The unique figure of the window close_window closed last: measured,
-	 * or not with its reason. */
+	 * or not with its reason (inexact_reason NULL: never asked). */
 	void (*unique_window)(struct source *s, struct figure *out);
+	/* Command mode: the tree's own cgroup's directory, which the kernel
+	 * source's unique memory counts; -1 when the tree has none. */
+	int (*tree_cgroup_fd)(const struct source *s);
 	/* Why the other side refused the last request ("" if it did not). */
 	const char *(*refusal)(const struct source *s);
 	/* Command mode: fork() for the command, its child already in the

@@ -11,7 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cgsum_api.h"
-#include "tracker_internal.h"
+#include "mapped_internal.h"
 #include "tracker.skel.h"
 
 /* kernfs's file handle (fs/kernfs/mount.c, kernfs_encode_fh): its node id. */
@@ -70,6 +70,12 @@ int cgsum_find_hier(const char *root, struct cgsum_hier *out, char *why, size_t 
 	return -ENOENT;
 }
 
+struct cgsum {
+	struct tracker_bpf *skel;       /* the load's */
+	char mount[128];
+	struct bpf_link *links[5];
+};
+
 static const char *const PROGS[] = {
 	"cgsum_rss", "cgsum_teardown", "cgsum_mkdir", "cgsum_rmdir", "cgsum_move", "cgsum_enter_existing",
 };
@@ -90,14 +96,14 @@ void cgsum_prepare(struct tracker_bpf *skel, const struct cgsum_hier *h)
 	bpf_map__set_max_entries(skel->maps.cg_mms, bpf_map__max_entries(skel->maps.mm_states));
 }
 
-static int attach(struct tracker *t, struct bpf_program *p, size_t i)
+static int attach(struct cgsum *t, struct bpf_program *p, size_t i)
 {
-	t->cgsum_links[i] = bpf_program__attach(p);
-	return t->cgsum_links[i] ? 0 : -errno;
+	t->links[i] = bpf_program__attach(p);
+	return t->links[i] ? 0 : -errno;
 }
 
 /* A slot for cgroup id at level (the start's walk); -EEXIST: it has one. */
-static int give_slot(struct tracker *t, __u64 id, __u32 level, __u32 *next)
+static int give_slot(struct cgsum *t, __u64 id, __u32 level, __u32 *next)
 {
 	struct cg_slot *s;
 	__u32 i = *next;
@@ -119,7 +125,7 @@ static int give_slot(struct tracker *t, __u64 id, __u32 level, __u32 *next)
 
 /* Every directory below dir (level: dir's depth), depth-first; bounded by
  * the hierarchy's own depth limit (the kernel's, CG_MAX of a few hundred). */
-static void walk(struct tracker *t, int dir_fd, __u32 level, __u32 *next, size_t *walked)
+static void walk(struct cgsum *t, int dir_fd, __u32 level, __u32 *next, size_t *walked)
 {
 	DIR *d = fdopendir(dir_fd);
 	struct dirent *e;
@@ -147,15 +153,24 @@ static void walk(struct tracker *t, int dir_fd, __u32 level, __u32 *next, size_t
 	closedir(d);
 }
 
-int cgsum_start(struct tracker *t, size_t *walked, char *why, size_t len)
+int cgsum_start(struct tracker_bpf *s, const struct cgsum_hier *h, struct cgsum **out, size_t *walked,
+		char *why, size_t len)
 {
-	struct tracker_bpf *s = t->skel;
+	struct cgsum *t = calloc(1, sizeof(*t));
 	struct bpf_program *order[] = { s->progs.cgsum_mkdir, s->progs.cgsum_rmdir, s->progs.cgsum_rss,
 					s->progs.cgsum_teardown, s->progs.cgsum_move };
 	__u32 next = 0;
 	int fd, err = 0;
 
 	*walked = 0;
+	*out = NULL;
+	if (!t) {
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	t->skel = s;
+	snprintf(t->mount, sizeof(t->mount), "%s", h->mount);
+	*out = t;               /* cgsum_stop frees it, on every path */
 	/* The free ring starts full: every slot the walk leaves. */
 	err = attach(t, order[0], 0);
 	if (!err)
@@ -166,10 +181,10 @@ int cgsum_start(struct tracker *t, size_t *walked, char *why, size_t len)
 	}
 	STORE(s->bss->cg_free.head, 0);
 	STORE(s->bss->cg_free.tail, 0);
-	fd = open(t->cgsum_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = open(t->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		snprintf(why, len, "cannot open %s: %s", t->cgsum_mount, strerror(errno));
+		snprintf(why, len, "cannot open %s: %s", t->mount, strerror(errno));
 		return err;
 	}
 	/* Slots 0..next-1 go to the walk; a mkdir racing with it takes one
@@ -185,7 +200,7 @@ int cgsum_start(struct tracker *t, size_t *walked, char *why, size_t len)
 	return err;
 }
 
-int cgsum_enter_existing(struct tracker *t)
+int cgsum_enter_existing(struct cgsum *t)
 {
 	struct bpf_link *l = bpf_program__attach_iter(t->skel->progs.cgsum_enter_existing, NULL);
 	char buf[64];
@@ -214,7 +229,7 @@ cleanup:
 	return err;
 }
 
-int cgsum_cut(struct tracker *t, void (*fn)(void *ctx, const struct cgsum_row *r), void *ctx)
+int cgsum_cut(struct cgsum *t, void (*fn)(void *ctx, const struct cgsum_row *r), void *ctx)
 {
 	int n = 0;
 
@@ -256,10 +271,10 @@ static bool cgroup_exists(int mount_fd, __u64 id)
 	return true;
 }
 
-int cgsum_reclaim(struct tracker *t, void (*fn)(void *ctx, __u64 id), void *ctx)
+int cgsum_reclaim(struct cgsum *t, void (*fn)(void *ctx, __u64 id), void *ctx)
 {
 	struct tracker_bpf *s = t->skel;
-	int mount_fd = open(t->cgsum_mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	int mount_fd = open(t->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
 
 	for (__u32 i = 0; i < CG_SLOTS; i++) {
 		struct cg_slot *sl = &s->bss->cg_slots[i];
@@ -286,7 +301,7 @@ int cgsum_reclaim(struct tracker *t, void (*fn)(void *ctx, __u64 id), void *ctx)
 	return n;
 }
 
-void cgsum_counters(const struct tracker *t, struct cg_counters *out, __u64 *free_slots)
+void cgsum_counters(const struct cgsum *t, struct cg_counters *out, __u64 *free_slots)
 {
 	const struct tracker_bpf *s = t->skel;
 
@@ -297,10 +312,11 @@ void cgsum_counters(const struct tracker *t, struct cg_counters *out, __u64 *fre
 	*free_slots = LOAD(s->bss->cg_free.tail) - LOAD(s->bss->cg_free.head);
 }
 
-void cgsum_stop(struct tracker *t)
+void cgsum_stop(struct cgsum *t)
 {
-	for (size_t i = 0; i < 5; i++) {
-		bpf_link__destroy(t->cgsum_links[i]);
-		t->cgsum_links[i] = NULL;
-	}
+	if (!t)
+		return;
+	for (size_t i = 0; i < 5; i++)
+		bpf_link__destroy(t->links[i]);
+	free(t);
 }

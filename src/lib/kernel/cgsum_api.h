@@ -16,8 +16,10 @@
 #include "tracker.h"
 #include "cgsum.h"
 
-struct tracker;
+struct tracker_load;
 struct tracker_bpf;
+/* The sums on a load: their programs' links, the hierarchy (cgsum.c). */
+struct cgsum;
 
 /* The memory hierarchy the sums follow. */
 struct cgsum_hier {
@@ -32,15 +34,17 @@ int cgsum_find_hier(const char *root, struct cgsum_hier *out, char *why, size_t 
 /* Before the tracker's load: the programs on (configured for h) or off. */
 void cgsum_prepare(struct tracker_bpf *skel, const struct cgsum_hier *h);
 /*
- * After the tracker's load and attach, before its roots: attach mkdir and
+ * After the tracker's load and attach (skel: tracker_load__skel), before
+ * its roots: attach mkdir and
  * rmdir, give every cgroup of the hierarchy now a slot (a walk of its
  * directories), then attach the event programs after the tracker's.
  * 0, or -errno and why. *walked: the cgroups given a slot.
  */
-int cgsum_start(struct tracker *t, size_t *walked, char *why, size_t len);
+int cgsum_start(struct tracker_bpf *skel, const struct cgsum_hier *h, struct cgsum **out, size_t *walked,
+		char *why, size_t len);
 /* After the tracker's roots are in: every mm it has enters its chain
  * with its pages now. 0 or -errno. */
-int cgsum_enter_existing(struct tracker *t);
+int cgsum_enter_existing(struct cgsum *c);
 
 /* One slot's cut. */
 struct cgsum_row {
@@ -55,11 +59,12 @@ struct cgsum_row {
 };
 /* Cut every used slot's window (its peak restarts from its sum now) and
  * hand each to fn. Returns the number of slots, or -errno. */
-int cgsum_cut(struct tracker *t, void (*fn)(void *ctx, const struct cgsum_row *r), void *ctx);
+int cgsum_cut(struct cgsum *c, void (*fn)(void *ctx, const struct cgsum_row *r), void *ctx);
 /* Free the slots of cgroups removed (rmdir seen, or their directory no
  * longer opens by id) with no mm counting in them; fn hears each id. */
-int cgsum_reclaim(struct tracker *t, void (*fn)(void *ctx, __u64 id), void *ctx);
-void cgsum_counters(const struct tracker *t, struct cg_counters *out, __u64 *free_slots);
-void cgsum_stop(struct tracker *t);
+int cgsum_reclaim(struct cgsum *c, void (*fn)(void *ctx, __u64 id), void *ctx);
+void cgsum_counters(const struct cgsum *c, struct cg_counters *out, __u64 *free_slots);
+/* Detach and free (before the load is destroyed); NULL is fine. */
+void cgsum_stop(struct cgsum *c);
 
 #endif

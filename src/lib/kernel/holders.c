@@ -3,14 +3,14 @@
  * Who held the memory at a window's peak: each mm's mark (tracker.h, struct
  * peak_mark), read after the cut, for the mms in the map and those that
  * left since the window began. Off the event path: one map walk per
- * closed window (tracker_close_window), which source_bpf.c's start also
- * calls, to open the first window: not only when a record is made.
+ * closed window (tracker_tree__cut): not only when a report is made.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "tracker_internal.h"
+#include "holders.h"
+#include "mapped_internal.h"
 #include "tracker.skel.h"
 
 struct holder_list {
@@ -51,10 +51,10 @@ static void holder_from(struct holder *h, __u32 tgid, __u32 vpid, __s64 own_peak
 	h->comm[sizeof(h->comm) - 1] = '\0';
 }
 
-static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *l,
+static int add_live(struct tracker_bpf *skel, unsigned tree, __u64 w, __s64 peak, struct holder_list *l,
 		    struct holders_info *info)
 {
-	struct bpf_map *map = bpf_object__find_map_by_name(t->skel->obj, "mm_states");
+	struct bpf_map *map = skel->maps.mm_states;
 	__u64 key = 0, next;
 	void *prev = NULL;
 	int err = 0;
@@ -68,7 +68,7 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 		prev = &key;
 		if (bpf_map__lookup_elem(map, &key, sizeof(key), &ms, sizeof(ms), 0))
 			continue;       /* left meanwhile: it is in the departed ring */
-		if (ms.tree != t->tree)
+		if (ms.tree != tree)
 			continue;       /* another tree of the same load */
 		info->mm_entries++;
 		info->mm_events += ms.events;
@@ -80,9 +80,9 @@ static int add_live(struct tracker *t, __u64 w, __s64 peak, struct holder_list *
 }
 
 /* The mms that left since the window began, from the departed ring. */
-static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, struct holder_list *l)
+static int add_departed(struct tracker_bpf *skel, unsigned tree, __u64 w, __s64 peak, __u64 since, struct holder_list *l)
 {
-	const struct departed_mm *ring = t->skel->bss->departed;
+	const struct departed_mm *ring = skel->bss->departed;
 	int err = 0;
 
 	for (size_t i = 0; i < MAX_DEPARTED && !err; i++) {
@@ -90,7 +90,7 @@ static int add_departed(struct tracker *t, __u64 w, __s64 peak, __u64 since, str
 		struct holder h;
 		__s64 by_slot[RSS_SLOTS];
 
-		if (!departed_read(&ring[i], &e) || e.seq <= since || e.tree != t->tree)
+		if (!departed_read(&ring[i], &e) || e.seq <= since || e.tree != tree)
 			continue;       /* empty, being written, left before the window, or another tree's */
 		holder_from(&h, e.tgid, e.vpid, e.own_peak, e.comm,
 			    holder_pages_at_peak(e.mark, NULL, w, peak, by_slot));
@@ -106,17 +106,17 @@ static int by_pages_desc(const void *a, const void *b)
 	return x->pages < y->pages ? 1 : x->pages > y->pages ? -1 : (int)x->tgid - (int)y->tgid;
 }
 
-int tracker_holders_at_peak(struct tracker *t, __u64 w, __s64 peak, __u64 departed_since,
-			    struct holder *out, size_t max, struct holders_info *info)
+int holders_at_peak(struct tracker_bpf *skel, unsigned tree, __u64 w, __s64 peak,
+		    __u64 departed_since, struct holder *out, size_t max, struct holders_info *info)
 {
 	struct holder_list l = {};
-	__u64 departed_now = LOAD(t->skel->bss->departed_seq);
+	__u64 departed_now = LOAD(skel->bss->departed_seq);
 	int err;
 
 	memset(info, 0, sizeof(*info));
-	err = add_live(t, w, peak, &l, info);
+	err = add_live(skel, tree, w, peak, &l, info);
 	if (!err)
-		err = add_departed(t, w, peak, departed_since, &l);
+		err = add_departed(skel, tree, w, peak, departed_since, &l);
 	if (err)
 		goto cleanup;
 	/* No holders: l.v is NULL, which qsort and memcpy must not see

@@ -3,7 +3,7 @@
  * What this kernel can do, probed in one place. Each feature has one name,
  * the same here, in the BPF code (bpf/compat.bpf.h) and in program names:
  * a program named NAME__FEATURE loads only where has_FEATURE is true, and
- * replaces the program NAME, if there is one (tracker.c, load_variants).
+ * replaces the program NAME, if there is one (tracker_load.c, load_variants).
  * docs/design.md lists the kernels each one came with.
  */
 #ifndef PEAKBPF_KFEATURES_H
@@ -18,7 +18,7 @@
  *    kfeatures.c, or assumed (true until the load says otherwise) or
  *    after_load (false until the loaded object tells);
  *  - BPF: RODATA when the BPF object reads it too, as the const volatile
- *    has_NAME (bpf/compat.bpf.h) that tracker.c sets before load; else NONE.
+ *    has_NAME (bpf/compat.bpf.h) that tracker_load.c sets before load; else NONE.
  *
  * fetch_atomics: BPF atomics with a result: fetch-add, xchg, cmpxchg (5.12).
  * percpu_sum: summing a counter over every CPU in BPF: syscall programs

@@ -3,12 +3,21 @@
  * the ring's reader. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "mapped_internal.h"
 #include "oom_api.h"
-#include "tracker_internal.h"
 #include "tracker.skel.h"
+
+struct oom_reader {
+	struct tracker_bpf *skel;       /* the load's */
+	struct ring_buffer *ring;
+	oom_fn fn;              /* a drain's, while it runs */
+	void *ctx;
+	__u64 handed;
+};
 
 void oom_prepare(struct tracker_bpf *skel, enum oom_level level)
 {
@@ -17,80 +26,68 @@ void oom_prepare(struct tracker_bpf *skel, enum oom_level level)
 	bpf_program__set_autoload(skel->progs.oom_kill_done, level >= OOM_FULL);
 }
 
-static struct tracker *load_of(struct tracker *t)
-{
-	return t->base ? t->base : t;
-}
-
 static int on_oom_event(void *ctx, void *data, size_t size)
 {
-	struct tracker *t = ctx;
+	struct oom_reader *r = ctx;
 
-	if (size < sizeof(struct oom_event) || !t->oom_fn)
+	if (size < sizeof(struct oom_event) || !r->fn)
 		return 0;
-	t->oom_handed++;
-	return t->oom_fn(t->oom_ctx, data);
+	r->handed++;
+	return r->fn(r->ctx, data);
 }
 
-int oom_start(struct tracker *t)
+int oom_reader_new(struct tracker_bpf *skel, struct oom_reader **out)
 {
-	if (t->oom_level == OOM_OFF)
-		return 0;
-	t->oom_ring = ring_buffer__new(bpf_map__fd(t->skel->maps.oom_events), on_oom_event, t, NULL);
-	if (!t->oom_ring) {
-		t->oom_err = -errno;
-		t->oom_level = OOM_OFF;
-		return t->oom_err;
+	struct oom_reader *r = calloc(1, sizeof(*r));
+	int err = 0;
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	r->skel = skel;
+	r->ring = ring_buffer__new(bpf_map__fd(skel->maps.oom_events), on_oom_event, r, NULL);
+	if (!r->ring) {
+		err = -errno;
+		free(r);
+		return err;
 	}
+	*out = r;
 	return 0;
 }
 
-void oom_stop(struct tracker *t)
+void oom_reader_free(struct oom_reader *r)
 {
-	ring_buffer__free(t->oom_ring);
-	t->oom_ring = NULL;
+	if (!r)
+		return;
+	ring_buffer__free(r->ring);
+	free(r);
 }
 
-enum oom_level oom_loaded(const struct tracker *t)
+const char *oom_why(int level, int err)
 {
-	return (enum oom_level)(t->base ? t->base : t)->oom_level;
-}
-
-const char *oom_why(const struct tracker *t)
-{
-	const struct tracker *l = t->base ? t->base : t;
-
-	if (l->oom_level == OOM_FULL)
+	if (level == OOM_FULL)
 		return NULL;
-	if (l->oom_err == -ENODATA)
+	if (err == -ENODATA)
 		return "the BPF programs were loaded without the OOM recorder";
-	if (l->oom_level == OOM_VICTIMS)
-		return "oom_kill_process cannot be attached here: victims are recorded without the "
-		       "OOMing cgroup and its limit";
+	if (level == OOM_VICTIMS)
+		return "oom_kill_process cannot be attached here: the OOMing cgroup and its limit are inferred";
 	return "the kernel refused the OOM recorder's programs (oom:mark_victim)";
 }
 
-int oom_drain(struct tracker *t, oom_fn fn, void *ctx)
+int oom_drain(struct oom_reader *r, oom_fn fn, void *ctx)
 {
-	struct tracker *l = load_of(t);
 	int err;
 
-	if (!l->oom_ring)
-		return -EOPNOTSUPP;
-	l->oom_fn = fn;
-	l->oom_ctx = ctx;
-	l->oom_handed = 0;
-	err = ring_buffer__consume(l->oom_ring);
-	l->oom_fn = NULL;
-	if (err < 0)
-		return err;
-	return (int)l->oom_handed;
+	r->fn = fn;
+	r->ctx = ctx;
+	r->handed = 0;
+	err = ring_buffer__consume(r->ring);
+	r->fn = NULL;
+	return err < 0 ? err : (int)r->handed;
 }
 
-void oom_counts(const struct tracker *t, __u64 *victims, __u64 *drops)
+void oom_counts(const struct oom_reader *r, __u64 *victims, __u64 *drops)
 {
-	const struct tracker *l = t->base ? t->base : t;
-
-	*victims = LOAD(l->skel->bss->oom_victims);
-	*drops = LOAD(l->skel->bss->oom_ring_drops);
+	*victims = LOAD(r->skel->bss->oom_victims);
+	*drops = LOAD(r->skel->bss->oom_ring_drops);
 }

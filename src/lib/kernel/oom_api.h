@@ -21,8 +21,8 @@
 #include "tracker.h"
 #include "oom.h"
 
-struct tracker;
 struct tracker_bpf;
+struct oom_reader;
 
 /* What the load has of the recorder. */
 enum oom_level {
@@ -33,20 +33,19 @@ enum oom_level {
 
 /* Before the tracker's load: the programs of level on, the others off. */
 void oom_prepare(struct tracker_bpf *skel, enum oom_level level);
-/* After the load and attach: the ring's reader. 0 or -errno. */
-int oom_start(struct tracker *t);
-void oom_stop(struct tracker *t);
-/* The level the load has (OOM_OFF: none; then oom_why says why). */
-enum oom_level oom_loaded(const struct tracker *t);
-const char *oom_why(const struct tracker *t);
+/* After the load and attach (tracker_load.c): the ring's reader. 0 or -errno. */
+int oom_reader_new(struct tracker_bpf *skel, struct oom_reader **out);
+void oom_reader_free(struct oom_reader *r);
+/* Why a load has less than OOM_FULL (tracker_load__oom's level and err);
+ * NULL at OOM_FULL. */
+const char *oom_why(int level, int err);
 
 /* Each victim recorded since the last drain, oldest first, to fn (every
- * tree's and none's: e->tree says; a tree of a shared load gets the same
- * ring as its load). fn returns non-zero to stop. Returns the number handed
- * on, or -errno. */
+ * tree's and none's: e->tree says). fn returns non-zero to stop. Returns
+ * the number handed on, or -errno. */
 typedef int (*oom_fn)(void *ctx, const struct oom_event *e);
-int oom_drain(struct tracker *t, oom_fn fn, void *ctx);
+int oom_drain(struct oom_reader *r, oom_fn fn, void *ctx);
 /* Victims marked since the load, and those the ring had no room for. */
-void oom_counts(const struct tracker *t, __u64 *victims, __u64 *drops);
+void oom_counts(const struct oom_reader *r, __u64 *victims, __u64 *drops);
 
 #endif

@@ -10,12 +10,40 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "clock.h"
-#include "tracker_internal.h"
 #include "host.h"
-#include "unique_api.h"
+#include "kfeatures.h"
+#include "mapped_internal.h"
+#include "tracker_load.h"
+#include "tree_maps.h"
+#include "unique_hook.h"
 #include "oom_api.h"
 #include "cgsum_api.h"
 #include "tracker.skel.h"
+
+struct ring_buffer;
+
+struct tracker_load {
+	struct tracker_bpf *skel;
+	struct tracker_features features;
+	int exact_err;          /* 0: the exact per-CPU path is on */
+	int unique_err;         /* tracker_load__unique_err */
+	struct bpf_link *settle_links[2];
+	struct tracker_startup startup;
+	struct ring_buffer *sums;       /* the ring of the sum's changes */
+	source_sum_fn sum_fn;           /* a drain's, while it runs */
+	void *sum_ctx;
+	unsigned drain_tree;            /* the tree whose changes a drain hands on
+					   (TRACKER_EVERY_TREE: all) */
+	bool record_per_tree;           /* the ring records only trees that ask */
+	/* Each tree's tree_insertions when its last clear began (0 for a new
+	 * load, where no tree has an entry). */
+	__u64 cleared_at[MAX_TREES];
+	/* The OOM recorder (oom_api.h): what the load has of it, why not
+	 * more, and its ring's reader (oom.c). */
+	int oom_level;
+	int oom_err;
+	struct oom_reader *oom;
+};
 
 /*
  * Before 5.12 the verifier rejects a program that holds an atomic with a
@@ -89,7 +117,7 @@ static int load_variants(struct bpf_object *obj, const struct tracker_features *
 }
 
 /* Open the object and set everything that must be known before load. */
-static int open_configured(struct tracker *t, const struct tracker_opts *opts)
+static int open_configured(struct tracker_load *t, const struct tracker_opts *opts)
 {
 	/* Without CAP_SYS_ADMIN, libbpf 1.1 fails listing kernel modules' BTF
 	 * (BPF_BTF_GET_NEXT_ID) when a CO-RE type is missing from vmlinux (as
@@ -139,8 +167,6 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
 	oom_prepare(s, (enum oom_level)t->oom_level);
 	cgsum_prepare(s, opts ? opts->cgsum : NULL);
-	if (opts && opts->cgsum)
-		snprintf(t->cgsum_mount, sizeof(t->cgsum_mount), "%s", opts->cgsum->mount);
 	err = unique_prepare(s, t->unique_err == 0, t->features.has_fetch_atomics);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -150,7 +176,7 @@ static int open_configured(struct tracker *t, const struct tracker_opts *opts)
 	return 0;
 }
 
-static int reload(struct tracker *t, const struct tracker_opts *opts)
+static int reload(struct tracker_load *t, const struct tracker_opts *opts)
 {
 	int err;
 
@@ -164,7 +190,7 @@ static int reload(struct tracker *t, const struct tracker_opts *opts)
  * fails the load on the attach target, and is given fentry instead. The
  * unique program never costs the tracker its load: any failure with it
  * in is retried without it (unique.c chose its hook from the BTF). */
-static int load(struct tracker *t, const struct tracker_opts *opts)
+static int load(struct tracker_load *t, const struct tracker_opts *opts)
 {
 	int err = open_configured(t, opts);
 
@@ -181,7 +207,7 @@ static int load(struct tracker *t, const struct tracker_opts *opts)
 		err = reload(t, opts);
 	}
 	/* Nor does the OOM recorder: without the kill's context (its
-	 * function may be inlined), then without it at all (oom_api.h). */
+	 * function may be inlined, or fentry missing), then without it. */
 	while (err && t->oom_level > OOM_OFF) {
 		t->oom_err = err;
 		t->oom_level--;
@@ -192,7 +218,7 @@ static int load(struct tracker *t, const struct tracker_opts *opts)
 
 /* The exact path: learn the per-CPU offsets (which also reports whether
  * the counters are percpu at all). 0, or why the path is off. */
-static int learn_cpu_offsets(struct tracker *t)
+static int learn_cpu_offsets(struct tracker_load *t)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, run);
 	struct tracker_bpf *s = t->skel;
@@ -211,7 +237,7 @@ static int learn_cpu_offsets(struct tracker *t)
 	return s->bss->hot.cpu_offsets_ready ? 0 : -EOPNOTSUPP;
 }
 
-static int attach(struct tracker *t)
+static int attach(struct tracker_load *t)
 {
 	struct tracker_bpf *s = t->skel;
 	struct bpf_program *later[2] = { s->progs.settle_fork__percpu_sum,
@@ -226,10 +252,10 @@ static int attach(struct tracker *t)
 	return err;
 }
 
-/* The load's record ring hands on one tree's changes (tracker_drain_sums). */
+/* The load's ring hands on one tree's changes, or every tree's (tracker_load__drain). */
 static int on_sum_event(void *ctx, void *data, size_t size)
 {
-	struct tracker *t = ctx;
+	struct tracker_load *t = ctx;
 	const struct sum_event *e = data;
 
 	if (size < sizeof(*e) || !t->sum_fn ||
@@ -238,9 +264,9 @@ static int on_sum_event(void *ctx, void *data, size_t size)
 	return t->sum_fn(t->sum_ctx, e);
 }
 
-int tracker_open(const struct tracker_opts *opts, struct tracker **out)
+int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **out)
 {
-	struct tracker *t;
+	struct tracker_load *t;
 	__u64 ns;
 	int err;
 
@@ -272,7 +298,9 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	t->startup.attach_ns = monotonic_ns() - ns;
 	if (err)
 		goto cleanup;
-	oom_start(t);           /* a reader that fails leaves the recorder off */
+	/* A reader that cannot be made leaves the recorder off. */
+	if (t->oom_level != OOM_OFF && oom_reader_new(t->skel, &t->oom))
+		t->oom_level = OOM_OFF;
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
@@ -286,60 +314,124 @@ int tracker_open(const struct tracker_opts *opts, struct tracker **out)
 	*out = t;
 	t = NULL;
 cleanup:
-	tracker_close(t);
+	tracker_load__destroy(t);
 	return err;
 }
 
-unsigned tracker_fault_pages(const struct tracker *t, bool *read)
+int tracker_load__drain(struct tracker_load *t, unsigned tree, source_sum_fn fn, void *ctx)
+{
+	int n;
+
+	if (!t->sums)
+		return -EOPNOTSUPP;
+	t->sum_fn = fn;
+	t->sum_ctx = ctx;
+	t->drain_tree = tree;
+	n = ring_buffer__consume(t->sums);
+	t->sum_fn = NULL;
+	return n < 0 ? n : 0;
+}
+
+int tracker_load__count_trees(struct tracker_load *t, struct tree_entries per_tree[MAX_TREES])
+{
+	tree_maps_count(t->skel, !t->features.has_percpu_rss, per_tree);
+	return 0;
+}
+
+__u64 tracker_load__missed_runs(const struct tracker_load *t)
+{
+	struct bpf_program *prog;
+	__u64 n = 0;
+
+	bpf_object__for_each_program(prog, t->skel->obj) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (unique_owns_prog(t->skel, prog))
+			continue;
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			n += info.recursion_misses;
+	}
+	return n;
+}
+
+unsigned tracker_load__fault_pages(const struct tracker_load *t, bool *read)
 {
 	*read = t->features.fault_pages_read;
 	return t->features.fault_pages;
 }
 
-bool tracker_has_percpu_rss(const struct tracker *t)
+bool tracker_load__has_percpu_rss(const struct tracker_load *t)
 {
 	return t->features.has_percpu_rss;
 }
 
-const char *tracker_teardown_hook(const struct tracker *t)
+const char *tracker_load__teardown_hook(const struct tracker_load *t)
 {
 	return t->features.has_exit_mmap_tp ? "tp_btf/exit_mmap" : "fentry/exit_mmap";
 }
 
-int tracker_exact_path(const struct tracker *t)
+int tracker_load__exact_path(const struct tracker_load *t)
 {
 	return t->exact_err;
 }
 
-int tracker_possible_cpus(const struct tracker *t)
+int tracker_load__possible_cpus(const struct tracker_load *t)
 {
 	return t->features.possible_cpus;
 }
 
-void tracker_startup(const struct tracker *t, struct tracker_startup *out)
+void tracker_load__startup(const struct tracker_load *t, struct tracker_startup *out)
 {
 	*out = t->startup;
 }
 
-unsigned tracker_tree(const struct tracker *t)
+int tracker_load__unique_err(const struct tracker_load *t)
 {
-	return t->tree;
+	return t->unique_err;
 }
 
-void tracker_close(struct tracker *t)
+bool tracker_load__has_ring(const struct tracker_load *t)
+{
+	return t->sums != NULL;
+}
+
+bool tracker_load__record_per_tree(const struct tracker_load *t)
+{
+	return t->record_per_tree;
+}
+
+struct tracker_bpf *tracker_load__skel(const struct tracker_load *t)
+{
+	return t->skel;
+}
+
+__u64 tracker_load__cleared_at(const struct tracker_load *t, unsigned tree)
+{
+	return t->cleared_at[tree & (MAX_TREES - 1)];
+}
+
+void tracker_load__set_cleared_at(struct tracker_load *t, unsigned tree, __u64 tried)
+{
+	t->cleared_at[tree & (MAX_TREES - 1)] = tried;
+}
+
+void tracker_load__destroy(struct tracker_load *t)
 {
 	if (!t)
 		return;
-	if (t->base) {          /* a tree of a shared load: only its entries go */
-		tracker_clear_tree(t, NULL);
-		free(t);
-		return;
-	}
 	for (int i = 0; i < 2; i++)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
-	oom_stop(t);
-	cgsum_stop(t);
+	oom_reader_free(t->oom);
 	tracker_bpf__destroy(t->skel);
 	free(t);
+}
+
+struct oom_reader *tracker_load__oom(const struct tracker_load *l, int *level, int *err)
+{
+	*level = l->oom_level;
+	*err = l->oom_err;
+	return l->oom;
 }

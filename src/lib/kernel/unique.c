@@ -12,14 +12,11 @@
 #include "unique.h"              /* bpf/: the shared state */
 #include "unique_api.h"
 #include "unique_table.h"
-#include "tracker_internal.h"
-#include "fileutil.h"
+#include "mapped_internal.h"
+#include "tracker_load.h"
+#include "tracker_tree.h"
 #include "tracker.skel.h"
 
-
-const char UNIQUE_SCOPE[] =
-	"unique memory: mapped anon + mapped file pages charged to the tree's own cgroup, each page once "
-	"(shmem included; not pages first charged elsewhere, such as shared libraries already cached)";
 
 static const char WHY_RACES[] = "a peak update lost its compare-and-swap race";
 
@@ -46,75 +43,6 @@ int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen)
 	}
 	*id = (uint64_t)st.st_ino;
 	return 0;
-}
-
-/* Whether the kernel's BTF names sym (a function, or a tracepoint's
- * btf_trace_ type): a scan of its string section's bytes for "\0sym\0",
- * no parse. -errno when it cannot be read. */
-static int kernel_btf_names(const char *btf, size_t len, const char *sym)
-{
-	char key[64];
-	int n = snprintf(key, sizeof(key), "%c%s%c", '\0', sym, '\0');
-
-	return btf && n > 0 && (size_t)n < sizeof(key) && memmem(btf, len, key, (size_t)n);
-}
-
-/* The hooks for the tree cgroup's mapped pages, best first (bpf/unique.bpf.c). */
-struct hook {
-	const char *btf_name;
-	const char *prog;
-};
-
-static const struct hook HOOKS[] = {
-	{ "btf_trace_mod_memcg_lruvec_state", "unique_stat" },  /* 6.13+ */
-	{ "__lruvec_stat_mod_folio", "unique_folio" },          /* 6.12 */
-	{ "__mod_lruvec_page_state", "unique_page" },           /* 6.1 */
-	{ "__mod_lruvec_state", "unique_lruvec" },              /* 5.10 */
-};
-
-int unique_prepare(struct tracker_bpf *skel, bool on, bool fetch_atomics)
-{
-	const char *force = secure_getenv("PEAKBPF_UNIQUE_HOOK");
-	const struct hook *pick = NULL;
-	char *btf = NULL;
-	size_t len = 0;
-
-	for (size_t i = 0; i < sizeof(HOOKS) / sizeof(HOOKS[0]); i++)
-		bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj, HOOKS[i].prog), false);
-	if (!on)
-		return 0;
-	if (!fetch_atomics)
-		return -ENOSYS;         /* the peak's compare-and-swap: 5.12+ */
-	/* Where tracefs shows the tracepoint, no scan of the BTF (~9 ms). */
-	if (!force && access("/sys/kernel/tracing/events/memcg/mod_memcg_lruvec_state", F_OK) == 0) {
-		bpf_program__set_autoload(skel->progs.unique_stat, true);
-		return 0;
-	}
-	if (read_text_file("/sys/kernel/btf/vmlinux", &btf, &len))
-		return -EOPNOTSUPP;
-	/* $PEAKBPF_UNIQUE_HOOK=unique_folio, ...: the tests' way to check an
-	 * older kernel's hook where a better one exists (an unknown or absent
-	 * one: none). */
-	for (size_t i = 0; i < sizeof(HOOKS) / sizeof(HOOKS[0]) && !pick; i++)
-		if (kernel_btf_names(btf, len, HOOKS[i].btf_name) &&
-		    (!force || !strcmp(force, HOOKS[i].prog)))
-			pick = &HOOKS[i];
-	free(btf);
-	if (!pick)
-		return -EOPNOTSUPP;
-	bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj, pick->prog), true);
-	return 0;
-}
-
-bool unique_owns_prog(const struct tracker_bpf *skel, const struct bpf_program *prog)
-{
-	const char *name = bpf_program__name(prog);
-
-	(void)skel;
-	for (size_t i = 0; i < sizeof(HOOKS) / sizeof(HOOKS[0]); i++)
-		if (!strcmp(name, HOOKS[i].prog))
-			return true;
-	return false;
 }
 
 /* Why unique_open cannot measure: unique_err of the load (unique_prepare). */
@@ -158,11 +86,11 @@ static int point_state(struct tracker_bpf *skel, unsigned tree, __u64 cgroup_id,
 	return err;
 }
 
-int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+int unique_open(struct tracker_tree *t, uint64_t cgroup_id, long page_size, struct unique **out,
 		char *why, size_t whylen)
 {
 	struct unique *u = NULL;
-	int err = load_refusal(t->unique_err, why, whylen);
+	int err = load_refusal(tracker_load__unique_err(tracker_tree__load(t)), why, whylen);
 
 	*out = NULL;
 	if (err)
@@ -173,8 +101,8 @@ int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct un
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	u->skel = t->skel;
-	u->tree = t->tree & (MAX_TREES - 1);
+	u->skel = tracker_load__skel(tracker_tree__load(t));
+	u->tree = tracker_tree__index(t) & (MAX_TREES - 1);
 	u->cgroup_id = cgroup_id;
 	u->page_size = page_size;
 	/* One load serves run after run, and tree after tree at once. */

@@ -16,14 +16,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "figure.h"            /* UNIQUE_SCOPE */
 #include "source.h"
 
 struct unique;
-struct tracker;
-struct tracker_bpf;
-
-/* What the figure covers, for figure.scope. */
-extern const char UNIQUE_SCOPE[];
+struct tracker_tree;
 
 /*
  * The unique program is part of the tracker's BPF object (one load, one
@@ -33,40 +30,16 @@ extern const char UNIQUE_SCOPE[];
  */
 int unique_cgroup_id(int cgroup_dir_fd, uint64_t *id, char *why, size_t whylen);
 /*
- * Before the tracker's load (tracker_load.c): load the program, or, with on
- * false, leave the programs out. The hook is the memcg statistic
- * tracepoint (6.13+), else the memcg statistic function rmap calls, as
- * this kernel has it out of line (5.10 to 6.12: bpf/unique.bpf.c). 0;
- * -EOPNOTSUPP: no hook here; -ENOSYS: no BPF atomics with a result (before
- * 5.12). Then the programs stay out.
- */
-int unique_prepare(struct tracker_bpf *skel, bool on, bool fetch_atomics);
-struct bpf_program;
-/* Whether prog is one of the unique programs (their skipped runs lose
- * nothing: bpf/unique.bpf.c). */
-bool unique_owns_prog(const struct tracker_bpf *skel, const struct bpf_program *prog);
-/*
  * After the tracker loaded with the program: the figure of memory cgroup
  * cgroup_id from it (one load serves run after run: each unique_open
  * points it at its run's cgroup, unique_destroy at none). The cgroup must
  * hold nothing yet: the figure starts from 0 pages. 0, or -errno and a
- * one-line reason: -EOPNOTSUPP when the kernel has no hook (unique_prepare).
+ * one-line reason: -EOPNOTSUPP when the kernel has no hook (unique_hook.h).
  */
-int unique_open(struct tracker *t, uint64_t cgroup_id, long page_size, struct unique **out,
+int unique_open(struct tracker_tree *t, uint64_t cgroup_id, long page_size, struct unique **out,
 		char *why, size_t whylen);
 /* Close the window that ends now and open the next: out is its figure. */
 void unique_close_window(struct unique *u, struct figure *out);
 void unique_destroy(struct unique *u);
-
-/*
- * Whether to print "summed RSS counts N fork-shared pages ...": both
- * measured and the unique peak more than 10 % below summed RSS.
- */
-static inline bool unique_differs(const struct figure *summed, const struct figure *unique)
-{
-	if (!summed->measured || !unique->measured)
-		return false;
-	return (double)unique->peak_bytes < 0.9 * (double)summed->peak_bytes;
-}
 
 #endif

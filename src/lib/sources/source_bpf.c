@@ -2,28 +2,37 @@
 /* The bpf source: the kernel-side tracker behind the source interface. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "figure.h"
 #include "sampler_model.h"
 #include "sources.h"
-#include "tracker_api.h"
+#include "tracker_load.h"
+#include "tracker_tree.h"
+#include "unique_api.h"
 
 struct bpf_source {
 	struct source base;
-	struct tracker *tracker;
+	struct tracker_tree *tree;
+	struct tracker_load *own;       /* a load made for this source alone, or NULL */
 	bool command_mode;
 	const struct host_facts *host;
 	__s64 window_start_sum;         /* pages: the baseline of the open window */
 	struct tree_reading last;       /* the last reading, for counters */
 	bool cached;                    /* a tree of the process's load (below) */
+	/* The tree's unique memory (unique_api.h), once unique_open asked */
+	struct unique *unique;
+	bool unique_asked;
+	char unique_why[256];           /* why not measured, when asked */
+	struct figure unique_fig;       /* the window close_window closed last */
 };
 
 /*
  * One load per process (issue 24): the first bpf source loads the BPF
  * object; later ones, while their options fit it and no other source uses
- * it, take a tree of that load (tracker_open_tree) instead of loading
+ * it, take a tree of that load (tracker_tree__add) instead of loading
  * again. Each source is still its own tree; closing it clears the tree. The load goes with its last tree
  * unless a source asked to keep it (keep_loaded: the CLI's runs, one after
  * another), then at bpf_source_unload or the process's exit. A forked
@@ -32,7 +41,7 @@ struct bpf_source {
  */
 static struct {
 	pthread_mutex_t lock;
-	struct tracker *load;
+	struct tracker_load *load;
 	struct tracker_opts opts;       /* what it was loaded with */
 	pid_t pid;                      /* the process that loaded it */
 	bool in_use;                    /* by a source (its tree 0) */
@@ -51,7 +60,7 @@ static int bpf_add_root(struct source *s, pid_t pid)
 	int err;
 
 	/* The command waits before exec: its mm is still peakbpf's copy. */
-	err = tracker_add_roots(b->tracker, &pid, 1, !b->command_mode, &tgid);
+	err = tracker_tree__add_roots(b->tree, &pid, 1, !b->command_mode, &tgid);
 	if (err)
 		return err;
 	return tgid ? 0 : -ESRCH;
@@ -63,7 +72,7 @@ static int bpf_start(struct source *s)
 {
 	struct bpf_source *b = to_bpf(s);
 
-	return tracker_open_window(b->tracker, &b->window_start_sum);
+	return tracker_tree__open_window(b->tree, &b->window_start_sum);
 }
 
 static uint64_t pages_to_bytes(__s64 pages, long page_size)
@@ -83,7 +92,7 @@ static int64_t peak_bound_pages(const struct bpf_source *b, const struct tree_st
 		return t->upper_pages > t->peak_pages ? t->upper_pages - t->peak_pages : 0;
 	/* Every possible CPU can hold a slot: online CPUs (hotplug, LXCFS)
 	 * could understate the bound. */
-	return t->peak_mms * (int64_t)percpu_rss_lag_pages(tracker_possible_cpus(b->tracker));
+	return t->peak_mms * (int64_t)percpu_rss_lag_pages(tracker_load__possible_cpus(tracker_tree__load(b->tree)));
 }
 
 /* When, and what, at the peak: the breakdown is what the holders held. */
@@ -110,9 +119,11 @@ static int bpf_close_window(struct source *s, struct figure *f)
 	long page = b->host->page_size;
 	int err;
 
-	err = tracker_close_window(b->tracker, &b->last);
+	err = tracker_tree__cut(b->tree, &b->last);
 	if (err)
 		return err;
+	if (b->unique)          /* the same window's unique memory */
+		unique_close_window(b->unique, &b->unique_fig);
 	memset(f, 0, sizeof(*f));
 	f->source = "bpf";
 	f->scope = "summed RSS of the tree, every change seen in the kernel";
@@ -137,13 +148,13 @@ static int bpf_close_window(struct source *s, struct figure *f)
 
 /* Give back a tree of the process's load; the load goes with its last
  * tree unless it is kept. */
-static void cache_put(struct tracker *t)
+static void cache_put(struct tracker_tree *t)
 {
-	tracker_close(t);
+	tracker_tree__free(t);
 	pthread_mutex_lock(&cache.lock);
 	cache.in_use = false;
 	if (!cache.keep) {
-		tracker_close(cache.load);
+		tracker_load__destroy(cache.load);
 		cache.load = NULL;
 	}
 	pthread_mutex_unlock(&cache.lock);
@@ -155,45 +166,54 @@ static void bpf_destroy(struct source *s)
 
 	if (!b)
 		return;
-	if (b->cached)
-		cache_put(b->tracker);
-	else
-		tracker_close(b->tracker);
+	/* Before the tree: its state is the tree's. */
+	unique_destroy(b->unique);
+	if (b->cached) {
+		cache_put(b->tree);
+	} else {
+		tracker_tree__free(b->tree);
+		tracker_load__destroy(b->own);
+	}
 	free(b);
 }
 
 static const struct source_ops bpf_ops;
 
-/* The source around tracker t (which it owns; cached: a tree of the
- * process's load, which was made for it when loaded). */
-static int wrap(struct tracker *t, bool cached, bool loaded, const struct bpf_source_opts *o,
-		struct host_facts *host, struct source **out)
+/* The source around tree t (which it owns; cached: a tree of the
+ * process's load, which was made for it when loaded; own: a load made
+ * for it alone, which it owns too). */
+static int wrap(struct tracker_tree *t, bool cached, struct tracker_load *own, bool loaded,
+		const struct bpf_source_opts *o, struct host_facts *host, struct source **out)
 {
 	struct tracker_startup st = { 0 };
+	struct tracker_load *l = tracker_tree__load(t);
 	struct bpf_source *b;
 
 	*out = NULL;
 	b = calloc(1, sizeof(*b));
 	if (!b) {
-		if (cached)
+		if (cached) {
 			cache_put(t);
-		else
-			tracker_close(t);
+		} else {
+			tracker_tree__free(t);
+			tracker_load__destroy(own);
+		}
 		return -ENOMEM;
 	}
-	b->tracker = t;
+	b->tree = t;
+	b->own = own;
 	b->cached = cached;
 	b->base.ops = &bpf_ops;
 	b->base.name = "bpf";
 	b->command_mode = o->command_mode;
 	b->host = host;
-	host->teardown_hook = tracker_teardown_hook(b->tracker);
-	host->rss_percpu = tracker_has_percpu_rss(b->tracker);
-	tracker_fault_pages(b->tracker, &host->fault_pages_read);
-	host->exact_path_err = tracker_exact_path(b->tracker);
+	host->teardown_hook = tracker_load__teardown_hook(l);
+	host->rss_percpu = tracker_load__has_percpu_rss(l);
+	tracker_load__fault_pages(l, &host->fault_pages_read);
+	host->exact_path_err = tracker_load__exact_path(l);
 	/* A load an earlier source of this process made took no time now. */
 	if (loaded)
-		tracker_startup(b->tracker, &st);
+		tracker_load__startup(l, &st);
 	host->bpf_load = loaded ? "loaded" : "reused";
 	host->probe_ms = st.probe_ns / 1e6;
 	host->load_ms = st.load_ns / 1e6;
@@ -219,7 +239,7 @@ static bool cache_fits(const struct tracker_opts *want)
 /* A tree of the process's load, loading it first when there is none (or
  * one that does not fit). *loaded: this call loaded it. -EBUSY when the
  * load is in use: load apart. */
-static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct tracker **t,
+static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct tracker_tree **t,
 		     bool *loaded)
 {
 	int err = 0;
@@ -241,18 +261,18 @@ static int cache_get(const struct tracker_opts *want, __u32 max_tracked, struct 
 		goto cleanup;
 	}
 	if (cache.load && !cache_fits(want)) {
-		tracker_close(cache.load);
+		tracker_load__destroy(cache.load);
 		cache.load = NULL;
 	}
 	if (!cache.load) {
-		err = tracker_open(want, &cache.load);
+		err = tracker_load__open(want, &cache.load);
 		if (err)
 			goto cleanup;
 		cache.opts = *want;
 		cache.pid = getpid();
 		*loaded = true;
 	}
-	err = tracker_open_tree(cache.load, 0, max_tracked, t);
+	err = tracker_tree__add(cache.load, 0, max_tracked, t);
 	cache.in_use = !err;
 cleanup:
 	pthread_mutex_unlock(&cache.lock);
@@ -264,7 +284,8 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 	struct tracker_opts topts = { .max_tracked = o->max_tracked,
 				      .record_ring_bytes = o->record_ring_bytes,
 				      .with_unique = o->with_unique };
-	struct tracker *t;
+	struct tracker_load *own;
+	struct tracker_tree *t;
 	bool loaded;
 	int err;
 
@@ -276,11 +297,20 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 	}
 	err = cache_get(&topts, o->max_tracked, &t, &loaded);
 	if (!err)
-		return wrap(t, true, loaded, o, host, out);
+		return wrap(t, true, NULL, loaded, o, host, out);
 	if (err != -EBUSY)
 		return err;
-	err = tracker_open(&topts, &t);
-	return err ? err : wrap(t, false, true, o, host, out);
+	/* A load of its own, measured on its tree 0 with no cap but the
+	 * maps' (max_tracked sized them). */
+	err = tracker_load__open(&topts, &own);
+	if (err)
+		return err;
+	err = tracker_tree__add(own, 0, 0, &t);
+	if (err) {
+		tracker_load__destroy(own);
+		return err;
+	}
+	return wrap(t, false, own, true, o, host, out);
 }
 
 void bpf_source_unload(void)
@@ -288,21 +318,21 @@ void bpf_source_unload(void)
 	pthread_mutex_lock(&cache.lock);
 	cache.keep = false;
 	if (cache.load && !cache.in_use && cache.pid == getpid()) {
-		tracker_close(cache.load);
+		tracker_load__destroy(cache.load);
 		cache.load = NULL;
 	}
 	pthread_mutex_unlock(&cache.lock);
 }
 
-int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+int bpf_source_open_tree(struct tracker_load *shared, unsigned tree, const struct bpf_source_opts *o,
 			 struct host_facts *host, struct source **out)
 {
-	struct tracker *t;
+	struct tracker_tree *t;
 	int err;
 
 	*out = NULL;
-	err = tracker_open_tree(shared, tree, o->max_tracked, &t);
-	return err ? err : wrap(t, false, true, o, host, out);
+	err = tracker_tree__add(shared, tree, o->max_tracked, &t);
+	return err ? err : wrap(t, false, NULL, true, o, host, out);
 }
 
 /* The counters from one reading of the tracker. */
@@ -334,7 +364,7 @@ static void bpf_counters(struct source *s, bool at_cut, struct bpf_counters *c)
 		return;
 	}
 	memset(c, 0, sizeof(*c));
-	if (tracker_read(to_bpf(s)->tracker, &now))
+	if (tracker_tree__read(to_bpf(s)->tree, &now))
 		return;
 	counters_from(&now, c);
 }
@@ -343,7 +373,7 @@ static int64_t bpf_procs_live(struct source *s)
 {
 	struct tree_state now;
 
-	tracker_read_tree(to_bpf(s)->tracker, &now);
+	tracker_tree__read_state(to_bpf(s)->tree, &now);
 	return now.procs_live;
 }
 
@@ -351,7 +381,7 @@ static void bpf_check_sums(struct source *s, struct bpf_counters *c)
 {
 	struct sum_check check;
 
-	c->sums_checked = tracker_verify_sums(to_bpf(s)->tracker, &check) == 0;
+	c->sums_checked = tracker_tree__verify_sums(to_bpf(s)->tree, &check) == 0;
 	c->sums_mms = check.mms;
 	c->sums_off = check.counters_off;
 	c->sums_max_off_pages = check.max_off_pages;
@@ -361,9 +391,9 @@ static int bpf_drain_sums(struct source *s, source_sum_fn fn, void *ctx, uint64_
 {
 	struct bpf_source *b = to_bpf(s);
 	struct tree_state now;
-	int err = tracker_drain_sums(b->tracker, fn, ctx);
+	int err = tracker_tree__drain_sums(b->tree, fn, ctx);
 
-	tracker_read_tree(b->tracker, &now);
+	tracker_tree__read_state(b->tree, &now);
 	*drops = now.record_drops;
 	return err;
 }
@@ -371,7 +401,7 @@ static int bpf_drain_sums(struct source *s, source_sum_fn fn, void *ctx, uint64_
 static int bpf_mm_identity(struct source *s, uint64_t key, uint32_t tgid, uint32_t *vpid,
 			   char comm[COMM_LEN])
 {
-	return tracker_mm_identity(to_bpf(s)->tracker, key, tgid, vpid, comm);
+	return tracker_tree__mm_identity(to_bpf(s)->tree, key, tgid, vpid, comm);
 }
 
 static int64_t bpf_window_start_pages(struct source *s)
@@ -379,9 +409,44 @@ static int64_t bpf_window_start_pages(struct source *s)
 	return to_bpf(s)->window_start_sum;
 }
 
-static struct tracker *bpf_tracker(struct source *s)
+static struct tracker_tree *bpf_tree(struct source *s)
 {
-	return to_bpf(s)->tracker;
+	return to_bpf(s)->tree;
+}
+
+/* The tree's own cgroup (empty yet), counted in the tree's unique state of
+ * the load, whose program was loaded for it (bpf_source_opts.with_unique). */
+static int bpf_unique_open(struct source *s, int cgroup_dir_fd, char *why, size_t len)
+{
+	struct bpf_source *b = to_bpf(s);
+	uint64_t id = 0;
+	int err;
+
+	if (b->unique_asked) {
+		snprintf(why, len, "the tree's cgroup was given already");
+		return -EBUSY;
+	}
+	b->unique_asked = true;
+	err = unique_cgroup_id(cgroup_dir_fd, &id, why, len);
+	if (!err)
+		err = unique_open(b->tree, id, b->host->page_size, &b->unique, why, len);
+	if (err)
+		snprintf(b->unique_why, sizeof(b->unique_why), "%s", why);
+	return err;
+}
+
+static void bpf_unique_window(struct source *s, struct figure *out)
+{
+	struct bpf_source *b = to_bpf(s);
+
+	if (b->unique) {
+		*out = b->unique_fig;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	out->source = "unavailable";
+	out->scope = UNIQUE_SCOPE;
+	out->inexact_reason = b->unique_asked ? b->unique_why : NULL;
 }
 
 static const struct source_ops bpf_ops = {
@@ -395,5 +460,7 @@ static const struct source_ops bpf_ops = {
 	.drain_sums = bpf_drain_sums,
 	.mm_identity = bpf_mm_identity,
 	.window_start_pages = bpf_window_start_pages,
-	.tracker = bpf_tracker,
+	.tree = bpf_tree,
+	.unique_open = bpf_unique_open,
+	.unique_window = bpf_unique_window,
 };

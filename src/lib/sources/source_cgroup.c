@@ -400,14 +400,7 @@ static pid_t cgroup_command_fork(struct source *s)
 	return pid >= 0 ? pid : fork();
 }
 
-static const struct source_ops cgroup_ops = {
-	.add_root = cgroup_add_root,
-	.start = cgroup_start,
-	.close_window = cgroup_close_window,
-	.command_exited = NULL,
-	.destroy = cgroup_destroy,
-	.command_fork = cgroup_command_fork,
-};
+static const struct source_ops cgroup_ops;
 
 bool cgroup_source_is_exclusive(const struct source *s)
 {
@@ -418,6 +411,16 @@ int cgroup_source_own_dir_fd(const struct source *s)
 {
 	return cgroup_source_is_exclusive(s) ? ((const struct cgroup_source *)s)->fds.dir_fd : -1;
 }
+
+static const struct source_ops cgroup_ops = {
+	.add_root = cgroup_add_root,
+	.start = cgroup_start,
+	.close_window = cgroup_close_window,
+	.command_exited = NULL,
+	.destroy = cgroup_destroy,
+	.command_fork = cgroup_command_fork,
+	.tree_cgroup_fd = cgroup_source_own_dir_fd,
+};
 
 int cgroup_source_open(const struct source_opts *o, struct source **out, char *why, size_t whylen)
 {

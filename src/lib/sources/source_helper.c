@@ -17,7 +17,7 @@
 #include "helper_proto.h"
 #include "host.h"
 #include "sources.h"
-#include "unique_api.h"
+#include "figure.h"
 
 #define HELPER_MAX_STRINGS 16
 /* Batches one drain takes at most: the helper's whole queue, and room for
@@ -199,7 +199,11 @@ static void helper_unique_window(struct source *s, struct figure *out)
 
 	memset(out, 0, sizeof(*out));
 	out->scope = UNIQUE_SCOPE;
-	if (!h->unique_asked || !u->measured) {
+	if (!h->unique_asked) {         /* never asked: the session says why */
+		out->source = "unavailable";
+		return;
+	}
+	if (!u->measured) {
 		out->source = "unavailable";
 		out->inexact_reason = keep_reason(h, u->why[0] ? u->why : "not measured by the helper");
 		return;

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fileutil.h"
+#include "hugetlb.h"
 #include "sources.h"
 
 static const char SCOPE[] = "summed RSS of the tree, sampled";
@@ -38,6 +39,7 @@ struct proc_source {
 	uint64_t interval_ns;
 	uint64_t page_size;
 	bool command_mode;      /* the root waits before exec when the run starts */
+	bool hugetlb;           /* read HugetlbPages of each process too */
 	char reason[96];        /* "sampled every 100 ms: ..." */
 
 	/* Everything below is under lock. The sampler holds it for a whole
@@ -59,6 +61,12 @@ struct proc_source {
 	uint64_t baseline;
 	uint64_t samples;
 	uint64_t vanished;
+	struct hugetlb_seen {   /* the window's hugetlb (hugetlb on) */
+		bool measured;
+		uint64_t tree, member;
+		pid_t member_pid;
+		char member_comm[16];
+	} huge;
 };
 
 
@@ -199,7 +207,27 @@ struct sample {
 	uint64_t sum;           /* bytes resident in the processes read */
 	size_t n_read;          /* processes read; 0: the sum means nothing */
 	uint64_t vanished;
+	struct hugetlb_seen huge;       /* tree: the sum; member: the largest */
 };
+
+/* The hugetlb pages of pid, into the sample; a process gone or a kernel
+ * without them leaves the sample's hugetlb unmeasured by it. */
+static void hugetlb_add(struct sample *smp, pid_t pid)
+{
+	char path[64], *text = NULL;
+	uint64_t bytes;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (read_text_file(path, &text, NULL) == 0 && hugetlb_parse_status(text, &bytes) == 0) {
+		smp->huge.measured = true;
+		smp->huge.tree += bytes;
+		if (bytes > smp->huge.member) {
+			smp->huge.member = bytes;
+			smp->huge.member_pid = pid;
+		}
+	}
+	free(text);
+}
 
 /* Walk the tree once and sum it. Under lock (the walk is shared scratch). */
 static struct sample take_sample(struct proc_source *p)
@@ -223,6 +251,8 @@ static struct sample take_sample(struct proc_source *p)
 		}
 		smp.sum += bytes;
 		smp.n_read++;
+		if (p->hugetlb)
+			hugetlb_add(&smp, p->walk[i]);
 		/* Out of memory: this sample misses part of the tree, as a
 		 * sampler may; the next one tries again. */
 		walk_children(p, &n, p->walk[i]);
@@ -230,11 +260,35 @@ static struct sample take_sample(struct proc_source *p)
 	return smp;
 }
 
+/* The name of pid, just sampled (empty if it has gone since). */
+static void read_comm(pid_t pid, char comm[16])
+{
+	char path[64], *text = NULL;
+
+	comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	if (read_text_file(path, &text, NULL) == 0) {
+		text[strcspn(text, "\n")] = '\0';
+		snprintf(comm, 16, "%s", text);
+	}
+	free(text);
+}
+
 /* Fold a sample into the open window. */
 static void window_add(struct proc_source *p, const struct sample *smp)
 {
 	p->samples++;
 	p->vanished += smp->vanished;
+	if (smp->huge.measured) {
+		p->huge.measured = true;
+		if (smp->huge.tree > p->huge.tree)
+			p->huge.tree = smp->huge.tree;
+		if (smp->huge.member > p->huge.member) {
+			p->huge.member = smp->huge.member;
+			p->huge.member_pid = smp->huge.member_pid;
+			read_comm(smp->huge.member_pid, p->huge.member_comm);
+		}
+	}
 	if (!smp->n_read)
 		return;         /* no process read: a sum of 0 would look measured */
 	if (!p->measured || smp->sum > p->peak)
@@ -249,6 +303,7 @@ static void window_open(struct proc_source *p, const struct sample *smp)
 	p->vanished = 0;
 	p->measured = false;
 	p->peak = 0;
+	p->huge = (struct hugetlb_seen){ 0 };
 	p->baseline_known = smp->n_read > 0;
 	p->baseline = smp->sum;
 	window_add(p, smp);
@@ -381,6 +436,18 @@ static void proc_command_started(struct source *s, pid_t pid)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/* The window's hugetlb into its figure. */
+static void hugetlb_out(const struct proc_source *p, struct figure *out)
+{
+	if (!p->huge.measured)
+		return;
+	out->hugetlb_measured = true;
+	out->hugetlb_bytes = p->huge.tree;
+	out->hugetlb_member_bytes = p->huge.member;
+	out->hugetlb_member_pid = (int32_t)p->huge.member_pid;
+	memcpy(out->hugetlb_member_comm, p->huge.member_comm, sizeof(out->hugetlb_member_comm));
+}
+
 static int proc_close_window(struct source *s, struct figure *out)
 {
 	struct proc_source *p = (struct proc_source *)s;
@@ -406,6 +473,7 @@ static int proc_close_window(struct source *s, struct figure *out)
 	out->baseline_bytes = p->baseline;
 	out->samples = p->samples;
 	out->vanished = p->vanished;
+	hugetlb_out(p, out);
 	if (!p->measured)
 		out->inexact_reason = "no process of the tree could be read from /proc";
 	window_open(p, &smp);
@@ -484,6 +552,7 @@ int proc_source_open(const struct source_opts *o, struct source **out, char *why
 	p->base.name = "proc";
 	p->interval_ns = o->sample_interval_ns ? o->sample_interval_ns : PROC_SAMPLE_INTERVAL_DEFAULT_NS;
 	p->command_mode = o->command_mode;
+	p->hugetlb = o->hugetlb;
 	p->page_size = page > 0 ? (uint64_t)page : 4096;
 	format_interval(every, sizeof(every), p->interval_ns);
 	snprintf(p->reason, sizeof(p->reason), "sampled every %s: misses spikes between samples", every);

@@ -34,6 +34,9 @@ struct source_opts {
 	bool command_mode;
 	/* proc sampler period; 0: 100 ms; at least 1 ms */
 	uint64_t sample_interval_ns;
+	/* proc sampler: read each process's hugetlb pages too (HugetlbPages
+	 * in /proc/PID/status), where this machine can hold any */
+	bool hugetlb;
 };
 
 /*
@@ -47,13 +50,13 @@ struct source_opts {
 /* ---- every source's open: 0, or a negative errno (and why, where taken) ---- */
 
 struct host_facts;
-struct tracker;
+struct tracker_load;
 
 struct bpf_source_opts {
 	uint32_t max_tracked;
 	uint32_t record_ring_bytes;
 	bool command_mode;      /* roots are commands stopped before exec */
-	bool with_unique;       /* tracker_opts */
+	bool with_unique;       /* tracker_opts: the tree will have a cgroup of its own */
 	/* Keep the process's load after this source closes, for the next
 	 * (bpf_source_open takes a tree of it while the options fit). */
 	bool keep_loaded;
@@ -63,9 +66,9 @@ struct bpf_source_opts {
  * host must outlive it. */
 int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host,
 		    struct source **out);
-/* The bpf source on tree of shared's load (tracker_open_tree; max_tracked
+/* The bpf source on tree of shared's load (tracker_tree__add; max_tracked
  * caps the tree's mms and processes); destroying it clears the tree. */
-int bpf_source_open_tree(struct tracker *shared, unsigned tree, const struct bpf_source_opts *o,
+int bpf_source_open_tree(struct tracker_load *shared, unsigned tree, const struct bpf_source_opts *o,
 			 struct host_facts *host, struct source **out);
 /* Unload the process's load now if no source uses it, else with its last
  * source; and keep it no more. */
