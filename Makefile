@@ -116,6 +116,8 @@ AGENT_SRCS := \
 	src/agent/agent_scrape.c \
 	src/agent/agent_http.c \
 	src/agent/agent_oom.c \
+	src/agent/agent_oom_record.c \
+	src/agent/agent_oom_cli.c \
 	src/agent/cg_labels.c
 CLITOP_SRCS := \
 	src/cli/main.c \

@@ -137,7 +137,7 @@ static __always_inline void read_victim(struct oom_event *e, struct task_struct 
  * limit on it. valid 2 says inferred.
  */
 #define OOM_DEPTH 8
-#define OOM_CHARGE_SLACK 64
+#define OOM_CHARGE_SLACK 1024        /* pages: a huge page's charge (512) and a batch (64), with room */
 #define PAGE_COUNTER_UNLIMITED (0x7fffffffffffffffUL / 4096)
 
 static __always_inline void infer_context(struct oom_context *c, struct task_struct *task)

@@ -24,6 +24,7 @@
 #include "status.h"
 #include "tracker_load.h"
 #include "tracker_tree.h"
+#include "clock.h"
 
 #define AGENT_MAX_TRACKED 65536         /* mms of the whole node */
 #define TICK_MS 1000
@@ -164,18 +165,26 @@ static int signals(void)
  * one: its fd is polled). */
 static int run(struct agent *a, int sigfd)
 {
-	struct pollfd p[1] = { { .fd = sigfd, .events = POLLIN } };
+	struct pollfd p[2] = { { .fd = sigfd, .events = POLLIN }, { .fd = agent_oom_fd(a), .events = POLLIN } };
+	uint64_t next = monotonic_ns() + TICK_MS * 1000000ULL;
 
 	for (;;) {
-		int n = poll(p, 1, TICK_MS);
+		uint64_t now = monotonic_ns();
+		int n = poll(p, p[1].fd >= 0 ? 2 : 1, now < next ? (int)((next - now) / 1000000) + 1 : 0);
 
 		if (n < 0 && errno != EINTR)
 			return EXIT_PEAKBPF_FAILED;
 		if (n > 0 && (p[0].revents & POLLIN))
 			return 0;
 		pthread_mutex_lock(&a->lock);
-		agent_oom_poll(a);
-		agent_reclaim(a);
+		agent_oom_poll(a);      /* at once when the ring has a victim */
+		if (monotonic_ns() >= next) {
+			/* each second: a window for every cgroup (their timelines, and
+			 * finer windows for the scrapers), gone cgroups freed */
+			agent_cut(a);
+			agent_reclaim(a);
+			next = monotonic_ns() + TICK_MS * 1000000ULL;
+		}
 		pthread_mutex_unlock(&a->lock);
 	}
 }

@@ -56,7 +56,7 @@ void agent_oom_poll(struct agent *a);
 /* The /oom listing (JSON), malloc'd. */
 char *agent_oom_list_json(struct agent *a, size_t *len);
 void agent_oom_close(struct agent *a);
-/* Each cut's row, for the cgroup timelines an OOM record keeps. */
-void agent_oom_note(struct agent *a, uint64_t id, uint64_t now_ns, int64_t pages, int64_t peak);
+/* The OOM ring's fd to poll (-1: none). */
+int agent_oom_fd(struct agent *a);
 
 #endif

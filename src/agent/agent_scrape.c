@@ -69,12 +69,12 @@ static void on_row(void *ctx, const struct cgsum_row *r)
 		resolve(a, cg);
 	if (cg->path[0] && selected(cg->path, a->o.select))
 		agent_state_admit(&a->st, cg);
-	agent_oom_note(a, r->id, monotonic_ns(), r->pages, r->window_peak);
 }
 
 void agent_cut(struct agent *a)
 {
 	agent_state_cut(&a->st);
+	agent_state_cut_time(&a->st, monotonic_ns());
 	cgsum_cut(a->cs, on_row, a);
 }
 

@@ -42,9 +42,15 @@ struct agent_cg *agent_state_find(struct agent_state *st, uint64_t id)
 	return NULL;
 }
 
-static void push_window(struct agent_cg *cg, uint64_t seq, int64_t peak)
+void agent_state_cut_time(struct agent_state *st, uint64_t ns)
 {
-	cg->hist[cg->head] = (struct agent_window){ .seq = seq, .peak_pages = peak };
+	st->cut_ns = ns;
+}
+
+static void push_window(struct agent_cg *cg, uint64_t seq, int64_t peak, uint64_t ns, int64_t pages)
+{
+	cg->hist[cg->head] = (struct agent_window){ .seq = seq, .peak_pages = peak, .end_ns = ns,
+						    .end_pages = pages };
 	cg->head = (cg->head + 1) % AGENT_HISTORY;
 	if (cg->n_hist < AGENT_HISTORY)
 		cg->n_hist++;
@@ -77,7 +83,7 @@ struct agent_cg *agent_state_row(struct agent_state *st, uint64_t id, unsigned l
 		cg->peak_ns = peak_ns;
 	}
 	cg->seen_seq = st->seq;
-	push_window(cg, st->seq, window_peak);
+	push_window(cg, st->seq, window_peak, st->cut_ns, pages);
 	return cg;
 }
 

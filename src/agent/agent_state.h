@@ -27,6 +27,8 @@
 struct agent_window {
 	uint64_t seq;           /* the cut that closed it */
 	int64_t peak_pages;
+	uint64_t end_ns;        /* when (CLOCK_MONOTONIC): the cgroup's timeline */
+	int64_t end_pages;      /* its sum at the cut */
 };
 
 struct agent_cg {
@@ -56,6 +58,7 @@ struct agent_state {
 	size_t cap, used;
 	size_t max_series, exported;
 	uint64_t seq;           /* cuts so far */
+	uint64_t cut_ns;        /* when the current cut was made */
 	uint64_t dropped_total; /* cgroups refused a series by the bound */
 	uint64_t removed_total; /* series removed with their cgroup */
 	struct agent_scraper scrapers[AGENT_SCRAPERS];
@@ -70,6 +73,8 @@ uint64_t agent_state_cut(struct agent_state *st);
  * path, then agent_state_admit). NULL when the table is full. */
 struct agent_cg *agent_state_row(struct agent_state *st, uint64_t id, unsigned level, int64_t pages,
 				 int64_t window_peak, int64_t mms, uint64_t peak_ns, bool *fresh);
+/* The cut time of the current cut's rows (agent_state_row stamps them). */
+void agent_state_cut_time(struct agent_state *st, uint64_t ns);
 /* Give cg a series if the bound allows (and it has processes); counts a
  * refusal once. */
 void agent_state_admit(struct agent_state *st, struct agent_cg *cg);

@@ -30,6 +30,7 @@ static const struct subcommand {
 	{ "merge", merge_main },
 	{ "serve", serve_main },
 	{ "agent", agent_main },
+	{ "oom", oom_main },
 	{ "help", help_main },
 };
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -54,7 +55,7 @@ static int help_main(int argc, char **argv)
 	}
 	sub = find_subcommand(argv[1]);
 	if (!sub || argc > 2) {
-		fprintf(stderr, "peakbpf help: '%s' is not a subcommand: peakbpf help [plot|merge|serve|agent]\n",
+		fprintf(stderr, "peakbpf help: '%s' is not a subcommand: peakbpf help [plot|merge|serve|agent|oom]\n",
 			argc > 2 ? argv[2] : argv[1]);
 		return EXIT_PEAKBPF_FAILED;
 	}

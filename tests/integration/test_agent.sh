@@ -8,7 +8,8 @@
 # max_over_time of the sampled gauge misses it. Bad input, each with its
 # exit status. Ports are free ones on 127.0.0.1, names carry $$.
 
-TESTS="$TESTS t_agent_promtool t_agent_prometheus_spike t_agent_bad_input t_agent_cgroups_churn"
+TESTS="$TESTS t_agent_promtool t_agent_prometheus_spike t_agent_bad_input t_agent_cgroups_churn \
+ t_agent_oom_record"
 
 EXIT_AGENT_LISTEN=117
 EXIT_AGENT_PORT_IN_USE=118
@@ -262,5 +263,48 @@ t_agent_cgroups_churn() {
 		ok "t_agent_cgroups_churn: 200 cgroups with series and slots; after rmdir none left in the series or the kernel's index ($removed series removed)"
 	else
 		fail "t_agent_cgroups_churn: series $n, slots $in_kernel of 200; after rmdir $left series, $keys slots left; removed $removed"
+	fi
+}
+
+# An OOM kill under the agent: a record in the spool whose victim's rss
+# split equals the kernel's kill line in dmesg, the metric counting it,
+# peakbpf oom list/show (human, --json, --html) reading it back.
+t_agent_oom_record() {
+	for tool in curl python3; do need "$tool" t_agent_oom_record || return; done
+	agent_memcg t_agent_oom_record || return
+	echo $((64 * 1048576)) >"$AG_CG/memory.limit_in_bytes" 2>/dev/null ||
+		echo $((64 * 1048576)) >"$AG_CG/memory.max"
+	agent_start t_agent_oom_record || { rmdir "$AG_CG"; return; }
+	sp=$TMP/spool-t_agent_oom_record
+	sh -c "echo \$\$ >$AG_CG/cgroup.procs && exec \"$WORKLOAD\" -n 3 -s 32MiB -t 1s concurrent" >/dev/null 2>&1
+	sleep 1.5
+	kills=$(curl -s "http://127.0.0.1:$AG_PORT/metrics" | sed -n 's/^peakbpf_oom_records_total //p')
+	agent_stop
+	rmdir "$AG_CG"
+	dmesg >"$TMP/agoom.dmesg" 2>&1
+	"$PEAKBPF" oom list --spool "$sp" >"$TMP/agoom.list"
+	id=$(sed -n '1s/ .*//p' "$TMP/agoom.list")
+	"$PEAKBPF" oom show "$id" --spool "$sp" --json >"$TMP/agoom.json" &&
+		"$PEAKBPF" oom show "$id" --spool "$sp" --html "$TMP/agoom.html" >"$TMP/agoom.human"
+	st=$?
+	check=$(python3 - "$TMP/agoom.json" "$TMP/agoom.dmesg" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+v = r["victim"]
+kl = re.findall(r"Killed process %d \(.*?\) total-vm:\d+kB, anon-rss:(\d+)kB, file-rss:(\d+)kB, shmem-rss:(\d+)kB"
+                % v["pid"], open(sys.argv[2], errors="replace").read())
+got = (v["rss"]["anon_bytes"], v["rss"]["file_bytes"], v["rss"]["shmem_bytes"])
+want = tuple(int(x) * 1024 for x in kl[-1]) if kl else None
+ok = want == got and r["kill"]["constraint"] == "memcg" and r["kill"]["limit_bytes"] == 64 << 20 \
+    and r["cgroup"]["rss_max_bytes"] > 0 and r["holders"]["processes"] >= 0
+print("%s victim %d record %s dmesg %s; cgroup max %d" % ("ok" if ok else "MISMATCH", v["pid"], got, want,
+      r["cgroup"]["rss_max_bytes"]))
+PY
+)
+	if [ "$st" = 0 ] && [ "${kills:-0}" -ge 1 ] && [ "${check#ok}" != "$check" ] && grep -q '<html' "$TMP/agoom.html" &&
+		grep -q 'held the cgroup' "$TMP/agoom.human"; then
+		ok "t_agent_oom_record: $kills records; $check; oom list/show/--html read it back"
+	else
+		fail "t_agent_oom_record: records ${kills:-none}, show $st, $check"
 	fi
 }

@@ -55,6 +55,11 @@ int oom_reader_new(struct tracker_bpf *skel, struct oom_reader **out)
 	return 0;
 }
 
+int oom_reader_fd(const struct oom_reader *r)
+{
+	return ring_buffer__epoll_fd(r->ring);
+}
+
 void oom_reader_free(struct oom_reader *r)
 {
 	if (!r)

@@ -36,6 +36,8 @@ void oom_prepare(struct tracker_bpf *skel, enum oom_level level);
 /* After the load and attach (tracker_load.c): the ring's reader. 0 or -errno. */
 int oom_reader_new(struct tracker_bpf *skel, struct oom_reader **out);
 void oom_reader_free(struct oom_reader *r);
+/* An fd that polls readable when the ring has a victim. */
+int oom_reader_fd(const struct oom_reader *r);
 /* Why a load has less than OOM_FULL (tracker_load__oom's level and err);
  * NULL at OOM_FULL. */
 const char *oom_why(int level, int err);
