@@ -230,7 +230,7 @@ test_agent_opts_SRCS := src/agent/agent_opts.c src/base/units.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
-	python-test check-cli-api check-layers check-size check-abi check-man check-unit soak
+	python-test check-cli-api check-layers check-size check-abi check-man check-unit check-deploy soak
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
 
@@ -432,6 +432,7 @@ CHECKS := \
 	check-docs \
 	check-man \
 	check-unit \
+	check-deploy \
 	fuzz \
 	integration \
 	lib-test \
@@ -457,6 +458,13 @@ python-test: all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) PYTHON=$(PYTHON) tests/python/run.sh
 
 # The units: systemd-analyze verify clean, security rated OK or better.
+# The agent's deployment (deploy/): the DaemonSet, the scrape config
+# (promtool check config) and the dashboard parsed, and every metric they
+# name served by the agent (src/agent/agent_metrics.c).
+check-deploy:
+	$(call msg,CHECK,deploy/ against the agent's metrics)
+	$(Q)tools/check-deploy.py src/agent/agent_metrics.c deploy
+
 check-unit: $(OUTPUT)/peakbpf
 	$(call msg,CHECK,systemd units)
 	$(Q)tools/check-unit.sh "$(abspath $(OUTPUT))"
@@ -479,6 +487,7 @@ INSTALLED := $(PREFIX)/bin/peakbpf $(LIBDIR)/libpeakbpf.a $(LIBDIR)/libpeakbpf.s
 	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libpeakbpf.so $(INCLUDEDIR)/peakbpf/peakbpf.h \
 	$(LIBDIR)/pkgconfig/libpeakbpf.pc $(MANDIR)/man1/peakbpf.1 $(MANDIR)/man3/libpeakbpf.3 \
 	$(SYSTEMDUNITDIR)/peakbpf.socket $(SYSTEMDUNITDIR)/peakbpf.service \
+	$(SYSTEMDUNITDIR)/peakbpf-agent.service \
 	$(PREFIX)/bin/peakbpf-seccomp
 PYTHON_INSTALLED = $(PYTHONDIR)/peakbpf $(PYTHONDIR)/peakbpf-$(VERSION).dist-info
 inst = printf '  INSTALL  %s\n' "$(DESTDIR)$(2)" && install -D -m $(3) $(1) "$(DESTDIR)$(2)"
@@ -501,6 +510,7 @@ install: $(OUTPUT)/peakbpf lib
 	$(Q)$(call inst,man/libpeakbpf.3,$(MANDIR)/man3/libpeakbpf.3,0644)
 	$(Q)$(call inst,systemd/peakbpf.socket,$(SYSTEMDUNITDIR)/peakbpf.socket,0644)
 	$(Q)$(call gen,$(SYSTEMDUNITDIR)/peakbpf.service,-e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf.service.in)
+	$(Q)$(call gen,$(SYSTEMDUNITDIR)/peakbpf-agent.service,-e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf-agent.service.in)
 	$(Q)printf '  INSTALL  %s (the Python package, for %s)\n' "$(DESTDIR)$(PYTHONDIR)/peakbpf" "$(PYTHON)"
 	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
 	$(Q)if [ "$(lastword $(PYTHON_WHERE))" != looks ]; then \
