@@ -9,7 +9,7 @@
 # exit status. Ports are free ones on 127.0.0.1, names carry $$.
 
 TESTS="$TESTS t_agent_promtool t_agent_prometheus_spike t_agent_bad_input t_agent_cgroups_churn \
- t_agent_oom_record"
+ t_agent_oom_record t_agent_hostile_http"
 
 EXIT_AGENT_LISTEN=117
 EXIT_AGENT_PORT_IN_USE=118
@@ -306,5 +306,53 @@ PY
 		ok "t_agent_oom_record: $kills records; $check; oom list/show/--html read it back"
 	else
 		fail "t_agent_oom_record: records ${kills:-none}, show $st, $check"
+	fi
+}
+
+# Hostile clients do not stall the agent: 8 connections that send half a
+# request and nothing more, and one with 64 KiB of headers, while a scrape
+# still answers within 2 s; the slow ones are closed by the timeout.
+t_agent_hostile_http() {
+	for tool in curl python3; do need "$tool" t_agent_hostile_http || return; done
+	agent_start t_agent_hostile_http || return
+	python3 - "$AG_PORT" >"$TMP/hostile.out" 2>&1 <<'PY' &
+import socket, sys, time
+port = int(sys.argv[1])
+slow = []
+for i in range(8):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")        # never finished
+    slow.append(s)
+big = socket.create_connection(("127.0.0.1", port))
+try:
+    big.sendall(b"GET /metrics HTTP/1.1\r\nX: " + b"a" * 65536 + b"\r\n\r\n")
+    big.settimeout(5)
+    first = big.recv(64).split(b"\r\n")[0].decode()
+    print("big:", first if first else "closed")
+except OSError as e:
+    print("big: closed", e.__class__.__name__)
+time.sleep(7)                      # past the 5 s timeout
+closed = 0
+for s in slow:
+    s.settimeout(1)
+    try:
+        closed += s.recv(1) == b""
+    except OSError:
+        closed += 1
+print("slow closed:", closed)
+PY
+	hp=$!
+	sleep 1
+	t0=$(date +%s%N)
+	code=$(curl -s -m 3 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$AG_PORT/metrics")
+	t1=$(date +%s%N)
+	wait "$hp"
+	agent_stop
+	ms=$(((t1 - t0) / 1000000))
+	if [ "$code" = 200 ] && [ "$ms" -lt 2000 ] && grep -q "slow closed: 8" "$TMP/hostile.out" &&
+		grep -q "big: HTTP/1.1 431\|big: closed" "$TMP/hostile.out"; then
+		ok "t_agent_hostile_http: a scrape answered in $ms ms beside 8 stalled clients (all closed by the timeout) and a 64 KiB header ($(grep big: "$TMP/hostile.out"))"
+	else
+		fail "t_agent_hostile_http: scrape $code in $ms ms; $(tr '\n' ' ' <"$TMP/hostile.out")"
 	fi
 }
