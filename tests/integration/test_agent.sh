@@ -9,7 +9,7 @@
 # exit status. Ports are free ones on 127.0.0.1, names carry $$.
 
 TESTS="$TESTS t_agent_promtool t_agent_prometheus_spike t_agent_bad_input t_agent_cgroups_churn \
- t_agent_oom_record t_agent_hostile_http"
+ t_agent_oom_record t_agent_hostile_http t_agent_podman_oom"
 
 EXIT_AGENT_LISTEN=117
 EXIT_AGENT_PORT_IN_USE=118
@@ -355,4 +355,54 @@ PY
 	else
 		fail "t_agent_hostile_http: scrape $code in $ms ms; $(tr '\n' ' ' <"$TMP/hostile.out")"
 	fi
+}
+
+# A podman container with --memory 64m running a forking allocator: its
+# series carry runtime="podman" and its id, and each OOM kill's record has
+# the victim's split as dmesg's kill line and the container's limit.
+t_agent_podman_oom() {
+	for tool in curl python3; do need "$tool" t_agent_podman_oom || return; done
+	ct_image podman t_agent_podman_oom || return
+	agent_start t_agent_podman_oom || { ct_podman_stop; return; }
+	sp=$TMP/spool-t_agent_podman_oom
+	name=$(ct_name agentoom)
+	# shellcheck disable=SC2086
+	ct_podman run --rm --network none --memory 64m --memory-swap 64m --name "$name" "$CT_IMAGE" \
+		sh -c '/bin/shape -n 3 -s 32MiB -t 2s concurrent & sleep 1; cat /proc/self/cgroup; wait' \
+		>"$TMP/pdo.out" 2>&1
+	curl -s "http://127.0.0.1:$AG_PORT/metrics" >"$TMP/pdo.prom"
+	sleep 1
+	agent_stop
+	ct_podman_stop
+	dmesg >"$TMP/pdo.dmesg" 2>&1
+	series=$(grep -c '^peakbpf_cgroup_rss_max_bytes{.*runtime="podman",container_id="[0-9a-f]\{64\}"' "$TMP/pdo.prom")
+	"$PEAKBPF" oom list --spool "$sp" --json >"$TMP/pdo.list"
+	check=$(python3 - "$sp" "$TMP/pdo.dmesg" <<'PY'
+import glob, json, re, sys
+dmesg = open(sys.argv[2], errors="replace").read()
+good = bad = 0
+for f in sorted(glob.glob(sys.argv[1] + "/oom-*[0-9].json")):
+    r = json.load(open(f))
+    v = r["victim"]
+    kl = re.findall(r"Killed process %d \(.*?\) total-vm:\d+kB, anon-rss:(\d+)kB, file-rss:(\d+)kB, shmem-rss:(\d+)kB"
+                    % v["pid"], dmesg)
+    got = (v["rss"]["anon_bytes"], v["rss"]["file_bytes"], v["rss"]["shmem_bytes"])
+    if kl and tuple(int(x) * 1024 for x in kl[-1]) == got and r["kill"]["constraint"] == "memcg" \
+            and r["kill"]["limit_bytes"] == 64 << 20 and "libpod" in r["kill"]["oom_cgroup"]:
+        good += 1
+    else:
+        bad += 1
+        print("MISMATCH", v["pid"], got, kl, r["kill"])
+print("%d good %d bad" % (good, bad))
+PY
+)
+	case $check in
+	*" good 0 bad")
+		if [ "${check%% *}" -ge 1 ] && [ "$series" -ge 1 ]; then
+			ok "t_agent_podman_oom: $check records (victims as dmesg, the container's 64 MiB limit); $series series with runtime=podman and its id"
+		else
+			fail "t_agent_podman_oom: $check; $series podman series: $(head -c 200 "$TMP/pdo.out")"
+		fi ;;
+	*) fail "t_agent_podman_oom: $check" ;;
+	esac
 }
