@@ -99,7 +99,7 @@ static int enter_all(struct agent *a, size_t *roots)
 /* Load, give every cgroup its slot, enter every process. */
 static int load(struct agent *a)
 {
-	struct tracker_opts to = { .max_tracked = AGENT_MAX_TRACKED, .cgsum = &a->hier };
+	struct tracker_opts to = { .max_tracked = AGENT_MAX_TRACKED, .cgsum = &a->hier, .oom_context = true };
 	char why[256];
 	size_t walked = 0, roots = 0;
 	int err;

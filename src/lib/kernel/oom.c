@@ -7,6 +7,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "fileutil.h"
 #include "mapped_internal.h"
 #include "oom_api.h"
 #include "tracker.skel.h"
@@ -24,6 +25,31 @@ void oom_prepare(struct tracker_bpf *skel, enum oom_level level)
 	bpf_program__set_autoload(skel->progs.oom_victim, level >= OOM_VICTIMS);
 	bpf_program__set_autoload(skel->progs.oom_kill, level >= OOM_FULL);
 	bpf_program__set_autoload(skel->progs.oom_kill_done, level >= OOM_FULL);
+}
+
+/* Whether the kernel's BTF names sym: a scan of its bytes, no parse. */
+static bool btf_names(const char *btf, size_t len, const char *sym)
+{
+	char key[64];
+	int n = snprintf(key, sizeof(key), "%c%s%c", '\0', sym, '\0');
+
+	return n > 0 && (size_t)n < sizeof(key) && memmem(btf, len, key, (size_t)n);
+}
+
+bool oom_context_probe(void)
+{
+	char *btf = NULL;
+	size_t len = 0;
+	bool on;
+
+	if (read_text_file("/sys/kernel/btf/vmlinux", &btf, &len))
+		return false;
+	/* fentry needs ftrace's direct calls (a kernel without
+	 * CONFIG_FUNCTION_TRACER has none: the load would be refused, EPERM),
+	 * and the function out of line. */
+	on = btf_names(btf, len, "register_ftrace_direct") && btf_names(btf, len, "oom_kill_process");
+	free(btf);
+	return on;
 }
 
 static int on_oom_event(void *ctx, void *data, size_t size)

@@ -31,6 +31,9 @@ enum oom_level {
 	OOM_FULL,               /* victims and the kill's context */
 };
 
+/* Whether fentry/oom_kill_process can load here (the kill's context):
+ * the kernel's BTF read once (~10 ms), so only the agent asks. */
+bool oom_context_probe(void);
 /* Before the tracker's load: the programs of level on, the others off. */
 void oom_prepare(struct tracker_bpf *skel, enum oom_level level);
 /* After the load and attach (tracker_load.c): the ring's reader. 0 or -errno. */

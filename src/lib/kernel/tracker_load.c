@@ -196,6 +196,15 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 
 	if (!err)
 		err = tracker_bpf__load(t->skel);
+	/* The OOM recorder's fentry first: a kernel without fentry (no
+	 * CONFIG_FUNCTION_TRACER) refuses it with EPERM, which would else be
+	 * taken for the unique program's failure. Without the kill's context
+	 * the victims are still recorded (oom_api.h). */
+	if (err && t->oom_level == OOM_FULL) {
+		t->oom_err = err;
+		t->oom_level = OOM_VICTIMS;
+		err = reload(t, opts);
+	}
 	if (err && t->unique_err == 0) {
 		t->unique_err = err == -ESRCH || err == -ENOENT ? -EOPNOTSUPP : err;
 		if (t->unique_err == -EOPNOTSUPP)
@@ -206,11 +215,10 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 		t->features.has_exit_mmap_tp = false;
 		err = reload(t, opts);
 	}
-	/* Nor does the OOM recorder: without the kill's context (its
-	 * function may be inlined, or fentry missing), then without it. */
-	while (err && t->oom_level > OOM_OFF) {
+	/* Nor does the OOM recorder's victim program cost the tracker its load. */
+	if (err && t->oom_level > OOM_OFF) {
 		t->oom_err = err;
-		t->oom_level--;
+		t->oom_level = OOM_OFF;
 		err = reload(t, opts);
 	}
 	return err;
@@ -277,8 +285,9 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	ns = monotonic_ns();
 	features_probe(&t->features);
 	t->unique_err = !opts || !opts->with_unique ? -ENODATA : 0;
-	t->oom_level = opts && opts->without_oom ? OOM_OFF : OOM_FULL;
-	t->oom_err = opts && opts->without_oom ? -ENODATA : 0;
+	t->oom_level = opts && opts->without_oom ? OOM_OFF :
+		       opts && opts->oom_context && oom_context_probe() ? OOM_FULL : OOM_VICTIMS;
+	t->oom_err = opts && opts->without_oom ? -ENODATA : t->oom_level == OOM_VICTIMS ? -ENOTSUP : 0;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);

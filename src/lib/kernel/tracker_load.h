@@ -36,6 +36,8 @@ struct tracker_opts {
 	 * tree does. */
 	bool record_per_tree;
 	bool without_oom;       /* leave the OOM recorder out (oom_api.h) */
+	bool oom_context;       /* with the kill's context where fentry can have it (the agent);
+				   else the victims alone, the context inferred */
 	/* With the per-cgroup sums of this hierarchy (cgsum_api.h); NULL: off. */
 	const struct cgsum_hier *cgsum;
 };
