@@ -225,53 +225,39 @@ static __always_inline void enter_live_mm(struct task_struct *task, struct task_
 
 /* A thread of a tracked process: its mm is the process's, entered already
  * through the leader, unless the leader has exited (pthread_exit), which
- * leaves the leader without an mm while the threads run on. */
-static __always_inline int enter_thread_mm(struct task_struct *task)
+ * leaves the leader without an mm while the threads run on. Its tree in
+ * *tree; false when the process is not tracked. */
+static __always_inline bool enter_thread_of(struct task_struct *task, __u32 tgid, __u32 *tree)
 {
-	__u32 tgid = task->tgid, tree;
 	struct task_state *ts = bpf_map_lookup_elem(&task_states, &tgid);
 
 	if (!ts)
-		return 0;
-	tree = ts->tree & (MAX_TREES - 1);
+		return false;
+	*tree = ts->tree & (MAX_TREES - 1);
 	if (!has_percpu_rss())
-		enter_thread(TREE(tree), tree, task->pid);
-	enter_live_mm(task, BPF_CORE_READ(task, group_leader), tgid, tree);
-	return 0;
+		enter_thread(TREE(*tree), *tree, task->pid);
+	return true;
 }
 
-/*
- * Run by userspace (read through an iterator fd) after it filled roots:
- * enter every process that is a root, or descends from one by fork
- * lineage, with its mm as it is now. The programs are attached before this
- * runs, so a fork racing with the walk is caught by handle_fork instead;
- * entries are NOEXIST, so meeting a process twice is harmless. PIDs are
- * matched in the namespace of the process reading the iterator: peakbpf.
- */
-SEC("iter/task")
-int enter_existing(struct bpf_iter__task *ctx)
+/* A process (leader) met by the walk: a root, or a child of one; entered
+ * into task_states. Its tree in *tree; whether its mm is entered next. */
+static __always_inline bool enter_process(struct task_struct *task, __u32 tgid, __u32 *tree)
 {
-	struct task_struct *task = ctx->task;
 	struct task_struct *me = (struct task_struct *)bpf_get_current_task();
 	struct pid *mypid = BPF_CORE_READ(me, thread_pid);
 	unsigned int level = BPF_CORE_READ(mypid, level);
 	struct task_state ts = {}, *ps, *cur;
 	struct tree_state *t;
 	struct root_req *req;
-	__u32 tgid, vpid, ptgid;
+	__u32 vpid, ptgid;
 	__u64 ns = 0;
 	int err;
 
-	if (!task)
-		return 0;
-	if (task->pid != task->tgid)
-		return enter_thread_mm(task);
 	bpf_probe_read_kernel(&ns, sizeof(ns),
 			      (void *)mypid + bpf_core_field_offset(struct pid, numbers) +
 			      (__u64)level * sizeof(struct upid) + offsetof(struct upid, ns));
 	caller_pidns = ns;
 	caller_pidns_level = level;
-	tgid = task->tgid;
 	vpid = ns ? pid_in_ns(task, ns, level) : 0;   /* ns 0 would match any */
 	req = vpid ? bpf_map_lookup_elem(&roots, &vpid) : NULL;
 	if (req) {
@@ -286,7 +272,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 		ptgid = BPF_CORE_READ(task, real_parent, tgid);
 		ps = bpf_map_lookup_elem(&task_states, &ptgid);
 		if (!ps)
-			return 0;
+			return false;
 		ts.tree = ps->tree & (MAX_TREES - 1);
 	}
 	t = TREE(ts.tree);
@@ -305,7 +291,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 			 * nothing lost. Otherwise the tree or map is full. */
 			if (err != -EEXIST)
 				COUNT(&t->drop_task_full, 1);
-			return 0;
+			return false;
 		}
 		ts.tree = cur->tree & (MAX_TREES - 1);
 		t = TREE(ts.tree);
@@ -322,8 +308,39 @@ int enter_existing(struct bpf_iter__task *ctx)
 	}
 	if (!has_percpu_rss())
 		enter_thread(t, ts.tree, task->pid);
-	if (!req || req->enter_mm)
-		enter_live_mm(task, task, tgid, ts.tree);
+	*tree = ts.tree;
+	return !req || req->enter_mm;
+}
+
+/*
+ * Run by userspace (read through an iterator fd) after it filled roots:
+ * enter every process that is a root, or descends from one by fork
+ * lineage, with its mm as it is now. The programs are attached before this
+ * runs, so a fork racing with the walk is caught by handle_fork instead;
+ * entries are NOEXIST, so meeting a process twice is harmless. PIDs are
+ * matched in the namespace of the process reading the iterator: peakbpf.
+ * A thread and a process share the one copy of the mm's entry below.
+ */
+SEC("iter/task")
+int enter_existing(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct task_struct *leader;
+	__u32 tgid, tree = 0;
+	bool enter;
+
+	if (!task)
+		return 0;
+	tgid = task->tgid;
+	if ((__u32)task->pid != tgid) {
+		enter = enter_thread_of(task, tgid, &tree);
+		leader = BPF_CORE_READ(task, group_leader);
+	} else {
+		enter = enter_process(task, tgid, &tree);
+		leader = task;
+	}
+	if (enter)
+		enter_live_mm(task, leader, tgid, tree & (MAX_TREES - 1));
 	return 0;
 }
 

@@ -5,7 +5,9 @@
 # To try it alone: make -f Makefile -f tools/bench/bench.mk bench
 #
 #   make bench         the full table (~2 min on 2 CPUs), root
-#   make bench-short   the same rows, smaller and fewer runs (~40 s), for CI
+#   make bench-short   the same rows, smaller and fewer runs, for CI (251 s on
+#                      the 2-CPU machine at load 6-9; most of it fault loops
+#                      and standalone loads, which the load stretches)
 #   make bench-cpus    per-event cost and load time at -smp 2 vs -smp 64 in
 #                      the 6.12 kernel-matrix VM (~2 min, qemu TCG; too slow
 #                      for make check); uses $(VMTEST_CACHE) from vm.mk
@@ -52,3 +54,11 @@ bench-cpus: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_OUT)/bpfstat
 .PHONY: bench-unique
 bench-unique: $(OUTPUT)/peakbpf $(OUTPUT)/workload
 	$(Q)OUTPUT=$(OUTPUT) tools/bench/unique-cost.sh
+
+# The build row of make bench (tools/bench/ratios.sh): a fixed subset of this
+# project's own build, compiler runs only (no BPF, no link), timed as
+# `make -j2` alone and under peakbpf into a scratch OUTPUT. BENCH_BUILD_SET
+# cli: the CLI's objects (make bench); base: src/base (make bench-short).
+BENCH_BUILD_SET ?= cli
+.PHONY: bench-build-subset
+bench-build-subset: $(if $(filter base,$(BENCH_BUILD_SET)),$(call obj,$(BASE_SRCS)),$(CLI_API_OBJS))

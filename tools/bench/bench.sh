@@ -42,11 +42,16 @@
 #      three runs: alone, with only the empty program attached (bpfstat -n),
 #      under peakbpf. The verdict is on the median of the rounds' pairs
 #      (under peakbpf vs alone), beside the empty program's own overhead.
-#  [3] start-up: wall time of `peakbpf -q --json -- true` vs `true` from this
-#      shell, split with the record's host.bpf_startup_ms (probe, load,
-#      learn, attach) and the rest (fork, other sources, report);
-#      peakbpf's memory: GNU time's %M, and VmHWM while it tracks 1000
-#      processes.
+#  [3] start-up: the targets are ratios to GNU time's added time (`time
+#      true` − `true`), timed side by side by hyperfine in rounds
+#      (tools/bench/ratios.sh): through a helper, standalone, -r N per run
+#      after the first (and the same timed by this shell, which must
+#      agree); own peak RSS by GNU time's %M. The standalone load is split
+#      with the record's host.bpf_startup_ms (probe, load, learn, attach)
+#      and the rest (fork, other sources, report), from this shell's clock;
+#      VmHWM while it tracks 1000 processes.
+#      A build: make -j2 of a fixed subset of this project alone and under
+#      peakbpf, hyperfine, rounds of alternating order (ratios.sh).
 #  [4] scale: as the tracked cost, with N-1 idle tracked processes alive.
 #  [5] accuracy: one run of each shape is measured by peakbpf, three /proc
 #      samplers and a cgroup v1 memory cgroup at once; GNU time gets its own
@@ -68,13 +73,15 @@ case $MODE in
 full)
 	: "${BENCH_COST_SIZE:=256MiB}" "${BENCH_COST_REPS:=5}"
 	: "${BENCH_WALL_SIZE:=1GiB}" "${BENCH_WALL_RUNS:=7}"
-	: "${BENCH_START_RUNS:=11}"
+	: "${BENCH_START_RUNS:=11}" "${BENCH_HF_ROUNDS:=5}" "${BENCH_HF_RUNS:=10}"
+	: "${BENCH_BUILD_SET:=cli}" "${BENCH_BUILD_ROUNDS:=4}" "${BENCH_BUILD_WARM:=1}"
 	: "${BENCH_SCALE_SIZE:=256MiB}" "${BENCH_SCALE_N:=1 100 1000}"
 	: "${BENCH_ACC_SPIKE:=256MiB}" "${BENCH_ACC_SIZE:=64MiB}" ;;
 short)
 	: "${BENCH_COST_SIZE:=64MiB}" "${BENCH_COST_REPS:=3}"
 	: "${BENCH_WALL_SIZE:=256MiB}" "${BENCH_WALL_RUNS:=5}"
-	: "${BENCH_START_RUNS:=5}"
+	: "${BENCH_START_RUNS:=3}" "${BENCH_HF_ROUNDS:=3}" "${BENCH_HF_RUNS:=3}"
+	: "${BENCH_BUILD_SET:=base}" "${BENCH_BUILD_ROUNDS:=2}" "${BENCH_R_N:=11}" "${BENCH_BUILD_WARM:=0}"
 	: "${BENCH_SCALE_SIZE:=64MiB}" "${BENCH_SCALE_N:=1 100 1000}"
 	: "${BENCH_ACC_SPIKE:=64MiB}" "${BENCH_ACC_SIZE:=16MiB}" ;;
 *)
@@ -82,6 +89,7 @@ short)
 	exit 2 ;;
 esac
 SAMPLER_MS="10,100,1000"
+HF_ROUNDS=$BENCH_HF_ROUNDS HF_RUNS=$BENCH_HF_RUNS BUILD_ROUNDS=$BENCH_BUILD_ROUNDS BUILD_WARM=$BENCH_BUILD_WARM
 # Windows disturbed by other processes are repeated only until this many
 # seconds into the run, so a busy machine cannot stretch the bench much.
 if [ "$MODE" = full ]; then : "${BENCH_RETRY_UNTIL_S:=120}"; else : "${BENCH_RETRY_UNTIL_S:=40}"; fi
@@ -129,6 +137,9 @@ exec {fd_up}<>"$TMP/up" {fd_go}<>"$TMP/go" {fd_wl}<>"$TMP/wl"
 # ---------------------------------------------------------------- helpers
 
 log() { printf '  %s\n' "$*" >&2; }
+# since_start: whole seconds since the bench began (each section's log line
+# says when it began, so the cost of each is in the log).
+since_start() { calc "$EPOCHREALTIME - $T_START" | cut -d. -f1; }
 # calc EXPR: floating-point arithmetic via awk.
 calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
 # stats N...: "median min max" of the numbers.
@@ -265,6 +276,19 @@ unique_why() {
 	sed -n 's/.*"unique":{"source":"\([^"]*\)"[^}]*"inexact_reason":"\([^"]*\)".*/\1: \2/p' "$1" 2>/dev/null | head -n 1
 }
 
+# floor_shared KEY: with peakbpf loaded for a window, the programs whose
+# JIT images share the floor's 128-byte block (positions.sh, jit_neighbours),
+# kept in FLOOR_SHARED when there are any: a program run just before the
+# floor in its block leaves the floor's code cached (docs/performance.md,
+# "Attach order").
+FLOOR_SHARED="" FLOOR_CHECKED=0
+floor_shared() {
+	local nb
+	nb=$(jit_neighbours bench_floor)
+	FLOOR_CHECKED=$((FLOOR_CHECKED + 1))
+	case $nb in none | "not found") ;; *) FLOOR_SHARED+="$1: $nb; " ;; esac
+}
+
 # Each window function below leaves its two snapshots in WIN_S1/WIN_S2 and
 # the number of rss_stat events its own workload made in WIN_OURS (S/page
 # faults plus one unmap batch per 512 pages). Other users of this machine make
@@ -320,6 +344,7 @@ cost_untracked() {
 	"$PEAKBPF" -q -o "$TMP/u.json" -- sh -c "echo up >$TMP/up; read _ <$TMP/go" 2>"$TMP/u.err" &
 	pb=$!
 	if wait_up "$pb"; then
+		floor_shared "u.$pos"
 		[ "$pos" = first ] && { bs attach || ok=0; mg attach-memcg; }
 		bs "snap $pb" && WIN_S1=$BS_REPLY || ok=0
 		mg "snap-memcg $pb" && m1=$BS_REPLY
@@ -374,6 +399,7 @@ cost_tracked() {
 		idle-plus-faulter 2>&"$fd_wl" &
 	pb=$!
 	if wait_wl ready "$pb" && wpid=$(child_of "$pb") && [ -n "$wpid" ]; then
+		floor_shared "t.$pos"
 		[ "$pos" = first ] && { bs attach || ok=0; }
 		bs "snap $pb" && WIN_S1=$BS_REPLY || ok=0
 		kill -USR1 "$wpid"
@@ -462,7 +488,7 @@ if [ ! -x "$GNU_TIME" ] && command -v apt-get >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null 2>&1 || log "could not install GNU time"
 fi
 
-echo "bench: [3] start-up: $TRUE_BIN alone vs peakbpf -q --json -- $TRUE_BIN, $BENCH_START_RUNS runs each, interleaved" >&2
+echo "bench: +$(since_start) s [3] start-up: $TRUE_BIN alone vs peakbpf -q --json -- $TRUE_BIN, $BENCH_START_RUNS runs each, interleaved" >&2
 # The record's host.bpf_startup_ms says what each BPF step took; the rest
 # of a run (fork and exec of the command, the other sources, the report) is
 # the run's time less its steps and less the command alone.
@@ -505,7 +531,7 @@ if [ -z "$start_err" ]; then
 	added=$(calc "$bm - $am")
 	row startup "true alone (ms, median of ${#A[@]})" "$(printf '%.2f ms (%.2f–%.2f)' "$am" "$amin" "$amax")" "" "" "$am" ms "fork+exec+wait from bash"
 	row startup "peakbpf -q --json -- true (ms, median of ${#B[@]})" "$(printf '%.2f ms (%.2f–%.2f)' "$bm" "$bmin" "$bmax")" "" "" "$bm" ms "BPF load, attach, run, report"
-	row startup "added by peakbpf (difference of medians)" "$(printf '%.2f ms' "$added")" "≤ 25 ms" "$(verdict "$added" 25)" "$added" ms "split below into the four BPF steps and the rest, each a median of the same runs"
+	row startup "added by peakbpf (difference of medians)" "$(printf '%.2f ms' "$added")" "" "" "$added" ms "split below into the four BPF steps and the rest, each a median of the same runs; the target is the ratio below"
 	for s in "${STEPS[@]}"; do
 		IFS=, read -r -a vals <<<"${ST[$s]}"
 		read -r sm smin smax <<<"$(stats "${vals[@]}")"
@@ -515,25 +541,22 @@ if [ -z "$start_err" ]; then
 	rest=$(calc "$rm - $am")
 	row startup "  the rest: fork, other sources, report (ms)" "$(printf '%.2f ms' "$rest")" "" "" "$rest" ms "median over runs of (run − its four steps), less true alone"
 else
-	na_row startup "peakbpf -q --json -- true" "≤ 25 ms" "$start_err"
+	na_row startup "peakbpf -q --json -- true" "" "$start_err"
 	failed "start-up"
 fi
-if [ -x "$GNU_TIME" ]; then
-	HWM_TRUE=$("$GNU_TIME" -f %M "$PEAKBPF" -q -- "$TRUE_BIN" 2>&1 >/dev/null | tail -n 1)
-else
-	HWM_TRUE=""
-fi
-# The other ways in (issue 24): a running helper, -r 20 on one load, Python.
+# The targets of issue 37 as ratios to GNU time's added time, by hyperfine
+# (tools/bench/ratios.sh); the helper of its own from paths.sh; Python.
 . "$(dirname "$0")/paths.sh"
-echo "bench: [3] start-up through a helper, -r 20 on one load, a Python block" >&2
-paths_helper
-paths_runs
+. "$(dirname "$0")/ratios.sh"
+. "$(dirname "$0")/positions.sh"
+echo "bench: +$(since_start) s [3] start-up as ratios: hyperfine, $HF_ROUNDS rounds of true, GNU time, peakbpf through a helper and standalone, -r $RT_N; a Python block" >&2
+ratios_startup
 paths_python
 
 # ---------------------------------------------------------------- 2. wall time
 
 WALL_BYTES=$(size_bytes "$BENCH_WALL_SIZE")
-echo "bench: [2] wall time: workload -s $BENCH_WALL_SIZE faults ($((WALL_BYTES / PAGE)) faults of 4 KiB) alone, with only the empty program attached, and under peakbpf; $BENCH_WALL_RUNS rounds, interleaved" >&2
+echo "bench: +$(since_start) s [2] wall time: workload -s $BENCH_WALL_SIZE faults ($((WALL_BYTES / PAGE)) faults of 4 KiB) alone, with only the empty program attached, and under peakbpf; $BENCH_WALL_RUNS rounds, interleaved" >&2
 # Other load during a run, in CPUs: the busy time of all CPUs (/proc/stat:
 # user nice system irq softirq steal) minus the CPU time of the run's own
 # processes (the shell's children times), divided by the run's wall time.
@@ -642,6 +665,8 @@ else
 	na_row wall "overhead under peakbpf" "≤ 10 %" "a run failed: $(head -n 2 "$TMP/wall.err")"
 	failed "wall time"
 fi
+echo "bench: +$(since_start) s [2] a build: make -j2 of bench-build-subset ($BENCH_BUILD_SET) alone and under peakbpf, $BUILD_ROUNDS rounds (hyperfine)" >&2
+ratios_build "$BENCH_BUILD_SET"
 
 # [1]'s memcg rows, from the untracked windows' memcg figures: pooled ns per
 # event at each position, then each round's ratio against the memcg floor at
@@ -685,7 +710,7 @@ memcg_rows() {
 
 # ---------------------------------------------------------------- 1. and 4. per-event cost
 
-echo "bench: [1] per-event cost from BPF run-time statistics, $BENCH_COST_REPS round(s) of 6 windows (workload faults -s $BENCH_COST_SIZE)" >&2
+echo "bench: +$(since_start) s [1] per-event cost from BPF run-time statistics, $BENCH_COST_REPS round(s) of 6 windows (workload faults -s $BENCH_COST_SIZE)" >&2
 COST_OK=0
 if bs_start; then
 	COST_OK=1
@@ -702,7 +727,9 @@ if bs_start; then
 		done
 	done
 	ROUND=""
-	echo "bench: [4] scale: tracked per-event cost with N live tracked processes (N-1 idle), N = $BENCH_SCALE_N" >&2
+	echo "bench: +$(since_start) s [1] attach order: two empty programs in both orders, $BENCH_COST_REPS round(s) (tools/bench/positions.sh)" >&2
+	cost_positions
+	echo "bench: +$(since_start) s [4] scale: tracked per-event cost with N live tracked processes (N-1 idle), N = $BENCH_SCALE_N" >&2
 	SCALE_HWM=""
 	for n in $BENCH_SCALE_N; do
 		if measure "s.$n" cost_tracked first "$n" "$BENCH_SCALE_SIZE"; then
@@ -720,7 +747,7 @@ if [ $COST_OK = 1 ]; then
 	read -r pt1 ut1 <<<"$(tracked_ns t.first "$pu1")"
 	read -r pt2 ut2 <<<"$(tracked_ns t.second "$pu2")"
 	nu=${W[u.first.pcnt]} nt=${W[t.first.pcnt]}
-	row cost "floor, untracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$fu1" "$fu2")" "" "" "$fu1" ns "$FLOOR_NOTE; ${W[u.second.fcnt]} / ${W[u.first.fcnt]} events"
+	row cost "floor, untracked windows: first / second (ns/event)" "$(printf '%.1f ns / %.1f ns' "$fu1" "$fu2")" "" "" "$fu1" ns "$FLOOR_NOTE; ${W[u.second.fcnt]} / ${W[u.first.fcnt]} events; programs in its JIT image's 128-byte block: ${POS_FLOOR_NB:-not read}, in the memcg floor's: ${POS_MEMCG_NB:-not read}; while peakbpf was loaded: ${FLOOR_SHARED:-none in $FLOOR_CHECKED windows}"
 	r1=$(calc "$pu1 / $fu1") r2=$(calc "$pu2 / $fu2")
 	row cost "peakbpf, untracked event, first (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pu1" "$r1")" "≤ 1.2 × floor" "$(verdict "$r1" 1.2)" "$pu1" ns "vs the floor first in its own windows; $nu events, ${W[u.first.foreign]} of them other processes'"
 	row cost "peakbpf, untracked event, second (ns/event)" "$(printf '%.1f ns = %.2f × floor' "$pu2" "$r2")" "≤ 1.2 × floor" "$(verdict "$r2" 1.2)" "$pu2" ns "floor attached first, peakbpf second, same windows"
@@ -743,6 +770,8 @@ if [ $COST_OK = 1 ]; then
 		RRM[$k]=$rm RRS[$k]=$(printf '%.2f–%.2f' "$rmin" "$rmax")
 	done
 	memcg_rows
+	order_sums
+	pos_rows
 	if [ -n "${lam:-}" ]; then
 		est=$(calc "$pt1 * $WALL_BYTES / $PAGE / ($lam * 1e9) * 100")
 		row wall "overhead estimated from [1] (%)" "$(printf '%+.2f %%' "$est")" "" "" "$est" "%" "derived, not timed, a cross-check of the timed row: tracked ns/event (first) × $((WALL_BYTES / PAGE)) faults ÷ the fault loop's median alone"
@@ -773,13 +802,7 @@ else
 	failed "per-event cost"
 fi
 
-# 3b. peakbpf's own peak memory
-if [ -n "$HWM_TRUE" ] && [ "$HWM_TRUE" -gt 0 ] 2>/dev/null; then
-	hm=$(calc "$HWM_TRUE / 1024")
-	row startup "peakbpf's peak RSS, -- true (MiB)" "$(printf '%.2f MiB' "$hm")" "≤ 10 MiB" "$(verdict "$hm" 10)" "$hm" MiB "GNU time %M (ru_maxrss) of peakbpf -q -- true"
-else
-	na_row startup "peakbpf's peak RSS, -- true" "≤ 10 MiB" "no GNU time at $GNU_TIME (apt-get install time)"
-fi
+# 3b. peakbpf's own peak memory while it tracks many processes (the -- true one is ratios.sh's)
 if [ -n "${SCALE_HWM:-}" ]; then
 	hm=$(calc "$SCALE_HWM / 1024")
 	row startup "peakbpf's VmHWM, tracking $SCALE_HWM_N processes (MiB)" "$(printf '%.2f MiB' "$hm")" "≤ 10 MiB" "$(verdict "$hm" 10)" "$hm" MiB "/proc/PID/status VmHWM read as the fault loop ended, before the report"
@@ -789,7 +812,7 @@ fi
 
 # ---------------------------------------------------------------- 5. accuracy
 
-echo "bench: [5] accuracy: true peak vs peakbpf, /proc samplers ($SAMPLER_MS ms) and cgroup v1 (one run), GNU time (its own run)" >&2
+echo "bench: +$(since_start) s [5] accuracy: true peak vs peakbpf, /proc samplers ($SAMPLER_MS ms) and cgroup v1 (one run), GNU time (its own run)" >&2
 CG_ROOT=/sys/fs/cgroup/memory
 ACC_SHAPES=(
 	"spike held 5 ms in a 1 s life|-s $BENCH_ACC_SPIKE -t 5ms blip"
@@ -873,43 +896,49 @@ PY
 )
 	CPUS_RES=${CPUS_RES//_/ }
 }
-# One line per target of issue 24, from the rows below it ("n/a": not
-# measured in this run, and why).
+# One line per target of issue 37, from the rows below it ("n/a": not
+# measured in this run, and why). Each figure is a ratio to what it is
+# compared with in the same run, the median of the rounds and their min–max;
+# the per-event ones in the worse of the two attach orders.
+worse_order() {  # KIND (u|m|t): "FIGURE|VERDICT-VALUE" of the worse order
+	local a=${RRM[$1.first]:-} b=${RRM[$1.second]:-} w o
+	[ -n "$a" ] && [ -n "$b" ] || return 0
+	if [ "$(calc "($b > $a)")" = 1.000000 ]; then w=second o=first; else w=first o=second; fi
+	printf '%.2f × (%s) peakbpf %s; %s %.2f ×|%s' "${RRM[$1.$w]}" "${RRS[$1.$w]}" "$w" "$o" "${RRM[$1.$o]}" "${RRM[$1.$w]}"
+}
 targets_table() {  # [md]
-	local f fmt=${1:-text}
+	local f v fmt=${1:-text} k
 	if [ "$fmt" = md ]; then
-		echo "| target (issue 24) | figure | target | result |"
+		echo "| target (issue 37) | figure: median of rounds (min–max) | target | result |"
 		echo "|---|---|---|---|"
 		tline() { echo "| $1 | ${2:-n/a} | $3 | ${4:-n/a} |"; }
 	else
-		echo "Targets (issue 24): each with the row it comes from"
-		tline() { printf '  %-48s %-46s %-14s %s\n' "$1" "$2" "$3" "$4"; }
+		echo "Targets (issue 37): ratios to what each is compared with in this run; median of rounds (min–max)"
+		tline() { printf '  %-50s %-52s %-16s %s\n' "$1" "$2" "$3" "$4"; }
 	fi
-	tline "peakbpf -q -- true with a helper running" "${PATHS_HELPER_ADDED:+$(printf '+%.2f ms' "$PATHS_HELPER_ADDED")}" "≤ 5 ms" \
-		"${PATHS_HELPER_ADDED:+$(verdict "$PATHS_HELPER_ADDED" 5)}"
+	tline "peakbpf -q -- true through a running helper" "${RT_HELPER:+$(printf '%.2f × (%s) GNU time'"'"'s added time' "$RT_HELPER" "$RT_HELPER_SPREAD")}" \
+		"≤ 1.5 ×" "${RT_HELPER:+$(verdict "$RT_HELPER" 1.5)}"
 	cpus_scaling
 	tline "  the same, CPU scaling 2 → 64 vCPUs" "${CPUS_FIG:-make bench-cpus (6.12 VM)}" "≤ x1.15" "${CPUS_RES:-not run here}"
-	tline "-r 20 -- true, per run after the first" "${PATHS_RUN_ADDED:+$(printf '+%.2f ms' "$PATHS_RUN_ADDED")}" "≤ 2 ms" \
-		"${PATHS_RUN_ADDED:+$(verdict "$PATHS_RUN_ADDED" 2)}"
-	tline "standalone start-up (--no-helper)" "${added:+$(printf '+%.2f ms' "$added")}" "≤ 25 ms" "${added:+$(verdict "$added" 25)}"
-	f=${HWM_TRUE:+$(calc "$HWM_TRUE / 1024")}
-	tline "standalone own peak RSS" "${f:+$(printf '%.2f MiB' "$f")}" "≤ 10 MiB" "${f:+$(verdict "$f" 10)}"
-	tline "Python measure() block" "${PATHS_PY_BLOCK:+$(printf '%.3f ms' "$PATHS_PY_BLOCK")}" "≤ 1 ms" \
+	tline "-r $RT_N -- true, per run after the first, standalone" "${RT_RUNS_ALONE:+$(printf '%.2f × (%s)' "$RT_RUNS_ALONE" "$RT_RUNS_ALONE_SPREAD")}" \
+		"≤ 1 ×" "${RT_RUNS_ALONE:+$(verdict "$RT_RUNS_ALONE" 1)}"
+	tline "  the same through the helper" "${RT_RUNS_HELPER:+$(printf '%.2f × (%s)' "$RT_RUNS_HELPER" "$RT_RUNS_HELPER_SPREAD")}" \
+		"≤ 1 ×" "${RT_RUNS_HELPER:+$(verdict "$RT_RUNS_HELPER" 1)}"
+	tline "standalone start-up (--no-helper)" "${RT_STANDALONE:+$(printf '%.2f × (%s)' "$RT_STANDALONE" "$RT_STANDALONE_SPREAD")}" \
+		"≤ 5 ×" "${RT_STANDALONE:+$(verdict "$RT_STANDALONE" 5)}"
+	tline "standalone own peak RSS" "${RT_RSS:+$(printf '%.2f MiB (%s)' "$RT_RSS" "$RT_RSS_SPREAD")}" "≤ 10 MiB" "${RT_RSS:+$(verdict "$RT_RSS" 10)}"
+	tline "Python measure() block (issue 24)" "${PATHS_PY_BLOCK:+$(printf '%.3f ms' "$PATHS_PY_BLOCK")}" "≤ 1 ms" \
 		"${PATHS_PY_BLOCK:+$(verdict "$PATHS_PY_BLOCK" 1)}"
-	for k in u.first u.second; do
-		tline "untracked rss_stat event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
-			"≤ 1.2 × empty" "${RRM[$k]:+$(verdict "${RRM[$k]}" 1.2)}"
+	for k in "u|untracked rss_stat event, worse order|1.2" "m|untracked memcg statistic event, worse order|1.2" "t|tracked event, worse order|3"; do
+		IFS='|' read -r kind name tgt <<<"$k"
+		f=$(worse_order "$kind")
+		v=${f##*|}
+		tline "$name" "${f:+${f%|*}}" "≤ $tgt × empty" "${f:+$(verdict "$v" "$tgt")}"
 	done
-	for k in m.first m.second; do
-		tline "untracked memcg statistic event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
-			"≤ 1.2 × empty" "${RRM[$k]:+$(verdict "${RRM[$k]}" 1.2)}"
-	done
-	for k in t.first t.second; do
-		tline "tracked event, peakbpf ${k#*.}" "${RRM[$k]:+$(printf '%.2f × (%s), median of %s' "${RRM[$k]}" "${RRS[$k]}" "$BENCH_COST_REPS")}" \
-			"≤ 3 × floor" "${RRM[$k]:+$(verdict "${RRM[$k]}" 3)}"
-	done
-	tline "$BENCH_WALL_SIZE in 4 KiB pages, wall" "${prm:+$(printf '%+.2f %% (empty program alone %+.2f %%)' "$prm" "${pfm:-0}")}" "≤ 10 %" \
+	tline "$BENCH_WALL_SIZE in 4 KiB pages, wall" "${prm:+$(printf '%+.2f %% (%+.1f … %+.1f; empty program alone %+.2f %%)' "$prm" "$prmin" "$prmax" "${pfm:-0}")}" "≤ 10 %" \
 		"${prm:+$(verdict "$prm" 10)}"
+	tline "make -j2 (bench-build-subset $BENCH_BUILD_SET), wall" "${RT_BUILD:+$(printf '%+.2f %% (%s %%)' "$RT_BUILD" "$RT_BUILD_SPREAD")}" "≤ 2 %" \
+		"${RT_BUILD:+$(verdict "$RT_BUILD" 2)}"
 	[ "$fmt" = md ] || echo "  (an empty figure: not measured in this run; the rows below say why)"
 	echo
 }

@@ -22,6 +22,26 @@ int BPF_PROG(bench_floor, struct mm_struct *mm, int member)
 }
 
 /*
+ * The position bench ([1], attach order): a second empty program, the
+ * floor's twin, and the same empty program as a raw_tp (no BTF at the
+ * attach, probe-read arguments). The kernel runs every tp_btf and raw_tp
+ * program on a tracepoint the same way (each its own probe of the
+ * tracepoint, called in attach order; no trampoline, which is fentry's):
+ * two empty programs tell what a position costs, whichever program is in it.
+ */
+SEC("tp_btf/rss_stat")
+int BPF_PROG(bench_twin, struct mm_struct *mm, int member)
+{
+	return 0;
+}
+
+SEC("raw_tp/rss_stat")
+int bench_raw(void *ctx)
+{
+	return 0;
+}
+
+/*
  * The floor of peakbpf's unique_stat (bpf/unique.bpf.c): an empty program
  * on memcg:mod_memcg_lruvec_state, which fires on every memcg statistic
  * update of the machine. The tracepoint is 6.13+, so the program loads

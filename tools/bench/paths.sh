@@ -1,19 +1,11 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: MIT
-# The start-up of the other ways to measure (issue 24), sourced by bench.sh
-# after its own start-up rows ([3]): through a running helper, many runs of
-# one process on one BPF load (-r 20), and the Python package's block.
-# Each figure is a difference of medians of interleaved runs, as [3]'s.
+# The other ways to measure (issue 24), sourced by bench.sh after its own
+# start-up rows ([3]): a resident helper of the bench's own (helper_start,
+# helper_stop: ratios.sh times runs through it) and the Python package's
+# block.
 #
-# Sets PATHS_HELPER_ADDED, PATHS_RUN_ADDED, PATHS_PY_BLOCK (ms; empty when
-# not measured) for the targets table.
-
-# time_ms CMD...: wall time of one run of CMD from this shell, ms.
-time_ms() {
-	local t0=$EPOCHREALTIME
-	"$@" >/dev/null 2>"$TMP/paths.err" || return 1
-	calc "($EPOCHREALTIME - $t0) * 1000"
-}
+# Sets PATHS_PY_BLOCK (ms; empty when not measured) for the targets table.
 
 # A helper of our own, resident (the default), on a socket of our own.
 helper_start() {
@@ -32,72 +24,6 @@ helper_stop() {
 	kill "$HELPER_PID" 2>/dev/null
 	wait "$HELPER_PID" 2>/dev/null
 	HELPER_PID=""
-}
-
-# paths_helper: `peakbpf -q -- true` through a running helper vs true alone;
-# and with --source bpf (no cgroup of its own), which shows what making,
-# entering and removing the tree's cgroup adds.
-paths_helper() {
-	local i d a=() h=() hb=() via am hm hbm lo hi
-	PATHS_HELPER_ADDED=""
-	if ! helper_start; then
-		na_row startup "through a running helper" "≤ 5 ms" "peakbpf serve did not start: $(head -n 1 "$TMP/helper.log")"
-		failed "helper start-up"
-		helper_stop
-		return
-	fi
-	PEAKBPF_HELPER=$TMP/helper.sock "$PEAKBPF" -q --json -- "$TRUE_BIN" >"$TMP/h.json" 2>/dev/null
-	via=$(sed -n 's/.*"bpf_load":"\([a-z]*\)".*/\1/p' "$TMP/h.json")
-	for ((i = 0; i < BENCH_START_RUNS; i++)); do
-		d=$(time_ms "$TRUE_BIN") && a+=("$d")
-		d=$(PEAKBPF_HELPER=$TMP/helper.sock time_ms "$PEAKBPF" -q -- "$TRUE_BIN") && h+=("$d")
-		d=$(PEAKBPF_HELPER=$TMP/helper.sock time_ms "$PEAKBPF" -q --source bpf -- "$TRUE_BIN") && hb+=("$d")
-	done
-	helper_stop
-	if [ "$via" != helper ] || [ ${#h[@]} -lt 3 ] || [ ${#hb[@]} -lt 3 ]; then
-		na_row startup "through a running helper" "≤ 5 ms" "the runs did not go through the helper (bpf_load: ${via:-none}): $(head -n 1 "$TMP/paths.err")"
-		failed "helper start-up"
-		return
-	fi
-	read -r am _ <<<"$(stats "${a[@]}")"
-	read -r hm lo hi <<<"$(stats "${h[@]}")"
-	PATHS_HELPER_ADDED=$(calc "$hm - $am")
-	row startup "through a running helper: peakbpf -q -- true (ms, median of ${#h[@]})" \
-		"$(printf '%.2f ms (%.2f–%.2f)' "$hm" "$lo" "$hi")" "" "" "$hm" ms \
-		"peakbpf serve of its own, resident; the record says bpf_load \"helper\""
-	row startup "  added by peakbpf through the helper (difference of medians)" \
-		"$(printf '%.2f ms' "$PATHS_HELPER_ADDED")" "≤ 5 ms" "$(verdict "$PATHS_HELPER_ADDED" 5)" \
-		"$PATHS_HELPER_ADDED" ms "round trips (open, add, start, close) and the other sources: the tree's cgroup (below)"
-	read -r hbm lo hi <<<"$(stats "${hb[@]}")"
-	row startup "  the same with --source bpf: no cgroup of its own (ms added)" \
-		"$(printf '%.2f ms' "$(calc "$hbm - $am")")" "" "" "$(calc "$hbm - $am")" ms \
-		"the helper's round trips alone; the difference to the row above is the cgroup source (mkdir, moving the command in, rmdir)"
-}
-
-# paths_runs: -r 20 against one run, both loaded here (--no-helper): what a
-# run after the first adds, now that every run takes a tree of one load.
-paths_runs() {
-	local i d one=() many=() a=() om mm am
-	PATHS_RUN_ADDED=""
-	for ((i = 0; i < (BENCH_START_RUNS + 1) / 2; i++)); do
-		d=$(time_ms "$TRUE_BIN") && a+=("$d")
-		d=$(time_ms "$PEAKBPF" -q --no-helper -- "$TRUE_BIN") && one+=("$d")
-		d=$(time_ms "$PEAKBPF" -q --no-helper -r 20 -- "$TRUE_BIN") && many+=("$d")
-	done
-	if [ ${#many[@]} -lt 2 ] || [ ${#one[@]} -lt 2 ]; then
-		na_row startup "-r 20 -- true, per run after the first" "≤ 2 ms" "a run failed: $(head -n 1 "$TMP/paths.err")"
-		failed "-r 20"
-		return
-	fi
-	read -r om _ <<<"$(stats "${one[@]}")"
-	read -r mm lo hi <<<"$(stats "${many[@]}")"
-	read -r am _ <<<"$(stats "${a[@]}")"
-	PATHS_RUN_ADDED=$(calc "($mm - $om) / 19 - $am")
-	row startup "peakbpf -q -r 20 -- true (ms, median of ${#many[@]})" \
-		"$(printf '%.1f ms (%.1f–%.1f)' "$mm" "$lo" "$hi")" "" "" "$mm" ms "loaded here (--no-helper): one BPF load, a tree of it per run"
-	row startup "  added per run after the first (ms)" "$(printf '%.2f ms' "$PATHS_RUN_ADDED")" "≤ 2 ms" \
-		"$(verdict "$PATHS_RUN_ADDED" 2)" "$PATHS_RUN_ADDED" ms \
-		"(median of -r 20 − median of one run) / 19 − true alone; each run still makes its own cgroup"
 }
 
 # paths_python: one `with peakbpf.measure(): pass` block, the session open

@@ -24,6 +24,12 @@ static bool after_load(const struct tracker_features *f)
 	return false;
 }
 
+static bool apart(const struct tracker_features *f)
+{
+	(void)f;
+	return false;
+}
+
 /* Load the smallest program with an atomic fetch-add:
  * r1 = 0; *(u64 *)(r10 - 8) = r1; r1 = 1; r1 = fetch_add(*(u64 *)(r10 - 8), r1). */
 static bool probe_fetch_atomics(const struct tracker_features *f)
@@ -81,16 +87,58 @@ static unsigned probe_fault_pages(void)
 	return v < (unsigned long long)page ? 1 : (unsigned)(v / (unsigned long long)page);
 }
 
-/* True unless tracefs is mounted and lists no such event. */
-static bool probe_memcg_stat_tp(const struct tracker_features *f)
+/*
+ * Whether the kernel has the raw tracepoint NAME, asked of its table of
+ * them without attaching anything: BPF_RAW_TRACEPOINT_OPEN looks NAME up
+ * first (-ENOENT when absent), and then, for a writable raw tracepoint
+ * program, refuses one that reads more of the tracepoint's buffer than the
+ * tracepoint makes writable (-EINVAL: none on a tracepoint not declared
+ * writable) before it registers the program ("bpf: add writable context
+ * for raw tracepoints", 5.2). The program reads one byte of that buffer:
+ * r2 = *(u64 *)(r1 + 0); r0 = *(u8 *)(r2 + 0); r0 = 0; exit.
+ * 1: it is there; 0: it is not; -errno: cannot tell (no CAP_BPF, ...).
+ */
+static int raw_tp_exists(const char *name)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_LDX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_2, .src_reg = BPF_REG_1 },
+		{ .code = BPF_LDX | BPF_B | BPF_MEM, .dst_reg = BPF_REG_0, .src_reg = BPF_REG_2 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int prog = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE, NULL, "GPL", insns,
+				 sizeof(insns) / sizeof(insns[0]), NULL);
+	int fd, err;
+
+	if (prog < 0)
+		return -errno;
+	fd = bpf_raw_tracepoint_open(name, prog);
+	err = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);      /* a kernel that attached it after all: it is there */
+	close(prog);
+	if (fd >= 0 || err == -EINVAL)
+		return 1;
+	return err == -ENOENT ? 0 : err;
+}
+
+/* Tracefs, where it is mounted and ours to read; else the kernel's raw
+ * tracepoint table; true (assumed) when neither can tell. */
+static bool probe_memcg_stat_tp(struct tracker_features *f)
 {
 	struct stat st;
+	int seen;
 
-	(void)f;
-	if (stat("/sys/kernel/tracing/events", &st))
-		return true;            /* not mounted, or not ours to read: try */
-	return access("/sys/kernel/tracing/events/memcg/mod_memcg_lruvec_state", F_OK) == 0 ||
-	       errno != ENOENT;
+	if (stat("/sys/kernel/tracing/events", &st) == 0) {
+		seen = access("/sys/kernel/tracing/events/memcg/mod_memcg_lruvec_state", F_OK) == 0;
+		if (seen || errno == ENOENT) {
+			f->memcg_stat_tp_seen = seen;
+			return seen;
+		}
+	}
+	seen = raw_tp_exists("mod_memcg_lruvec_state");
+	f->memcg_stat_tp_seen = seen == 1;
+	return seen != 0;
 }
 
 void features_probe(struct tracker_features *f)
@@ -99,6 +147,7 @@ void features_probe(struct tracker_features *f)
 #define KFEATURE_PROBE(name, probe, bpf) f->has_##name = probe(f);
 	KFEATURES(KFEATURE_PROBE)
 #undef KFEATURE_PROBE
+	f->has_memcg_stat_tp = probe_memcg_stat_tp(f);
 	f->fault_pages = probe_fault_pages();
 	f->fault_pages_read = f->fault_pages > 0;
 	if (!f->fault_pages)

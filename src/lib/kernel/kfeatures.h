@@ -16,7 +16,8 @@
  * below, the name programs are suffixed with (NAME__F), and
  *  - PROBE: what features_probe sets it to before load, a probe of
  *    kfeatures.c, or assumed (true until the load says otherwise) or
- *    after_load (false until the loaded object tells);
+ *    after_load (false until the loaded object tells), or apart (probed by
+ *    features_probe after the table, which also keeps what it saw);
  *  - BPF: RODATA when the BPF object reads it too, as the const volatile
  *    has_NAME (bpf/compat.bpf.h) that tracker_load.c sets before load; else NONE.
  *
@@ -31,14 +32,18 @@
  *   inside the BPF object, reported by learn_cpu_offsets after load.
  * memcg_stat_tp: the memcg statistic tracepoints (6.13): where tracefs is
  *   mounted, its events directory tells (a stat, no BTF parse); elsewhere
- *   assumed, and cleared when the load cannot find the attach target.
+ *   the kernel's raw tracepoint table, asked without attaching (kfeatures.c,
+ *   raw_tp_exists); where neither can tell, assumed, and cleared when the
+ *   load cannot find the attach target. memcg_stat_tp_seen: one of them
+ *   saw it (not assumed), so the unique program's hook needs no scan of
+ *   the kernel's BTF.
  */
 #define KFEATURES(X) \
 	X(fetch_atomics, probe_fetch_atomics, RODATA) \
 	X(percpu_sum, probe_percpu_sum, NONE) \
 	X(exit_mmap_tp, assumed, NONE) \
 	X(percpu_rss, after_load, NONE) \
-	X(memcg_stat_tp, probe_memcg_stat_tp, NONE)
+	X(memcg_stat_tp, apart, NONE)
 
 struct tracker_features {
 #define KFEATURE_FLAG(name, probe, bpf) bool has_##name;
@@ -51,6 +56,7 @@ struct tracker_features {
 	 * kernel's default (64 KiB) assumed. */
 	unsigned fault_pages;
 	bool fault_pages_read;
+	bool memcg_stat_tp_seen;
 };
 
 /* Probe what can be probed before load (each probe loads a tiny program). */
