@@ -11,6 +11,8 @@ VERSION := 0.4.0
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev.
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 WARN := -Wall -Wextra
 CFLAGS ?= -g -O2
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LIBBPF_CFLAGS) \
@@ -73,11 +75,11 @@ LIB_OBJS = $(foreach l,$(LAYER_LINK_lib),$(call layer_objs,$(l)))
 # and the helper (today the harness and the rank files) and of the pure
 # helpers (timeline, base) of its own; the helper, peakbpf serve, is a
 # library of its own that the CLI calls through serve.h alone.
-CLI_LAYERS = $(filter-out cli helper $(LAYER_LINK_lib),$(LAYER_LINK_cli)) timeline base
+CLI_LAYERS = $(filter-out cli helper agent $(LAYER_LINK_lib),$(LAYER_LINK_cli)) timeline base
 CLI_OBJS = $(call layer_objs,cli)
 CLI_API_OBJS = $(CLI_OBJS) $(foreach l,$(CLI_LAYERS),$(call layer_objs,$(l)))
-CLI_ARCHIVES = $(foreach l,$(CLI_LAYERS) helper,$(OUTPUT)/layers/lib$(l).a)
-ALL_OBJS = $(sort $(LIB_OBJS) $(CLI_API_OBJS) $(call layer_objs,helper))
+CLI_ARCHIVES = $(foreach l,$(CLI_LAYERS) helper agent,$(OUTPUT)/layers/lib$(l).a)
+ALL_OBJS = $(sort $(LIB_OBJS) $(CLI_API_OBJS) $(call layer_objs,helper) $(call layer_objs,agent))
 # Every tests/unit/test_NAME.c, each linking its layer's archives
 # (TEST_LAYER_NAME); test_NAME_EXTRA: a test's own helpers beside it.
 UNIT_TESTS := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
@@ -87,7 +89,7 @@ test_sources_EXTRA := tests/unit/cgroup_fixture.c
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check test unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
-	python-test check-cli-api check-layers check-size check-abi check-man check-unit soak
+	python-test check-cli-api check-layers check-size check-abi check-man check-unit check-deploy soak
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
 
@@ -100,7 +102,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 # One BPF object, so that libbpf parses the kernel's BTF once: each BPF unit
 # is compiled alone, then statically linked (bpftool gen object); the one
 # skeleton is generated from the linked object.
-BPF_UNITS := tracker unique
+BPF_UNITS := tracker unique oom cgsum
 
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
@@ -109,6 +111,10 @@ $(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bp
 	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h | $(OUTPUT)/bpf
 # The tree's unique memory (issue 17): its program loads only in command mode.
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
+# The OOM flight recorder (issue 34): every OOM victim, into its own ring.
+$(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
+# Every cgroup's summed RSS for peakbpf agent (issue 34): off unless it asks.
+$(OUTPUT)/bpf/cgsum.bpf.o: bpf/cgsum.bpf.c bpf/cgsum.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
@@ -151,7 +157,7 @@ check-layers: $(ALL_OBJS)
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) -Wl,--start-group $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a \
-		-Wl,--end-group $(LIBBPF_LIBS) -pthread -o $@
+		-Wl,--end-group $(LIBBPF_LIBS) $(MHD_LIBS) -pthread -o $@
 
 # libpeakbpf.so exports the header's calls, each named in the map, whose
 # newest node is VERSION's major.minor.
@@ -167,9 +173,11 @@ check-size:
 # The CLI stays on the public API: check-layers keeps its sources off the
 # library's headers, every symbol the CLI's objects take from libpeakbpf.a
 # must be a peakbpf_* one, and from the helper's archive serve.h's alone.
-check-cli-api: $(CLI_API_OBJS) $(OUTPUT)/libpeakbpf.a $(OUTPUT)/layers/libhelper.a
-	$(call msg,CHECK,CLI uses only include/peakbpf/peakbpf.h and src/helper/serve.h)
+check-cli-api: $(CLI_API_OBJS) $(OUTPUT)/libpeakbpf.a $(OUTPUT)/layers/libhelper.a $(OUTPUT)/layers/libagent.a
+	$(call msg,CHECK,CLI uses only include/peakbpf/peakbpf.h, src/helper/serve.h and src/agent/agent.h)
 	$(Q)tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" "$(OUTPUT)/layers/libhelper.a" src/helper/serve.h \
+		$(CLI_API_OBJS)
+	$(Q)tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" "$(OUTPUT)/layers/libagent.a" src/agent/agent.h \
 		$(CLI_API_OBJS)
 
 lib: $(OUTPUT)/libpeakbpf.a $(OUTPUT)/libpeakbpf.so $(OUTPUT)/libpeakbpf.pc
@@ -321,6 +329,7 @@ CHECKS := \
 	check-docs \
 	check-man \
 	check-unit \
+	check-deploy \
 	fuzz \
 	integration \
 	lib-test \
@@ -346,6 +355,13 @@ python-test: all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) PYTHON=$(PYTHON) tests/python/run.sh
 
 # The units: systemd-analyze verify clean, security rated OK or better.
+# The agent's deployment (deploy/): the DaemonSet, the scrape config
+# (promtool check config) and the dashboard parsed, and every metric they
+# name served by the agent (src/agent/agent_metrics.c).
+check-deploy:
+	$(call msg,CHECK,deploy/ against the agent's metrics)
+	$(Q)tools/check-deploy.py src/agent/agent_metrics.c deploy
+
 check-unit: $(OUTPUT)/peakbpf
 	$(call msg,CHECK,systemd units)
 	$(Q)tools/check-unit.sh "$(abspath $(OUTPUT))"
@@ -368,6 +384,7 @@ INSTALLED := $(PREFIX)/bin/peakbpf $(LIBDIR)/libpeakbpf.a $(LIBDIR)/libpeakbpf.s
 	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libpeakbpf.so $(INCLUDEDIR)/peakbpf/peakbpf.h \
 	$(LIBDIR)/pkgconfig/libpeakbpf.pc $(MANDIR)/man1/peakbpf.1 $(MANDIR)/man3/libpeakbpf.3 \
 	$(SYSTEMDUNITDIR)/peakbpf.socket $(SYSTEMDUNITDIR)/peakbpf.service \
+	$(SYSTEMDUNITDIR)/peakbpf-agent.service \
 	$(PREFIX)/bin/peakbpf-seccomp
 PYTHON_INSTALLED = $(PYTHONDIR)/peakbpf $(PYTHONDIR)/peakbpf-$(VERSION).dist-info
 inst = printf '  INSTALL  %s\n' "$(DESTDIR)$(2)" && install -D -m $(3) $(1) "$(DESTDIR)$(2)"
@@ -390,6 +407,7 @@ install: $(OUTPUT)/peakbpf lib
 	$(Q)$(call inst,man/libpeakbpf.3,$(MANDIR)/man3/libpeakbpf.3,0644)
 	$(Q)$(call inst,systemd/peakbpf.socket,$(SYSTEMDUNITDIR)/peakbpf.socket,0644)
 	$(Q)$(call gen,$(SYSTEMDUNITDIR)/peakbpf.service,-e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf.service.in)
+	$(Q)$(call gen,$(SYSTEMDUNITDIR)/peakbpf-agent.service,-e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf-agent.service.in)
 	$(Q)printf '  INSTALL  %s (the Python package, for %s)\n' "$(DESTDIR)$(PYTHONDIR)/peakbpf" "$(PYTHON)"
 	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
 	$(Q)if [ "$(lastword $(PYTHON_WHERE))" != looks ]; then \

@@ -14,7 +14,8 @@ pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev lib
       pkg-config make gcc libc6-dev python3-pytest python3-venv python3-pip chromium
       openmpi-bin hyperfine time python3-prometheus-client systemd util-linux
       munge mariadb-server slurmctld slurmd slurmdbd slurm-client libslurm-dev libcap2-bin
-      podman runc conmon docker.io containerd busybox-static"
+      podman runc conmon docker.io containerd busybox-static
+      libmicrohttpd-dev curl prometheus prometheus-node-exporter python3-yaml"
 
 missing=""
 for p in $pkgs; do

@@ -509,6 +509,8 @@ static int collect_exit(struct run *r)
 	} else {
 		r->exit_status = 0;
 	}
+	r->oom_recorded = !peakbpf_oom_victims(r->session, r->oom, RUN_MAX_OOM, &r->n_oom, r->oom_why,
+						sizeof(r->oom_why));
 	err = run_close_window(r);
 	if (err) {
 		fprintf(stderr, "peakbpf: reading the last window failed\n");

@@ -22,6 +22,8 @@
 #include "container_run.h"
 
 /* Everything one run needs between its events. */
+#define RUN_MAX_OOM 16          /* victims a run record lists; it counts them all */
+
 struct run {
 	const struct options *opts;
 	struct peakbpf_session *session;
@@ -48,6 +50,11 @@ struct run {
 	struct run_result *result;      /* the harness's copy of the run's figure */
 	struct rank_file rank;          /* --record DIR */
 	struct container_run ctr;       /* -- docker|podman run: the container's session */
+	/* The tree's OOM victims, read when it ended (peakbpf_oom_victims) */
+	struct peakbpf_oom_victim oom[RUN_MAX_OOM];
+	size_t n_oom;
+	bool oom_recorded;
+	char oom_why[192];
 };
 
 #define SUM_LOG_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */

@@ -103,6 +103,11 @@ static struct run_context run_context(const struct run *r, const struct peakbpf_
 	peakbpf_figure_times(f, &t0, &start, &end);
 	c.start_s = start > t0 ? (double)(start - t0) / 1e9 : 0;
 	c.end_s = end > t0 ? (double)(end - t0) / 1e9 : 0;
+	c.oom = r->oom;
+	c.oom_total = r->n_oom;
+	c.n_oom = r->n_oom < RUN_MAX_OOM ? r->n_oom : RUN_MAX_OOM;
+	c.oom_why = r->oom_recorded ? NULL : r->oom_why;
+	c.oom_t0_ns = r->t0_ns;
 	if (o->command) {
 		c.command = &r->command;
 	} else {
@@ -269,6 +274,7 @@ void run_report(struct run *r)
 	}
 	shown = fc ? fc : f;
 	c = run_context(r, shown);
+	c.run_record = true;
 	if (fc)
 		container_context(r, f, &c);
 	peakbpf_figure_peak(f, &peak);

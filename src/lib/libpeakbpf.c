@@ -21,6 +21,7 @@
 #include "lib_opts.h"
 #include "libpeakbpf_figure.h"
 #include "libpeakbpf_cgroup.h"
+#include "libpeakbpf_oom.h"
 
 #define LIB_RING_BYTES (8U << 20)      /* the timeline's kernel buffer: ~175 k changes */
 #define LIB_ROOTS_NAMED 8               /* the timeline's title names these */
@@ -39,6 +40,7 @@ struct peakbpf_session {
 	/* peakbpf_changes_drain: the caller's callback */
 	peakbpf_change_fn change_fn;
 	void *change_ctx;
+	struct lib_oom *oom;            /* peakbpf_oom_victims: the tree's victims so far */
 };
 
 PEAKBPF_API const char *peakbpf_version(void)
@@ -363,6 +365,7 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
 	if (p->timeline && p->started)
 		sum_log_free(&p->log);
 	session_close(p->s);
+	lib_oom_free(p->oom);
 	free(p);
 }
 
@@ -490,4 +493,12 @@ PEAKBPF_API int peakbpf_window_start_pages(struct peakbpf_session *p, int64_t *p
 		return -ENODATA;
 	*pages = session_window_start_pages(p->s);
 	return 0;
+}
+
+PEAKBPF_API int peakbpf_oom_victims(struct peakbpf_session *p, struct peakbpf_oom_victim *out, size_t max,
+				    size_t *n, char *why, size_t why_len)
+{
+	if (!p || !n || (max && !out))
+		return -EINVAL;
+	return lib_oom_victims(p->s, p->t0_ns, &p->oom, out, max, n, why, why_len);
 }
