@@ -11,6 +11,8 @@ VERSION := 0.4.0
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev.
+MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 WARN := -Wall -Wextra
 CFLAGS ?= -g -O2
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LIBBPF_CFLAGS) \
@@ -43,190 +45,51 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-# Folders are layers (docs/design.md, "Layers"): each folder's sources are
-# compiled with the include path of their layer only, so a file that uses a
-# layer it may not fails to compile; make check-layers checks every include
-# (the compiler's dependency lists) against the rules table in design.md.
-# One source a line: branches that add sources then merge cleanly.
-BASE_SRCS := \
-	src/base/units.c \
-	src/base/json.c \
-	src/base/status.c \
-	src/base/fileutil.c \
-	src/base/stats.c \
-	src/base/sampler_model.c \
-	src/base/host.c \
-	src/base/bpf_refusal.c \
-	src/base/hugetlb.c
-TIMELINE_SRCS := \
-	src/timeline/timeline.c \
-	src/timeline/timeline_export.c \
-	src/timeline/timeline_plot.c \
-	src/timeline/timeline_load.c \
-	src/timeline/sum_record.c
-CORE_SRCS := \
-	src/lib/core/figure.c \
-	src/lib/core/gap.c
-KERNEL_SRCS := \
-	src/lib/kernel/tracker_tree.c \
-	src/lib/kernel/tracker_load.c \
-	src/lib/kernel/tree_maps.c \
-	src/lib/kernel/kfeatures.c \
-	src/lib/kernel/holders.c \
-	src/lib/kernel/unique.c \
-	src/lib/kernel/unique_hook.c \
-	src/lib/kernel/cgroup_target.c
-SOURCES_SRCS := \
-	src/lib/sources/helper_proto.c \
-	src/lib/sources/source_helper.c \
-	src/lib/sources/source_bpf.c \
-	src/lib/sources/cgroup_parse.c \
-	src/lib/sources/cgroup_fs.c \
-	src/lib/sources/cgroup_own.c \
-	src/lib/sources/source_cgroup.c \
-	src/lib/sources/source_proc.c \
-	src/lib/sources/source_rusage.c
-LIBTOP_SRCS := \
-	src/lib/report.c \
-	src/lib/report_cgroup.c \
-	src/lib/session.c \
-	src/lib/session_open.c \
-	src/lib/libpeakbpf.c \
-	src/lib/libpeakbpf_figure.c \
-	src/lib/libpeakbpf_cgroup.c
-HELPER_SRCS := \
-	src/helper/serve.c \
-	src/helper/serve_client.c \
-	src/helper/serve_tree.c \
-	src/helper/serve_closer.c \
-	src/helper/serve_record.c \
-	src/helper/serve_sums.c \
-	src/helper/serve_log.c \
-	src/helper/serve_unique.c \
-	src/helper/fdcheck.c \
-	src/helper/serve_fair.c \
-	src/helper/serve_readable.c \
-	src/helper/pidns.c
-CLITOP_SRCS := \
-	src/cli/main.c \
-	src/cli/cli.c \
-	src/cli/spawn.c \
-	src/cli/identity.c \
-	src/cli/command.c \
-	src/cli/output.c \
-	src/cli/attach.c \
-	src/cli/run_report.c \
-	src/cli/run.c \
-	src/cli/run_emit.c \
-	src/cli/env_check.c \
-	src/cli/env_session.c \
-	src/cli/target.c \
-	src/cli/target_container.c \
-	src/cli/cgroup_paths.c \
-	src/cli/container_run.c \
-	src/cli/container_argv.c \
-	src/cli/plot.c
-HARNESS_SRCS := \
-	src/cli/harness/runs_cli.c \
-	src/cli/harness/bench.c \
-	src/cli/harness/runs.c \
-	src/cli/harness/runs_progress.c \
-	src/cli/harness/shell_words.c \
-	src/cli/harness/export_ci.c \
-	src/cli/harness/budget.c \
-	src/cli/harness/sweep.c \
-	src/cli/harness/fit.c \
-	src/cli/harness/export.c \
-	src/cli/harness/export_text.c \
-	src/cli/harness/fit_report.c
-MERGE_SRCS := \
-	src/cli/merge/rank_file.c \
-	src/cli/merge/merge.c \
-	src/cli/merge/merge_load.c \
-	src/cli/merge/merge_cli.c
+# Folders are layers (docs/design.md, "Layers"). The table there is the one
+# description of them: tools/layers.py turns it into $(OUTPUT)/layers.mk,
+# which gives each layer its sources (every .c of its folder), its include
+# path (its folder and what its row may use; so a file that uses a layer it
+# may not fails to compile), the layers a program of it links, and each unit
+# test's layer (by what the test includes). Each layer is one static archive,
+# $(OUTPUT)/layers/libNAME.a. make check-layers checks every include (the
+# compiler's dependency lists) and every call between files against the
+# table.
+$(OUTPUT)/layers.mk: docs/design.md tools/layers.py $(wildcard tests/unit/test_*.c) | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)tools/layers.py docs/design.md $(wildcard tests/unit/test_*.c) > $@.tmp && mv $@.tmp $@
+-include $(OUTPUT)/layers.mk
 
-# Each layer's include path: its own folder and the folders it may use.
-INC_base := -Isrc/base
-INC_timeline := -Isrc/timeline $(INC_base)
-INC_core := -Isrc/lib/core $(INC_base)
-INC_kernel := -Isrc/lib/kernel $(INC_core) -Ibpf -I$(OUTPUT)
-INC_sources := -Isrc/lib/sources $(INC_kernel)
-INC_lib := -Isrc/lib -Iinclude $(INC_sources) $(INC_timeline)
-INC_helper := -Isrc/helper $(INC_lib)
-INC_merge := -Isrc/cli/merge $(INC_timeline)
-# The harness reads the parsed options (src/cli/cli.h, checked by check-layers).
-INC_harness := -Isrc/cli/harness -Isrc/cli -Iinclude $(INC_timeline)
-# The CLI: the public API, the harness, merge; of the helper, serve.h alone.
-INC_cli := -Isrc/cli -Iinclude -Isrc/cli/harness -Isrc/cli/merge -Isrc/helper $(INC_timeline)
-# Tests see every layer.
-INC_all := $(sort $(INC_lib) $(INC_helper) $(INC_cli))
-
-# LIB_COMMON_SRCS: the pure helpers (base, timeline) that the library and
-# the CLI each link; LIB_SRCS: the library itself, whose internals only it
-# (and serve.c, the helper behind it) uses.
-LIB_COMMON_SRCS := $(BASE_SRCS) $(TIMELINE_SRCS)
-LIB_SRCS := $(LIB_COMMON_SRCS) $(CORE_SRCS) $(KERNEL_SRCS) $(SOURCES_SRCS) $(LIBTOP_SRCS)
-# The CLI: built on libpeakbpf's public API only (make check-cli-api), but
-# for serve.c, the helper daemon, which is the bpf source's other side.
-CLI_API_SRCS := $(CLITOP_SRCS) $(HARNESS_SRCS) $(MERGE_SRCS)
-CLI_SRCS := $(CLI_API_SRCS) $(LIB_COMMON_SRCS) $(HELPER_SRCS)
 obj = $(patsubst %.c,$(OUTPUT)/%.o,$(1))
-LIB_OBJS := $(call obj,$(LIB_SRCS))
-CLI_OBJS := $(call obj,$(CLI_SRCS))
-CLI_API_OBJS := $(call obj,$(CLI_API_SRCS) $(LIB_COMMON_SRCS))
-ALL_OBJS := $(sort $(LIB_OBJS) $(CLI_OBJS))
-UNIT_TESTS := units json status cli report figure sources sampler_model spawn holders identity \
-	fit stats sweep budget export runs_cli timeline timeline_export \
-	merge helper_proto shell_words host pidns serve_sums unique_table fdcheck container_argv \
-	bpf_refusal hugetlb
-UNIT_TESTS += serve_fair
-UNIT_TESTS += env_check
+asan_obj = $(patsubst %.c,$(OUTPUT)/asan/%.o,$(1))
+layer_objs = $(call obj,$(LAYER_SRCS_$(1)))
+# The archives a program of layer $(1) links, normal or ($(2) = asan/) sanitized.
+layer_archives = $(foreach l,$(LAYER_LINK_$(1)),$(OUTPUT)/$(2)layers/lib$(l).a)
+# Tests and tools that reach into any layer (fuzz targets, the integration
+# tests' helpers) take every layer's include path.
+INC_all = $(sort $(foreach l,$(LAYERS),$(LAYER_INC_$(l))))
+
+# libpeakbpf: the library layer and every layer below it (LAYER_LINK_lib).
+LIB_OBJS = $(foreach l,$(LAYER_LINK_lib),$(call layer_objs,$(l)))
+# The CLI: its objects, built on libpeakbpf's public API only (make
+# check-cli-api), with the archives of the layers it uses but the library
+# and the helper (today the harness and the rank files) and of the pure
+# helpers (timeline, base) of its own; the helper, peakbpf serve, is a
+# library of its own that the CLI calls through serve.h alone.
+CLI_LAYERS = $(filter-out cli helper agent $(LAYER_LINK_lib),$(LAYER_LINK_cli)) timeline base
+CLI_OBJS = $(call layer_objs,cli)
+CLI_API_OBJS = $(CLI_OBJS) $(foreach l,$(CLI_LAYERS),$(call layer_objs,$(l)))
+CLI_ARCHIVES = $(foreach l,$(CLI_LAYERS) helper agent,$(OUTPUT)/layers/lib$(l).a)
+ALL_OBJS = $(sort $(LIB_OBJS) $(CLI_API_OBJS) $(call layer_objs,helper) $(call layer_objs,agent))
+# Every tests/unit/test_NAME.c, each linking its layer's archives
+# (TEST_LAYER_NAME); test_NAME_EXTRA: a test's own helpers beside it.
+UNIT_TESTS := $(patsubst tests/unit/test_%.c,%,$(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/test_,$(UNIT_TESTS))
 UNIT_ASAN_BINS := $(addsuffix -asan,$(UNIT_BINS))
-# Pure-logic sources each unit test links (no BPF, no root).
-test_units_SRCS := src/base/units.c
-test_json_SRCS := src/base/json.c
-test_status_SRCS := src/base/status.c
-test_cli_SRCS := src/cli/cli.c src/cli/harness/runs_cli.c src/cli/harness/sweep.c src/cli/harness/fit.c \
-	src/base/stats.c src/base/units.c src/timeline/timeline.c
-test_sampler_model_SRCS := src/base/sampler_model.c
-test_timeline_SRCS := src/timeline/timeline.c
-test_timeline_export_SRCS := src/timeline/timeline.c src/timeline/timeline_export.c src/timeline/timeline_plot.c src/timeline/timeline_load.c \
-	src/base/json.c src/base/units.c src/base/fileutil.c
-test_holders_SRCS :=
-test_sources_SRCS := src/lib/sources/cgroup_parse.c src/lib/sources/cgroup_fs.c src/lib/sources/cgroup_own.c src/lib/sources/source_cgroup.c src/lib/sources/source_proc.c src/lib/sources/source_rusage.c src/base/fileutil.c src/base/hugetlb.c \
-	tests/unit/cgroup_fixture.c
-test_report_SRCS := src/lib/report.c src/lib/report_cgroup.c src/cli/run_report.c src/lib/core/figure.c src/lib/core/gap.c src/base/json.c src/base/units.c src/base/host.c src/base/hugetlb.c \
-	src/base/fileutil.c
-test_figure_SRCS := src/lib/core/figure.c src/lib/core/gap.c
-test_spawn_SRCS := src/cli/spawn.c src/base/status.c src/cli/identity.c
-test_identity_SRCS := src/cli/identity.c
-test_fit_SRCS := src/cli/harness/fit.c src/base/stats.c
-test_stats_SRCS := src/base/stats.c
-test_sweep_SRCS := src/cli/harness/sweep.c src/cli/harness/fit.c src/base/stats.c
-test_budget_SRCS := src/cli/harness/budget.c src/cli/harness/bench.c src/base/stats.c src/base/units.c src/base/status.c
-test_export_SRCS := src/cli/harness/export.c src/cli/harness/export_text.c src/cli/harness/fit_report.c \
-	src/cli/harness/export_ci.c $(test_budget_SRCS) src/cli/harness/sweep.c src/cli/harness/fit.c \
-	src/base/json.c src/base/fileutil.c
-test_runs_cli_SRCS := $(test_cli_SRCS)
-test_merge_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c src/cli/merge/rank_file.c src/base/json.c \
-	src/base/fileutil.c
-test_helper_proto_SRCS := src/lib/sources/helper_proto.c
-test_shell_words_SRCS := src/cli/harness/shell_words.c
-test_container_argv_SRCS := src/cli/container_argv.c
-test_host_SRCS := src/base/host.c src/base/hugetlb.c src/base/fileutil.c
-test_pidns_SRCS := src/helper/pidns.c src/base/fileutil.c
-test_serve_sums_SRCS := src/helper/serve_sums.c
-test_unique_table_SRCS :=
-test_fdcheck_SRCS := src/helper/fdcheck.c src/base/fileutil.c
-test_bpf_refusal_SRCS := src/base/bpf_refusal.c src/base/fileutil.c
-test_hugetlb_SRCS := src/base/hugetlb.c src/base/fileutil.c
-test_serve_fair_SRCS := src/helper/serve_fair.c
-test_env_check_SRCS := src/cli/env_check.c
+test_sources_EXTRA := tests/unit/cgroup_fixture.c
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
-	python-test check-cli-api check-layers check-size check-abi check-man check-unit soak
+.PHONY: all deps check test unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
+	python-test check-cli-api check-layers check-size check-abi check-man check-unit check-deploy soak
 
 all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
 
@@ -239,7 +102,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 # One BPF object, so that libbpf parses the kernel's BTF once: each BPF unit
 # is compiled alone, then statically linked (bpftool gen object); the one
 # skeleton is generated from the linked object.
-BPF_UNITS := tracker unique
+BPF_UNITS := tracker unique oom cgsum
 
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
@@ -248,6 +111,10 @@ $(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bp
 	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h | $(OUTPUT)/bpf
 # The tree's unique memory (issue 17): its program loads only in command mode.
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
+# The OOM flight recorder (issue 34): every OOM victim, into its own ring.
+$(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
+# Every cgroup's summed RSS for peakbpf agent (issue 34): off unless it asks.
+$(OUTPUT)/bpf/cgsum.bpf.o: bpf/cgsum.bpf.c bpf/cgsum.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
@@ -262,35 +129,35 @@ $(OUTPUT)/tracker.skel.h: $(OUTPUT)/tracker.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include the skeleton must wait for it.
-$(call obj,$(KERNEL_SRCS)): $(OUTPUT)/tracker.skel.h
+$(call obj,$(LAYER_SRCS_kernel)) $(call asan_obj,$(LAYER_SRCS_kernel)): $(OUTPUT)/tracker.skel.h
 
-# A layer's objects get its include path (the more specific pattern wins).
-$(OUTPUT)/src/base/%.o: LAYER_INC = $(INC_base)
-$(OUTPUT)/src/timeline/%.o: LAYER_INC = $(INC_timeline)
-$(OUTPUT)/src/lib/%.o: LAYER_INC = $(INC_lib)
-$(OUTPUT)/src/lib/core/%.o: LAYER_INC = $(INC_core)
-$(OUTPUT)/src/lib/kernel/%.o: LAYER_INC = $(INC_kernel)
-$(OUTPUT)/src/lib/sources/%.o: LAYER_INC = $(INC_sources)
-$(OUTPUT)/src/helper/%.o: LAYER_INC = $(INC_helper)
-$(OUTPUT)/src/cli/%.o: LAYER_INC = $(INC_cli)
-$(OUTPUT)/src/cli/harness/%.o: LAYER_INC = $(INC_harness)
-$(OUTPUT)/src/cli/merge/%.o: LAYER_INC = $(INC_merge)
-
+# A layer's objects get its include path (the more specific pattern wins):
+# the rules are made for every layer at the end of this file (LAYER_RULES).
 $(OUTPUT)/src/%.o: src/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(LAYER_INC) -c $< -o $@
+
+# The same objects for the sanitized unit tests (make unit-asan).
+ASAN_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) $(LIBBPF_CFLAGS) -DPEAKBPF_VERSION='"$(VERSION)"' \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -MMD -MP
+$(OUTPUT)/asan/src/%.o: src/%.c
+	$(call msg,ASAN-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ASAN_CFLAGS) $(LAYER_INC) -c $< -o $@
 
 # Every include of every object against the layer rules of docs/design.md.
 check-layers: $(ALL_OBJS)
 	$(call msg,CHECK,layers: every include against docs/design.md)
 	$(Q)tools/check-layers.py docs/design.md $(ALL_OBJS:.o=.d)
 
-# Linked against the static library: what the CLI objects do not define
-# comes from libpeakbpf.a (its public API; serve.c's, the internals).
-$(OUTPUT)/peakbpf: $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a
+# The CLI's objects, its layers' archives and the helper's, then the
+# static library: what the CLI takes from it is its public API (make
+# check-cli-api); the helper's archive takes the internals.
+$(OUTPUT)/peakbpf: $(CLI_OBJS) $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) -Wl,--start-group $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a \
+		-Wl,--end-group $(LIBBPF_LIBS) $(MHD_LIBS) -pthread -o $@
 
 # libpeakbpf.so exports the header's calls, each named in the map, whose
 # newest node is VERSION's major.minor.
@@ -304,11 +171,14 @@ check-size:
 	$(Q)tools/check-size.py --exceptions docs/design.md $(wildcard src/*/*.[ch] src/*/*/*.[ch] bpf/*.[ch])
 
 # The CLI stays on the public API: check-layers keeps its sources off the
-# library's headers, and every symbol the CLI's objects take from
-# libpeakbpf.a must be a peakbpf_* one.
-check-cli-api: $(CLI_API_OBJS) $(OUTPUT)/libpeakbpf.a
-	$(call msg,CHECK,CLI uses only include/peakbpf/peakbpf.h)
-	$(Q)tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" $(CLI_API_OBJS)
+# library's headers, every symbol the CLI's objects take from libpeakbpf.a
+# must be a peakbpf_* one, and from the helper's archive serve.h's alone.
+check-cli-api: $(CLI_API_OBJS) $(OUTPUT)/libpeakbpf.a $(OUTPUT)/layers/libhelper.a $(OUTPUT)/layers/libagent.a
+	$(call msg,CHECK,CLI uses only include/peakbpf/peakbpf.h, src/helper/serve.h and src/agent/agent.h)
+	$(Q)tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" "$(OUTPUT)/layers/libhelper.a" src/helper/serve.h \
+		$(CLI_API_OBJS)
+	$(Q)tools/check-cli-api.sh "$(OUTPUT)/libpeakbpf.a" "$(OUTPUT)/layers/libagent.a" src/agent/agent.h \
+		$(CLI_API_OBJS)
 
 lib: $(OUTPUT)/libpeakbpf.a $(OUTPUT)/libpeakbpf.so $(OUTPUT)/libpeakbpf.pc
 
@@ -332,16 +202,16 @@ $(OUTPUT)/libpeakbpf.pc: libpeakbpf.pc.in Makefile | $(OUTPUT)
 		-e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # Clients that try to stall or leak `peakbpf serve` (test_serve_hostile.sh).
-$(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h src/lib/sources/helper_proto.c \
-		src/lib/sources/helper_proto.h | $(OUTPUT)
+$(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h $(call layer_archives,sources) | $(OUTPUT)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) $< src/lib/sources/helper_proto.c -o $@
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LAYER_INC_sources) $< \
+		-Wl,--start-group $(call layer_archives,sources) -Wl,--end-group $(LIBBPF_LIBS) -o $@
 
 # Two trees of one load, each with its unique memory (test_unique.sh): the
 # library's internals, from the static library.
 $(OUTPUT)/unique_trees: tests/integration/unique_trees.c $(OUTPUT)/libpeakbpf.a | $(OUTPUT)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) $< $(OUTPUT)/libpeakbpf.a \
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LAYER_INC_lib) $< $(OUTPUT)/libpeakbpf.a \
 		$(LIBBPF_LIBS) -pthread -o $@
 
 # Static, so it also runs inside the kernel-matrix VMs' initramfs.
@@ -349,17 +219,25 @@ $(OUTPUT)/workload: tools/workload.c | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 $(CFLAGS) $(WARN) -static -pthread $< -o $@
 
-# Each test links the sources it names in test_<name>_SRCS: they are
-# prerequisites too (second expansion), so editing one rebuilds the test.
+# Each test compiles with its layer's include path and links its layer's
+# archives and those below it (layers.mk: TEST_LAYER_NAME, LAYER_LINK_*),
+# in one group, so that their order does not matter; the archives are
+# prerequisites too (second expansion), so editing a source rebuilds it.
+test_layer = $(TEST_LAYER_$(1))
 .SECONDEXPANSION:
-$(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%: tests/unit/test_%.c $$(test_$$*_EXTRA) $$(call layer_archives,$$(call test_layer,$$*)) \
+		| $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(INC_all) -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LIBBPF_CFLAGS) $(LAYER_INC_$(call test_layer,$*)) \
+		-MMD -MP $< $(test_$*_EXTRA) -Wl,--start-group $(call layer_archives,$(call test_layer,$*)) \
+		-Wl,--end-group $(LIBBPF_LIBS) -lcmocka -pthread -o $@
 
-$(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_SRCS) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_%-asan: tests/unit/test_%.c $$(test_$$*_EXTRA) \
+		$$(call layer_archives,$$(call test_layer,$$*),asan/) | $(OUTPUT)/tests
 	$(call msg,ASAN-CC,$@)
-	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-fno-omit-frame-pointer $(INC_all) -MMD -MP $< $(test_$*_SRCS) -lcmocka -pthread -o $@
+	$(Q)$(CC) $(ASAN_CFLAGS) $(LAYER_INC_$(call test_layer,$*)) $< $(test_$*_EXTRA) \
+		-Wl,--start-group $(call layer_archives,$(call test_layer,$*),asan/) -Wl,--end-group \
+		$(LIBBPF_LIBS) -lcmocka -pthread -o $@
 
 # libFuzzer targets (tests/fuzz): the parsers of sizes, durations, PIDs,
 # the command line, JSON escaping, /proc and cgroupfs text, --record files, the timelines
@@ -370,12 +248,14 @@ FUZZ_TARGETS := units cli json procfs record timeline serve
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/base/units.c
-fuzz_cli_SRCS = $(test_cli_SRCS)
+fuzz_cli_SRCS := src/cli/cli.c src/cli/harness/runs_cli.c src/cli/harness/sweep.c src/cli/harness/fit.c \
+	src/base/stats.c src/base/units.c src/timeline/timeline.c
 fuzz_json_SRCS := src/base/json.c
-fuzz_record_SRCS := src/cli/merge/merge.c src/cli/merge/merge_load.c
+fuzz_record_SRCS := src/rank/merge.c src/rank/merge_load.c
 fuzz_procfs_SRCS := src/lib/sources/source_proc.c src/lib/sources/cgroup_parse.c src/base/fileutil.c src/base/hugetlb.c \
 	src/base/bpf_refusal.c
-fuzz_timeline_SRCS = $(test_timeline_export_SRCS)
+fuzz_timeline_SRCS := src/timeline/timeline.c src/timeline/timeline_export.c src/timeline/timeline_plot.c \
+	src/timeline/timeline_load.c src/base/json.c src/base/units.c src/base/fileutil.c
 # The helper's request handler, its BPF side stubbed in the target.
 fuzz_serve_SRCS := src/helper/serve_tree.c src/helper/serve_record.c src/helper/serve_sums.c src/helper/pidns.c \
 	src/helper/serve_unique.c src/helper/serve_fair.c src/helper/serve_readable.c \
@@ -399,14 +279,40 @@ fuzz: $(FUZZ_BINS)
 		grep -h '^Done' $(OUTPUT)/fuzz/$$t.log | sed 's/^/           /'; \
 	done
 
-unit: $(UNIT_BINS)
-	$(Q)for t in $^; do $$t || exit 1; done
-
-unit-asan: $(UNIT_ASAN_BINS)
-	$(Q)for t in $^; do ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t || exit 1; done
+# Each test binary runs as a target of its own (run/test_NAME), so that
+# make -j runs them side by side; its output is shown when it fails, else
+# its last line. Nothing is written into the tree: any user may run them.
+UNIT_RUNS := $(addprefix run/,$(notdir $(UNIT_BINS)))
+UNIT_ASAN_RUNS := $(addprefix run/,$(notdir $(UNIT_ASAN_BINS)))
+.PHONY: $(UNIT_RUNS) $(UNIT_ASAN_RUNS)
+unit: $(UNIT_RUNS)
+unit-asan: $(UNIT_ASAN_RUNS)
+$(UNIT_RUNS) $(UNIT_ASAN_RUNS): run/%: $(OUTPUT)/tests/%
+	$(Q)log=$$(mktemp) && if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $< >$$log 2>&1; \
+		then printf '  %-8s %-28s %s\n' UNIT "$*" "$$(grep -a 'PASSED\|SKIPPED' $$log | tr -s ' ' | tr '\n' ' ')"; \
+		rm -f $$log; else cat $$log; rm -f $$log; echo "unit: $* failed" >&2; exit 1; fi
 
 integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
+
+# The edit-compile-test loop: the unit tests, the sanitizers and the
+# layer, size, ABI, API and documentation checks. No root, no BPF, no
+# package installed: any user on a built tree (make all; then make test
+# once, which builds the tests), under a minute here. make check is the
+# whole suite.
+TESTS_FAST := \
+	unit \
+	unit-asan \
+	check-layers \
+	check-size \
+	check-abi \
+	check-cli-api \
+	check-docs \
+	check-man
+# As many jobs as CPUs unless make was given -j.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test:
+	$(Q)$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) $(TESTS_FAST)
 
 # check and demo install what is missing first, so each is one command on a
 # fresh Debian machine; the recursive make re-reads pkg-config afterwards.
@@ -423,6 +329,7 @@ CHECKS := \
 	check-docs \
 	check-man \
 	check-unit \
+	check-deploy \
 	fuzz \
 	integration \
 	lib-test \
@@ -448,6 +355,13 @@ python-test: all
 	$(Q)OUTPUT=$(abspath $(OUTPUT)) PYTHON=$(PYTHON) tests/python/run.sh
 
 # The units: systemd-analyze verify clean, security rated OK or better.
+# The agent's deployment (deploy/): the DaemonSet, the scrape config
+# (promtool check config) and the dashboard parsed, and every metric they
+# name served by the agent (src/agent/agent_metrics.c).
+check-deploy:
+	$(call msg,CHECK,deploy/ against the agent's metrics)
+	$(Q)tools/check-deploy.py src/agent/agent_metrics.c deploy
+
 check-unit: $(OUTPUT)/peakbpf
 	$(call msg,CHECK,systemd units)
 	$(Q)tools/check-unit.sh "$(abspath $(OUTPUT))"
@@ -470,6 +384,7 @@ INSTALLED := $(PREFIX)/bin/peakbpf $(LIBDIR)/libpeakbpf.a $(LIBDIR)/libpeakbpf.s
 	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libpeakbpf.so $(INCLUDEDIR)/peakbpf/peakbpf.h \
 	$(LIBDIR)/pkgconfig/libpeakbpf.pc $(MANDIR)/man1/peakbpf.1 $(MANDIR)/man3/libpeakbpf.3 \
 	$(SYSTEMDUNITDIR)/peakbpf.socket $(SYSTEMDUNITDIR)/peakbpf.service \
+	$(SYSTEMDUNITDIR)/peakbpf-agent.service \
 	$(PREFIX)/bin/peakbpf-seccomp
 PYTHON_INSTALLED = $(PYTHONDIR)/peakbpf $(PYTHONDIR)/peakbpf-$(VERSION).dist-info
 inst = printf '  INSTALL  %s\n' "$(DESTDIR)$(2)" && install -D -m $(3) $(1) "$(DESTDIR)$(2)"
@@ -492,6 +407,7 @@ install: $(OUTPUT)/peakbpf lib
 	$(Q)$(call inst,man/libpeakbpf.3,$(MANDIR)/man3/libpeakbpf.3,0644)
 	$(Q)$(call inst,systemd/peakbpf.socket,$(SYSTEMDUNITDIR)/peakbpf.socket,0644)
 	$(Q)$(call gen,$(SYSTEMDUNITDIR)/peakbpf.service,-e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf.service.in)
+	$(Q)$(call gen,$(SYSTEMDUNITDIR)/peakbpf-agent.service,-e 's|@BINDIR@|$(PREFIX)/bin|' systemd/peakbpf-agent.service.in)
 	$(Q)printf '  INSTALL  %s (the Python package, for %s)\n' "$(DESTDIR)$(PYTHONDIR)/peakbpf" "$(PYTHON)"
 	$(Q)PYTHON=$(PYTHON) python/install.sh "$(DESTDIR)$(PYTHONDIR)" "$(LIBDIR)/$(LIB_SONAME)" $(VERSION)
 	$(Q)if [ "$(lastword $(PYTHON_WHERE))" != looks ]; then \
@@ -514,4 +430,20 @@ include tools/docs.mk
 include src/slurm/slurm.mk
 include python/python.mk
 
--include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d)
+# Every layer's archive (normal and sanitized) and its objects' include
+# path; after the includes above, so that a layer's own list (src/slurm's,
+# in slurm.mk) counts.
+define LAYER_RULES
+$(OUTPUT)/$(LAYER_DIR_$(1))/%.o: LAYER_INC = $(LAYER_INC_$(1)) $(LAYER_CFLAGS_$(1))
+$(OUTPUT)/asan/$(LAYER_DIR_$(1))/%.o: LAYER_INC = $(LAYER_INC_$(1))
+$(OUTPUT)/layers/lib$(1).a: $(call obj,$(LAYER_SRCS_$(1)))
+	$$(call msg,AR,$$@)
+	$$(Q)mkdir -p $$(@D) && rm -f $$@ && $$(AR) rcs $$@ $$^
+$(OUTPUT)/asan/layers/lib$(1).a: $(call asan_obj,$(LAYER_SRCS_$(1)))
+	$$(call msg,AR,$$@)
+	$$(Q)mkdir -p $$(@D) && rm -f $$@ && $$(AR) rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call LAYER_RULES,$(l))))
+
+-include $(ALL_OBJS:.o=.d) $(wildcard $(OUTPUT)/tests/*.d) \
+	$(wildcard $(patsubst $(OUTPUT)/%,$(OUTPUT)/asan/%,$(ALL_OBJS:.o=.d)))

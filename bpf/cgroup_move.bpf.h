@@ -27,7 +27,7 @@ static __always_inline void cg_leave(struct task_struct *leader, __u32 tgid, __u
 		return;
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (ms && ms->tree == was)
-		leave_mm(mm);
+		leave_mm(mm, true);   /* a move out lowers the sum: a drop */
 }
 
 /* Process tgid (leader) enters tree now with its mm as it is; false if it
@@ -52,7 +52,7 @@ static __always_inline bool cg_enter(struct task_struct *leader, __u32 tgid, __u
 	COUNT(&t->procs_entered, 1);
 	COUNT(&t->procs_live, 1);
 	if (!has_percpu_rss())
-		enter_thread(t, now, BPF_CORE_READ(leader, pid));
+		enter_thread(t, now, BPF_CORE_READ(leader, pid), false, false);
 	enter_live_mm(leader, leader, tgid, now);
 	return true;
 }

@@ -104,19 +104,16 @@ struct task_struct___pre62 {
 	struct task_rss_stat___pre62 rss_stat;
 } __attribute__((preserve_access_index));
 
-/* Before 6.2: cache_bound_pages() of a thread's cache, read in one copy;
+/* Before 6.2: cache_charge_pages() of a thread's cache, read in one copy;
  * -1 if the read failed. Not inlined, as the counters above. */
-static __noinline long pre62_cache_bound(struct task_struct *task, long fault_pages)
+static __noinline __attribute__((unused)) long pre62_cache_charge(struct task_struct *task, int at_event)
 {
 	struct task_struct___pre62 *t = (void *)task;
 	struct task_rss_stat___pre62 rs = {};
-	long cached;
 
 	if (bpf_core_read(&rs, sizeof(rs), &t->rss_stat))
 		return -1;
-	cached = (long)rs.count[MM_FILEPAGES] + rs.count[MM_ANONPAGES] + rs.count[MM_SHMEMPAGES];
-	return cache_bound_pages(rs.events, cached,
-				 !(rs.count[0] | rs.count[1] | rs.count[2] | rs.count[3]), fault_pages);
+	return cache_charge_pages(rs.count, rs.events, at_event);
 }
 
 /* 6.2+: the address of a counter's per-CPU slots (an s32 __percpu *). */
@@ -184,6 +181,22 @@ extern const volatile bool has_fetch_atomics;
  * ("back-edge from insn N to N+1"). Short loops are unrolled instead.
  */
 #define CFG_SAFE_LOOP _Pragma("unroll")
+
+/*
+ * The oom:mark_victim tracepoint passed the victim's PID alone
+ * (TP_PROTO(int pid)) until commit 72ba14deb40a ("mm: update mark_victim
+ * tracepoints fields", 6.9) made it TP_PROTO(struct task_struct *task,
+ * uid_t uid) and added the rss fields to its record: where the record has
+ * anon_rss, the first argument is the task (bpf/oom.bpf.c).
+ */
+struct trace_event_raw_mark_victim___v69 {
+	unsigned long anon_rss;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool mark_victim_has_task(void)
+{
+	return bpf_core_field_exists(struct trace_event_raw_mark_victim___v69, anon_rss);
+}
 
 #define READ_ONCE(x) (*(const volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))

@@ -39,10 +39,28 @@ int BPF_PROG(handle_rss_stat, struct mm_struct *mm, int member)
 	 * counter would be one more line shared by every faulting CPU. */
 	COUNT(&ms->events, 1);
 	apply_event(ms, mm, key, rss_slot_of_member(member));
-	if (!has_percpu_rss()) {
-		pre62_after_event();
-		raise_upper(TREE(ms->tree));    /* the sum or the bound moved */
-	}
+	if (!has_percpu_rss())
+		pre62_after_event();    /* after the drop, if it was one: pre62_drop */
+	return 0;
+}
+
+/*
+ * Before 6.2: a tracked thread's cache is read as it leaves its CPU (prev
+ * is the current task here), and it is marked on a CPU as it comes on one
+ * (docs/design.md, "The bound before 6.2"). Filter first: one load of the
+ * mm filter per task, as in rss_stat; kernel threads have no mm. Attached
+ * only before 6.2 (tracker_load.c): nothing runs at a switch on 6.2+.
+ * Arguments 1 and 2 on every kernel (5.18 added prev_state after them).
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(handle_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	if (has_percpu_rss())
+		return 0;
+	if (pre62_maybe_tracked(prev))
+		pre62_switch_out(prev);
+	if (pre62_maybe_tracked(next))
+		pre62_switch_in(next);
 	return 0;
 }
 
@@ -75,7 +93,7 @@ static __always_inline int fork_into(struct task_struct *parent, struct task_str
 	if (ptgid == ctgid) {
 		/* A thread: same process, same mm; before 6.2 its own cache
 		 * (empty: copy_process() clears it). */
-		enter_thread(t, cs.tree, child->pid);
+		enter_thread(t, cs.tree, child->pid, true, false);
 		return 0;
 	}
 	if (tree_full(t, &t->procs_live)) {
@@ -100,7 +118,7 @@ static __always_inline int fork_into(struct task_struct *parent, struct task_str
 		COUNT(&cg_stats[cs.tree & (MAX_TREES - 1)].forked_in, 1);
 	}
 	if (!has_percpu_rss())
-		enter_thread(t, cs.tree, child->pid);
+		enter_thread(t, cs.tree, child->pid, true, false);
 	/* The child's copied pages were counted (from the parent's context)
 	 * before this event: enter_mm takes them now. A vfork or CLONE_VM
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
@@ -134,7 +152,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		/* exec_mmap() synced the cache into the old mm. A thread
 		 * other than the leader that execs takes the leader's PID. */
 		leave_thread(old_pid);
-		enter_thread(TREE(tree), tree, p->pid);
+		enter_thread(TREE(tree), tree, p->pid, true, true);
 	}
 	enter_mm(p, p->mm, tgid, tree);
 	return 0;
@@ -183,20 +201,29 @@ static __always_inline void note_departure(struct tree_state *t, struct mm_state
 	WRITE_ONCE(e->seq, seq);
 }
 
-static __always_inline void leave_mm(struct mm_struct *mm)
+/* drop: before 6.2, note the drop (pre62_drop): at teardown. The attach
+ * walk, which removes an mm it entered as it raced with its exit, does
+ * not (its stack has no 8 bytes for it; docs/design.md). */
+static __always_inline void leave_mm(struct mm_struct *mm, bool drop)
 {
 	__u64 key = (__u64)mm;
 	struct mm_state *ms = bpf_map_lookup_elem(&mm_states, &key);
 	struct tree_state *t;
-	__s64 d[RSS_SLOTS];
+	__s64 d[RSS_SLOTS], total = 0, after;
 
 	if (!ms)
 		return;
 	t = TREE(ms->tree);
 	CFG_SAFE_LOOP
-	for (int slot = 0; slot < RSS_SLOTS; slot++)
+	for (int slot = 0; slot < RSS_SLOTS; slot++) {
 		d[slot] = -READ_ONCE(ms->pages[slot]);
-	apply_deltas(ms, key, d);
+		total += d[slot];
+	}
+	after = apply_deltas(ms, key, d);
+	/* The sum before, from this change's own result: a re-read would miss
+	 * another CPU's drop in between (two children exiting at once). */
+	if (drop && !has_percpu_rss() && total < 0)
+		pre62_drop(ms->tree, pre62_before(after, total));
 	COUNT(&t->departed_events, READ_ONCE(ms->events));
 	note_departure(t, ms);
 	bpf_map_delete_elem(&mm_cpu_slots, &key);
@@ -215,14 +242,14 @@ static __always_inline void leave_mm(struct mm_struct *mm)
 SEC("fentry/exit_mmap")
 int BPF_PROG(handle_exit_mmap, struct mm_struct *mm)
 {
-	leave_mm(mm);
+	leave_mm(mm, true);
 	return 0;
 }
 
 SEC("?tp_btf/exit_mmap")
 int BPF_PROG(handle_exit_mmap__exit_mmap_tp, struct mm_struct *mm)
 {
-	leave_mm(mm);
+	leave_mm(mm, true);
 	return 0;
 }
 
@@ -245,7 +272,7 @@ static __always_inline void enter_live_mm(struct task_struct *task, struct task_
 		return;
 	enter_mm(leader, mm, tgid, tree);
 	if (task->mm != mm)
-		leave_mm(mm);
+		leave_mm(mm, false);
 }
 
 /* A thread of a tracked process: its mm is the process's, entered already
@@ -260,7 +287,7 @@ static __always_inline bool enter_thread_of(struct task_struct *task, __u32 tgid
 		return false;
 	*tree = ts->tree & (MAX_TREES - 1);
 	if (!has_percpu_rss())
-		enter_thread(TREE(*tree), *tree, task->pid);
+		enter_thread(TREE(*tree), *tree, task->pid, false, false);
 	return true;
 }
 
@@ -337,7 +364,7 @@ static __always_inline bool enter_process(struct task_struct *task, __u32 tgid, 
 			dying_n = i + 1;
 	}
 	if (!has_percpu_rss())
-		enter_thread(t, ts.tree, task->pid);
+		enter_thread(t, ts.tree, task->pid, false, false);
 	*tree = ts.tree;
 	return !req || req->enter_mm;
 }

@@ -102,12 +102,34 @@ struct task_state {
 #define CACHE_FAULTS (TASK_RSS_EVENTS_THRESH + 2)
 #define DEFAULT_FAULT_PAGES 16  /* fault_around_bytes' default, 64 KiB, in 4 KiB pages */
 
-/* One thread of the tree, keyed by its PID (global TID): before 6.2, the
- * most pages its cache can hold until its next event. */
+/* One thread of the tree, keyed by its PID (global TID), before 6.2
+ * (docs/design.md, "The bound before 6.2"). */
 struct thread_state {
-	__s64 bound_pages;
+	__s32 bound_pages;          /* its charge: its cache's total as last read (exact
+				       while it is off CPU), or CACHE_FAULTS x fault_pages
+				       until first read (found running at attach) */
+	__u32 running;              /* on a CPU since it was switched in */
+	__u32 drops_seen;           /* its tree's drops (struct pre62_tree, low 32
+				       bits) when its cache was last read or it
+				       came on a CPU */
 	__u32 tree;                 /* its tree (index into hot.trees) */
-	__u32 pad;
+};
+
+/*
+ * Before 6.2, per tree, beside struct tree_state (which keeps its size: the
+ * trees and the per-CPU offsets share the first page of .bss). A drop is a
+ * change that lowers the tree sum: between two drops the true sum (the
+ * counters + every thread's cache) only grows, so its largest value lies
+ * just before a drop or at the cut. At a drop, a thread on a CPU may hold
+ * more than its charge (it may have faulted since its last read); that
+ * growth is known at its next read, on the same CPU, and each CPU keeps
+ * the largest such growth of the window (pre62_excess), which the cut adds
+ * up (pre62_window_upper): one thread a CPU at a time.
+ */
+struct pre62_tree {
+	__u64 drops;
+	__s64 running;              /* the tree's threads on a CPU now */
+	__u64 pad[6];
 };
 
 /* An mm that left the tree, with what it held (see struct peak_mark). */
@@ -283,28 +305,62 @@ static inline __s64 holder_pages_at_peak(const struct peak_mark mark[2], const _
 }
 
 /*
- * Before 6.2: the most pages a thread's rss cache can hold from now until
- * its next rss_stat event, from what it holds now (cached: the total of
- * its resident counters' cache; empty: all its counters, resident or not,
- * are 0) and its events count. No fault takes from the total and each
- * adds at most fault_pages (docs/design.md), so the total only grows until
- * the next sync, which comes at the fault that starts with events above
- * THRESH: the faults that start with events e..THRESH cache without one,
- * and so may the rest of a fault under way now: THRESH + 2 - e in all.
- * That sync shows as an event, unless the cache is empty: an empty cache
- * may sync unseen and then cache CACHE_FAULTS faults. events above
- * THRESH + 1: a sync is under way; after it the cache is empty (until
- * then it holds at most what was read). Pure, shared with the unit tests.
+ * Before 6.2: what a thread's rss cache holds, from one reading of its
+ * task_struct.rss_stat (count[] by the kernel's MM_* index, and events),
+ * as a total of the resident counters (never below 0: a total below 0,
+ * file -1 / anon +1 from wp_page_copy, is charged 0, above the truth).
+ * at_event: read in an rss_stat event of the thread itself. An event seen
+ * with events = THRESH + 2 is one of check_sync_rss_stat's sync (nothing
+ * else runs between its events++ and sync_mm_rss's reset): sync_mm_rss
+ * adds the counters in index order, each before it zeroes it, and fires
+ * the event in the add, so the counter being synced is the lowest one not
+ * 0, already in the mm's counters and still in the cache; what stays in
+ * the cache is the rest. Anywhere else (switched out in the middle of a
+ * sync) the counter being synced is not known: the whole total, above the
+ * truth by at most that counter. Pure, shared with the unit tests.
  */
-static inline __s64 cache_bound_pages(__s64 events, __s64 cached, int empty, __s64 fault_pages)
+static inline __s64 cache_charge_pages(const int count[4], __s64 events, int at_event)
 {
-	__s64 left = TASK_RSS_EVENTS_THRESH + 2 - events;
+	__s64 total = (__s64)count[0] + count[1] + count[3];   /* MM_FILE, ANON, SHMEM */
 
-	if (fault_pages < 1)
-		fault_pages = 1;
-	if (empty || left < 1 || left > CACHE_FAULTS)
-		left = CACHE_FAULTS;
-	return (cached > 0 ? cached : 0) + left * fault_pages;
+	if (at_event && events == TASK_RSS_EVENTS_THRESH + 2) {
+		for (int i = 0; i < 4; i++) {
+			if (!count[i])
+				continue;
+			if (i != 2)     /* MM_SWAPENTS is not resident */
+				total -= count[i];
+			break;
+		}
+	}
+	return total > 0 ? total : 0;
+}
+
+/* Before 6.2: what a thread's cache can hold at any time, from nothing
+ * known: CACHE_FAULTS faults of fault_pages (fault_pages below 1: one page
+ * a fault at the least). */
+static inline __s64 cache_cap_pages(__s64 fault_pages)
+{
+	return CACHE_FAULTS * (fault_pages < 1 ? 1 : fault_pages);
+}
+
+/*
+ * Before 6.2: a closed window's upper end (struct pre62_tree): the largest
+ * of the sums + charges seen at its drops (upper) and at its cut (at_cut),
+ * plus the growth threads on CPUs at a drop may have had unread (excess:
+ * each CPU's largest, added up), plus the worst case of each thread still
+ * on a CPU at the cut (its growth is read only after the window is
+ * reported). Pure, shared with the unit tests.
+ */
+static inline __s64 pre62_window_upper(__s64 upper, __s64 at_cut, __s64 excess,
+				       __s64 running_at_cut, __s64 cap)
+{
+	__s64 top = upper > at_cut ? upper : at_cut;
+
+	if (excess > 0)
+		top += excess;
+	if (running_at_cut > 0)
+		top += running_at_cut * cap;
+	return top;
 }
 
 /*
@@ -316,6 +372,9 @@ _Static_assert(__builtin_offsetof(struct mm_state, tree) == 64,
 _Static_assert(__builtin_offsetof(struct mm_state, record) / 8 ==
 	       __builtin_offsetof(struct mm_state, tree) / 8,
 	       "the record flag shares the word the event loads its tree index from");
+_Static_assert(sizeof(struct pre62_tree) == 64, "one cache line a tree");
+_Static_assert(sizeof(struct thread_state) == 16,
+	       "the attach walk's stack has no room for a larger thread entry (6.1: 512 bytes)");
 _Static_assert(sizeof(struct tree_state) % 64 == 0,
 	       "trees start on cache lines of their own: no false sharing between trees");
 _Static_assert(__builtin_offsetof(struct hot_state, cpu_offset) + 120 * sizeof(__u64) <= 4096,

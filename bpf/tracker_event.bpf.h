@@ -68,6 +68,7 @@ static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state 
 		COUNT(&t->mark_races, 1);
 	} else {
 		note_change(t, ms);
+		pre62_note_sum(t);      /* before 5.12 only: pre62_before */
 	}
 	return sum_of_word(atomic_add_return(&t->sum_word, sum_word_delta(d)));
 }
@@ -99,14 +100,17 @@ static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot
 	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
 	after_change(t, ms, key, sum);
+	if (!has_percpu_rss() && d < 0)
+		pre62_drop(ms->tree, pre62_before(sum, d));
 }
 
 /*
  * An mm's counters all move at once (it enters or leaves): one change of
  * the tree sum by their total, so the swap above is inlined once per mm,
  * not once per counter (the verifier's time, at load, grew with each).
+ * The sum after it (0 if nothing moved).
  */
-static __always_inline void apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS])
+static __always_inline __s64 apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS])
 {
 	struct tree_state *t = TREE(ms->tree);
 	__s64 total = 0, sum;
@@ -118,13 +122,14 @@ static __always_inline void apply_deltas(struct mm_state *ms, __u64 key, const _
 		moved |= d[slot] != 0;
 	}
 	if (!moved)
-		return;
+		return 0;
 	sum = note_and_add(t, ms, total);
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		if (d[slot])
 			atomic_add(&ms->pages[slot], d[slot]);
 	after_change(t, ms, key, sum);
+	return sum;
 }
 
 /*
@@ -264,8 +269,6 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		d[slot] = take_count(ms, mm, slot);
 	apply_deltas(ms, key, d);
-	if (!has_percpu_rss())
-		raise_upper(t);
 }
 
 #endif

@@ -32,6 +32,18 @@ struct hot_state hot;
  * almost every untracked event before the hash map lookup.
  */
 __u32 mm_filter[MM_FILTER_SLOTS];
+/* Before 6.2: each tree's drops and its threads on CPUs (struct
+ * pre62_tree), and each CPU's largest unread growth at a drop this window,
+ * by tree (only that CPU writes its row; the cut reads and zeroes it). */
+struct pre62_tree pre62_trees[MAX_TREES];
+#define PRE62(i) (&pre62_trees[(i) & (MAX_TREES - 1)])
+__s64 pre62_excess[MAX_CPUS][MAX_TREES];
+/* Before 6.2: each CPU's largest sum + charges at a drop this window, by
+ * tree: per CPU, so that no raise is lost where BPF has no compare-and-swap
+ * (before 5.12: concurrent drops raised one word with plain stores). */
+__s64 pre62_upper[MAX_CPUS][MAX_TREES];
+/* Before 5.12: the tree sum each CPU read just before its last add. */
+__s64 pre62_sum_seen[MAX_CPUS];
 struct departed_mm departed[MAX_DEPARTED];     /* every tree's, tagged with it */
 __u64 departed_seq;                             /* departures from every tree */
 __u32 percpu_rss_kernel;        /* has_percpu_rss, for userspace */

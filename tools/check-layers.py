@@ -71,24 +71,27 @@ def allowed(header, own, uses):
     return any(d == u or (u in ("bpf/", "include/") and d.startswith(u)) for u in uses)
 
 
-def symbols(obj):
-    """(defined, undefined) global symbols of an object, by nm."""
-    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True, check=True).stdout
-    defined, undefined = set(), set()
+def symbols(objs):
+    """obj -> (defined, undefined) global symbols, from one run of nm."""
+    out = subprocess.run(["nm", "-P", "-A"] + objs, capture_output=True, text=True, check=True).stdout
+    syms = {o: (set(), set()) for o in objs}
     for line in out.splitlines():
         f = line.split()
-        if len(f) < 2:
+        if len(f) < 3:
             continue
-        if f[1] == "U":
-            undefined.add(f[0])
-        elif f[1] in "TDBRVW":
-            defined.add(f[0])
-    return defined, undefined
+        obj = f[0].rstrip(":")
+        if obj not in syms:
+            continue
+        if f[2] == "U":
+            syms[obj][1].add(f[1])
+        elif f[2] in "TDBRVW":
+            syms[obj][0].add(f[1])
+    return syms
 
 
 def calls(objs):
     """folder -> {file: set of files of the folder whose symbols it takes}."""
-    syms = {o: symbols(o) for o in objs if os.path.exists(o)}
+    syms = symbols([o for o in objs if os.path.exists(o)])
     by_folder = collections.defaultdict(list)
     for o in syms:
         by_folder[os.path.dirname(o)].append(o)

@@ -18,8 +18,9 @@ import sys
 peakbpf, man_path = sys.argv[1], sys.argv[2]
 man = open(man_path).read()
 # The sources whose options each help covers ("" is peakbpf's own).
-HELPS = {"": ["src/cli/cli.c", "src/cli/harness/runs_cli.h"], "merge": ["src/cli/merge/merge_cli.c"],
-         "plot": ["src/cli/plot.c"], "serve": ["src/helper/serve.c"]}
+HELPS = {"": ["src/cli/cli.c", "src/cli/harness/runs_cli.h"], "merge": ["src/cli/merge_cli.c"],
+         "plot": ["src/cli/plot.c"], "serve": ["src/helper/serve.c"],
+         "agent": ["src/agent/agent_opts.c"], "oom": ["src/agent/agent_oom_cli.c"]}
 problems = []
 cli_md = open("docs/cli.md").read()
 cli_md = cli_md[cli_md.find("## Options"):]

@@ -15,7 +15,7 @@ pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev lib
       openmpi-bin hyperfine time python3-prometheus-client systemd util-linux
       munge mariadb-server slurmctld slurmd slurmdbd slurm-client libslurm-dev libcap2-bin
       podman runc conmon docker.io containerd busybox-static
-      tmux curl prometheus-node-exporter"
+      tmux libmicrohttpd-dev curl prometheus prometheus-node-exporter python3-yaml"
 
 missing=""
 for p in $pkgs; do

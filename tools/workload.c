@@ -609,6 +609,60 @@ static int run_threads(const struct opts *o)
 	return rc;
 }
 
+/* A thread of thread-spike: it only sleeps until released. */
+static void *sleeper_main(void *arg)
+{
+	struct thread_state *s = arg;
+
+	pthread_mutex_lock(&s->mu);
+	s->ready++;
+	pthread_cond_broadcast(&s->cv);
+	while (!s->release)
+		pthread_cond_wait(&s->cv, &s->mu);
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/*
+ * N-1 threads sleep (holding nothing but their stacks) while the main
+ * thread of the same process holds S for T, frees it, and holds nothing
+ * for T more; then the sleepers are released.
+ */
+static int run_thread_spike(const struct opts *o)
+{
+	struct thread_state s = { .o = o, .mu = PTHREAD_MUTEX_INITIALIZER,
+				  .cv = PTHREAD_COND_INITIALIZER };
+	uint64_t n = o->count ? o->count - 1 : 0, created;
+	pthread_t *tids = calloc(n ? n : 1, sizeof(*tids)); /* bookkeeping, not a block */
+	int rc = 0;
+
+	if (!tids)
+		return fail("calloc");
+	for (created = 0; created < n; created++) {
+		int e = pthread_create(&tids[created], NULL, sleeper_main, &s);
+
+		if (e) {
+			errno = e;
+			rc = fail("pthread_create");
+			break;
+		}
+	}
+	pthread_mutex_lock(&s.mu);
+	while (s.ready < created)
+		pthread_cond_wait(&s.cv, &s.mu);
+	pthread_mutex_unlock(&s.mu);
+	if (rc == 0)
+		rc = run_spike(o);
+	pthread_mutex_lock(&s.mu);
+	s.release = 1;
+	pthread_cond_broadcast(&s.cv);
+	pthread_mutex_unlock(&s.mu);
+	for (uint64_t i = 0; i < created; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	return rc;
+}
+
 /* As threads, after idling T: the threads fault while a tracker that
  * attached during the idle watches, on every CPU at once. */
 static int run_late_threads(const struct opts *o)
@@ -1426,6 +1480,8 @@ static const struct shape shapes[] = {
 	  "N generations (each forks the next, then allocates) hold S at once; expect N*S" },
 	{ "threads", run_threads, exp_ns, 4,
 	  "N threads of one process hold S at once for T; expect N*S" },
+	{ "thread-spike", run_thread_spike, exp_s, 4,
+	  "N-1 threads sleep while the main thread holds S for T, frees it, idles T; expect S" },
 	{ "late-threads", run_late_threads, exp_ns, 4,
 	  "idle T, then N threads of one process hold S at once for T; expect N*S" },
 	{ "leader-exit", run_leader_exit, exp_s, 1,

@@ -303,6 +303,41 @@ PEAKBPF_API int peakbpf_exclude_cgroup(struct peakbpf_session *s, const char *pa
  * -ENODATA when none is set or the figure is not a cgroup's. The headroom
  * at the peak is *bytes minus the peak. */
 PEAKBPF_API int peakbpf_figure_limit(const struct peakbpf_figure *f, uint64_t *bytes);
+/*
+ * ---- since 0.4: OOM kills of the tree ----
+ * A process of the tree the kernel's OOM killer chose (oom:mark_victim),
+ * recorded at that instant in the kernel. Its rss is read as the kernel's
+ * own OOM report reads it (on 6.2+ without the per-CPU parts: within
+ * nr_cpus x 64 pages a counter); not read before 6.9, which passes the
+ * victim's PID alone (rss_read false).
+ */
+struct peakbpf_oom_victim {
+	uint64_t mono_ns;               /* CLOCK_MONOTONIC of the kill */
+	int32_t pid;                    /* global PID (thread group) */
+	char comm[16];
+	bool rss_read;
+	uint64_t anon_bytes, file_bytes, shmem_bytes;
+	uint64_t cgroup_id;             /* the victim's memory cgroup (its directory's inode) */
+	char cgroup[256];               /* its path under the memory hierarchy, "" if unknown */
+	/* What the kill was for (false: the kernel marked an exiting task, or
+	 * oom_kill_process cannot be attached here). */
+	bool has_context;
+	/* Inferred (no hook before mark_victim here, bpf/oom.bpf.c): the
+	 * victim's nearest memory cgroup at its limit, else a global OOM. */
+	bool context_inferred;
+	bool memcg_oom;                 /* a cgroup's limit (else the machine ran out) */
+	uint64_t oom_cgroup_id;         /* the OOMing cgroup (the victim's or an ancestor) */
+	char oom_cgroup[256];
+	uint64_t limit_bytes, charge_bytes;     /* its limit and charge at the kill */
+	int32_t trigger_pid;            /* whose allocation failed */
+	char trigger_comm[16];
+};
+/* The tree's OOM victims so far (since peakbpf_start), oldest first: up to
+ * max into out, their number in *n (which may exceed max). 0; -EOPNOTSUPP
+ * when the session records none (not the bpf source loaded here, or the
+ * kernel refused the recorder); why then says why (may be NULL). */
+PEAKBPF_API int peakbpf_oom_victims(struct peakbpf_session *s, struct peakbpf_oom_victim *out, size_t max,
+				    size_t *n, char *why, size_t why_len);
 
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */

@@ -21,7 +21,7 @@ source (a sampler can miss a spike entirely), with the reason:
 
 Options: --peak-memory-limit SIZE (every test without a marker),
 --peak-memory-report (each measured test's peak at the end),
---peak-memory-json FILE (one record per measured test),
+--peak-memory-json FILE (one report per measured test),
 --peak-memory-strict. Tests are measured only when a limit, the report or
 the JSON file asks for it.
 """
@@ -48,7 +48,7 @@ def pytest_addoption(parser):
     g.addoption("--peak-memory-report", action="store_true", default=False,
                 help="print each measured test's peak growth at the end")
     g.addoption("--peak-memory-json", metavar="FILE", default=None,
-                help="write one JSON record per measured test to FILE")
+                help="write one JSON report per measured test to FILE")
     g.addoption("--peak-memory-strict", action="store_true", default=None,
                 help="fail a test with a limit whose figure is not exact or not from the bpf source")
     parser.addini("peak_memory_strict", type="bool", default=False,

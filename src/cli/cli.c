@@ -63,9 +63,12 @@ static const char usage_head[] =
 "       peakbpf [OPTIONS] --cgroup PATH | --container NAME | --unit NAME\n"
 "       peakbpf plot TIMELINE -o OUT   draw a saved --timeline .json or .csv\n"
 "       peakbpf merge DIR|FILE...      a job's peak across ranks and nodes, from\n"
-"                        their --record files\n"
+"                        their --record rank files\n"
 "       peakbpf serve [--socket PATH]  the helper for users without BPF privileges\n"
-"       peakbpf help [plot|merge|serve]  this help, or a subcommand's\n"
+"       peakbpf agent [--listen ADDR:PORT]  every cgroup's exact peak for Prometheus,\n"
+"                        and a record of every OOM kill (docs/agent.md)\n"
+"       peakbpf oom list|show ID    the agent's OOM records\n"
+"       peakbpf help [plot|merge|serve|agent|oom]  this help, or a subcommand's\n"
 "\n"
 "Report the exact peak of a process tree's summed resident memory (file +\n"
 "anon + shmem pages of every address space in the tree), measured in the\n"
@@ -106,7 +109,7 @@ static const char usage_options[] =
 "      --cgroup-root DIR      where cgroup hierarchies are mounted\n"
 "                        (default $PEAKBPF_CGROUP_ROOT or /sys/fs/cgroup)\n"
 "      --compare-sampler DUR[,DUR...]  how much a periodic RSS sampler at each\n"
-"                        interval would miss: from an exact record of the tree\n"
+"                        interval would miss: from the exact sum log of the tree\n"
 "                        sum, over every phase (worst, median, best, chance of\n"
 "                        being within 5 %), checked against a real /proc\n"
 "                        sampler at the first interval (each 100us to 10m)\n"
@@ -126,8 +129,8 @@ static const char usage_options[] =
 "                        too; unique memory and --measure unique too)\n"
 "      --no-helper       load the BPF programs in this process even when a\n"
 "                        helper runs\n"
-"  -j, --json            write the JSON record(s) to stdout\n"
-"  -o, --output FILE     write the JSON record(s) to FILE: with windows, one\n"
+"  -j, --json            write the JSON report(s) to stdout\n"
+"  -o, --output FILE     write the JSON report(s) to FILE: with windows, one\n"
 "                        line per window as it closes, then one for the run\n"
 "  -q, --quiet           no human summary on stderr\n"
 "  -v, --verbose         show libbpf's debug log (BPF loading) on stderr\n"
@@ -471,11 +474,11 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		return CLI_ERROR;
 	}
 	if (o->n_samplers && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
-		snprintf(err, errlen, "--compare-sampler needs the bpf source (the exact record)");
+		snprintf(err, errlen, "--compare-sampler needs the bpf source (the exact sum log)");
 		return CLI_ERROR;
 	}
 	if (o->timeline && o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF) {
-		snprintf(err, errlen, "--timeline needs the bpf source (the exact record)");
+		snprintf(err, errlen, "--timeline needs the bpf source (the exact sum log)");
 		return CLI_ERROR;
 	}
 	if (o->record_interval_ns && !o->record_dir) {

@@ -17,6 +17,7 @@
 #include "runs.h"
 #include "runs_cli.h"
 #include "serve.h"
+#include "agent.h"
 #include "status.h"
 #include "timeline_export.h"
 
@@ -29,6 +30,8 @@ static const struct subcommand {
 	{ "plot", plot_main },
 	{ "merge", merge_main },
 	{ "serve", serve_main },
+	{ "agent", agent_main },
+	{ "oom", oom_main },
 	{ "help", help_main },
 };
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
@@ -53,7 +56,7 @@ static int help_main(int argc, char **argv)
 	}
 	sub = find_subcommand(argv[1]);
 	if (!sub || argc > 2) {
-		fprintf(stderr, "peakbpf help: '%s' is not a subcommand: peakbpf help [plot|merge|serve]\n",
+		fprintf(stderr, "peakbpf help: '%s' is not a subcommand: peakbpf help [plot|merge|serve|agent|oom]\n",
 			argc > 2 ? argv[2] : argv[1]);
 		return EXIT_PEAKBPF_FAILED;
 	}

@@ -31,7 +31,7 @@
 #include "sampler_model.h"
 #include "spawn.h"
 #include "status.h"
-#include "sum_record.h"
+#include "sum_log.h"
 
 
 static bool verbose;
@@ -130,10 +130,10 @@ static int event_loop(struct run *r)
 			wake = r->deadline_ns;
 		if (r->target_fd >= 0 && now + TARGET_POLL_MS * 1000000ULL < wake)
 			wake = now + TARGET_POLL_MS * 1000000ULL;
-		if (run_recording(r)) {
+		if (run_keeps_sum_log(r)) {
 			run_drain_trace(r);
-			if (now + RECORD_DRAIN_MS * 1000000ULL < wake)
-				wake = now + RECORD_DRAIN_MS * 1000000ULL;
+			if (now + SUM_LOG_DRAIN_MS * 1000000ULL < wake)
+				wake = now + SUM_LOG_DRAIN_MS * 1000000ULL;
 		}
 		if (wake != UINT64_MAX) {
 			uint64_t ms = wake > now ? (wake - now + 999999) / 1000000 : 0;
@@ -221,19 +221,19 @@ static int open_outputs(struct run *r)
 			return err;
 		}
 	}
-	err = sum_record_open(&r->rec, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
+	err = sum_log_open(&r->log, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
 	if (!err && o->timeline && o->run_count > 1)
-		sum_record_name_run(&r->rec, o->run_warmup, o->run_index, o->run_count);
+		sum_log_name_run(&r->log, o->run_warmup, o->run_index, o->run_count);
 	if (err)
 		return err;
-	sum_record_set_identify(&r->rec, run_identify_mm, r);
+	sum_log_set_identify(&r->log, run_identify_mm, r);
 	if (o->record_dir) {
-		err = rank_record_open(&r->rank, o->record_dir, o->record_interval_ns, o->command, o->pids,
+		err = rank_file_open(&r->rank, o->record_dir, o->record_interval_ns, o->command, o->pids,
 				       o->n_pids);
 		if (err)
 			return err;
-		r->rec.on_change = run_on_sum_change;
-		r->rec.on_change_ctx = &r->rank;
+		r->log.on_change = run_on_sum_change;
+		r->log.on_change_ctx = &r->rank;
 	}
 	return 0;
 }
@@ -289,8 +289,8 @@ static int run_prepare(struct run *r)
 		.measure = o->measure_unique ? PEAKBPF_MEASURE_UNIQUE : PEAKBPF_MEASURE_RSS,
 		.command = o->command != NULL,
 		.with_proc = o->n_samplers > 0,
-		.changes_ring_bytes = o->n_samplers || o->timeline ? RECORD_RING_BYTES :
-				      o->record_dir ? RANK_RECORD_RING_BYTES : 0,
+		.changes_ring_bytes = o->n_samplers || o->timeline ? SUM_LOG_RING_BYTES :
+				      o->record_dir ? RANK_FILE_RING_BYTES : 0,
 		.helper_path = o->helper_path,
 		.use_helper = o->use_helper,
 		.measure_fallback = true,
@@ -349,7 +349,7 @@ static int run_prepare(struct run *r)
 		fputs("peakbpf: notice: the exact bpf source cannot be used here: a fallback measures; the "
 		      "summary says why (not used:)\n", stderr);
 	if ((o->n_samplers || o->timeline) && !peakbpf_has_bpf(r->session)) {
-		fprintf(stderr, "peakbpf: %s needs the record of the sum, which only the bpf source "
+		fprintf(stderr, "peakbpf: %s needs the sum log, which only the bpf source "
 			"makes, and it could not be used (see the notices above): run as root, with CAP_BPF "
 			"and CAP_PERFMON, or through a running peakbpf serve\n",
 			o->n_samplers ? "--compare-sampler" : "--timeline");
@@ -366,13 +366,13 @@ static void begin_run(struct run *r)
 
 	r->t0_ns = r->window_start_ns = monotonic_ns();
 	peakbpf_window_start_pages(r->session, &start_pages);
-	if (run_recording(r))
-		sum_record_begin(&r->rec, r->t0_ns, start_pages, r->page_size);
+	if (run_keeps_sum_log(r))
+		sum_log_begin(&r->log, r->t0_ns, start_pages, r->page_size);
 	if (r->opts->interval_ns)
 		r->next_window_ns = r->t0_ns + r->opts->interval_ns;
 	if (r->opts->record_dir) {
-		rank_record_begin(&r->rank, peakbpf_has_bpf(r->session), start_pages, r->page_size);
-		r->next_window_ns = rank_record_next_close(&r->rank, r->t0_ns);
+		rank_file_begin(&r->rank, peakbpf_has_bpf(r->session), start_pages, r->page_size);
+		r->next_window_ns = rank_file_next_close(&r->rank, r->t0_ns);
 	}
 }
 
@@ -515,6 +515,8 @@ static int collect_exit(struct run *r)
 	} else {
 		r->exit_status = 0;
 	}
+	r->oom_recorded = !peakbpf_oom_victims(r->session, r->oom, RUN_MAX_OOM, &r->n_oom, r->oom_why,
+						sizeof(r->oom_why));
 	err = run_close_window(r);
 	if (err) {
 		fprintf(stderr, "peakbpf: reading the last window failed\n");
@@ -524,7 +526,7 @@ static int collect_exit(struct run *r)
 	run_report(r);
 	err = output_check(r->out_errno, o->output, r->exit_status);
 	if (!err)
-		err = output_check(r->stdout_errno, "the JSON record to stdout", r->exit_status);
+		err = output_check(r->stdout_errno, "the JSON report to stdout", r->exit_status);
 	if (err)
 		r->exit_status = EXIT_PEAKBPF_FAILED;
 	return err;
@@ -547,8 +549,8 @@ static void run_cleanup(struct run *r)
 		close(r->target_fd);
 	peakbpf_close(r->session);
 	container_run_cleanup(&r->ctr);
-	sum_record_free(&r->rec);
-	rank_record_close(&r->rank);
+	sum_log_free(&r->log);
+	rank_file_close(&r->rank);
 	if (r->out && r->out_errno)
 		safe_discard(r->out, r->opts->output, r->out_created);  /* a full disk: no empty -o */
 	else if (r->out)

@@ -18,10 +18,12 @@
 #include "run_report.h"
 #include "runs_result.h"
 #include "sampler_model.h"
-#include "sum_record.h"
+#include "sum_log.h"
 #include "container_run.h"
 
 /* Everything one run needs between its events. */
+#define RUN_MAX_OOM 16          /* victims a run record lists; it counts them all */
+
 struct run {
 	const struct options *opts;
 	struct peakbpf_session *session;
@@ -43,16 +45,21 @@ struct run {
 	size_t roots_alive;
 	int target_fd;                  /* --cgroup & co.: the cgroup's directory; -1 */
 	/* --compare-sampler, --timeline */
-	struct sum_record rec;
+	struct sum_log log;
 	uint64_t record_drops;
 	struct sampler_report sampler;
 	struct run_result *result;      /* the harness's copy of the run's figure */
-	struct rank_record rank;        /* --record DIR */
+	struct rank_file rank;          /* --record DIR */
 	struct container_run ctr;       /* -- docker|podman run: the container's session */
+	/* The tree's OOM victims, read when it ended (peakbpf_oom_victims) */
+	struct peakbpf_oom_victim oom[RUN_MAX_OOM];
+	size_t n_oom;
+	bool oom_recorded;
+	char oom_why[192];
 };
 
-#define RECORD_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */
-#define RECORD_DRAIN_MS 20
+#define SUM_LOG_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */
+#define SUM_LOG_DRAIN_MS 20
 
 /* Measure o (its command, or its PIDs) into res (NULL: not kept); returns
  * peakbpf's exit status (the command's own, or 12x). */
@@ -61,9 +68,9 @@ int run_measure(const struct options *o, struct run_result *res);
 /* run_emit.c */
 /* Whether the record of the sum is kept (--compare-sampler, --timeline,
  * --record, with bpf here). */
-bool run_recording(const struct run *r);
+bool run_keeps_sum_log(const struct run *r);
 void run_drain_trace(struct run *r);
-/* Who an mm of the record of the sum is (sum_record_set_identify). */
+/* Who an mm of the record of the sum is (sum_log_set_identify). */
 int run_identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char comm[16]);
 /* --record's callback on each change of the sum. */
 void run_on_sum_change(void *ctx, int64_t pages);

@@ -11,15 +11,15 @@
 #include "status.h"
 #include "run.h"
 
-bool run_recording(const struct run *r)
+bool run_keeps_sum_log(const struct run *r)
 {
 	return (r->opts->n_samplers || r->opts->timeline || r->opts->record_dir) && peakbpf_has_bpf(r->session);
 }
 
 /* The record of the sum is a sink: the run feeds it each change it drains. */
-static int feed_record(void *ctx, const struct peakbpf_change *c)
+static int feed_sum_log(void *ctx, const struct peakbpf_change *c)
 {
-	return sum_record_change(ctx, c->mono_ns, c->sum_pages, c->mm, c->mm_pages, c->tgid);
+	return sum_log_change(ctx, c->mono_ns, c->sum_pages, c->mm, c->mm_pages, c->tgid);
 }
 
 int run_identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char comm[16])
@@ -34,8 +34,8 @@ int run_identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char c
 
 void run_drain_trace(struct run *r)
 {
-	if (run_recording(r) && peakbpf_changes_drain(r->session, feed_record, &r->rec, &r->record_drops))
-		fprintf(stderr, "peakbpf: reading the record of the sum failed\n");
+	if (run_keeps_sum_log(r) && peakbpf_changes_drain(r->session, feed_sum_log, &r->log, &r->record_drops))
+		fprintf(stderr, "peakbpf: reading the sum log failed\n");
 }
 
 /* --compare-sampler: model each interval over the whole run, and check a
@@ -44,7 +44,7 @@ static void compare_sampler(struct run *r, const struct peakbpf_figure *run, uin
 {
 	uint64_t peak = 0;
 	struct sampler_report_input in = {
-		.trace = &r->rec.sampler,
+		.trace = &r->log.sampler,
 		.start_ns = r->t0_ns,
 		.end_ns = end_ns,
 		.page_size = (uint64_t)r->page_size,
@@ -103,6 +103,11 @@ static struct run_context run_context(const struct run *r, const struct peakbpf_
 	peakbpf_figure_times(f, &t0, &start, &end);
 	c.start_s = start > t0 ? (double)(start - t0) / 1e9 : 0;
 	c.end_s = end > t0 ? (double)(end - t0) / 1e9 : 0;
+	c.oom = r->oom;
+	c.oom_total = r->n_oom;
+	c.n_oom = r->n_oom < RUN_MAX_OOM ? r->n_oom : RUN_MAX_OOM;
+	c.oom_why = r->oom_recorded ? NULL : r->oom_why;
+	c.oom_t0_ns = r->t0_ns;
 	if (o->command) {
 		c.command = &r->command;
 	} else {
@@ -141,7 +146,7 @@ static void write_record(struct run *r, const struct peakbpf_figure *f, const st
 		if (text)
 			fputs(text, stderr);
 		else
-			fprintf(stderr, "peakbpf: rendering the record failed\n");
+			fprintf(stderr, "peakbpf: rendering the report failed\n");
 		free(text);
 		free(extra);
 	}
@@ -167,7 +172,7 @@ static void write_record(struct run *r, const struct peakbpf_figure *f, const st
 
 void run_on_sum_change(void *ctx, int64_t pages)
 {
-	rank_record_change(ctx, pages);
+	rank_file_change(ctx, pages);
 }
 
 /* --record: the window just cut, with its lowest sum from the changes
@@ -177,14 +182,14 @@ static void record_window(struct run *r, const struct peakbpf_figure *f)
 	uint64_t peak = 0, peak_ns = 0;
 	int64_t start_pages = 0;
 
-	rank_record_mark(&r->rank);
+	rank_file_mark(&r->rank);
 	run_drain_trace(r);
 	peakbpf_figure_peak(f, &peak);
 	peakbpf_figure_peak_time(f, &peak_ns);
 	peakbpf_window_start_pages(r->session, &start_pages);
-	rank_record_window(&r->rank, peak, peak_ns, peakbpf_figure_exact(f), peakbpf_figure_source(f),
+	rank_file_window(&r->rank, peak, peak_ns, peakbpf_figure_exact(f), peakbpf_figure_source(f),
 			   start_pages, r->record_drops);
-	r->next_window_ns = rank_record_next_close(&r->rank, monotonic_ns());
+	r->next_window_ns = rank_file_next_close(&r->rank, monotonic_ns());
 }
 
 /* Close the open window (the session folds it into the run's figures). */
@@ -197,7 +202,7 @@ int run_close_window(struct run *r)
 	int err;
 
 	if (r->opts->record_dir)
-		rank_record_before_cut(&r->rank);
+		rank_file_before_cut(&r->rank);
 	err = peakbpf_close_window(r->session, &f);
 	if (err)
 		return err;
@@ -215,7 +220,7 @@ int run_close_window(struct run *r)
 	peakbpf_figure_times(f, NULL, NULL, &now);
 	r->window_start_ns = now;
 	if (r->windowed)
-		sum_record_window(&r->rec, now, peakbpf_figure_window(f));
+		sum_log_window(&r->log, now, peakbpf_figure_window(f));
 	if (r->opts->interval_ns)
 		r->next_window_ns = now + r->opts->interval_ns;
 	if (r->windowed && !windowed_done) {    /* a single window: the run record says it all */
@@ -269,20 +274,21 @@ void run_report(struct run *r)
 	}
 	shown = fc ? fc : f;
 	c = run_context(r, shown);
+	c.run_record = true;
 	if (fc)
 		container_context(r, f, &c);
 	peakbpf_figure_peak(f, &peak);
 	peakbpf_figure_peak_time(f, &peak_ns);
-	if (run_recording(r) && !strcmp(peakbpf_figure_source(f), "bpf")) {
+	if (run_keeps_sum_log(r) && !strcmp(peakbpf_figure_source(f), "bpf")) {
 		run_drain_trace(r);
 		if (r->opts->n_samplers) {
 			compare_sampler(r, f, r->window_start_ns);
 			c.sampler = &r->sampler;
 		}
-		if (sum_record_finish(&r->rec, r->window_start_ns, peak, peak_ns))
+		if (sum_log_finish(&r->log, r->window_start_ns, peak, peak_ns))
 			r->exit_status = EXIT_PEAKBPF_FAILED;
 	}
-	if (r->opts->record_dir && rank_record_finish(&r->rank, peak, peakbpf_figure_exact(f),
+	if (r->opts->record_dir && rank_file_finish(&r->rank, peak, peakbpf_figure_exact(f),
 						      peakbpf_figure_source(f), r->exit_status))
 		r->exit_status = EXIT_PEAKBPF_FAILED;
 	if (r->result) {

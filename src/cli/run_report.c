@@ -75,6 +75,59 @@ static void json_sampler(struct json_writer *w, const struct sampler_report *s)
 	json_end_object(w);
 }
 
+static void json_oom(struct json_writer *w, const struct run_context *c)
+{
+	json_key(w, "oom_kills");
+	json_begin_object(w);
+	json_kv_bool(w, "recorded", !c->oom_why);
+	if (c->oom_why)
+		json_kv_string(w, "why_not", c->oom_why);
+	json_kv_uint(w, "victims", c->oom_total);
+	json_key(w, "listed");
+	json_begin_array(w);
+	for (size_t i = 0; i < c->n_oom; i++) {
+		const struct peakbpf_oom_victim *v = &c->oom[i];
+
+		json_begin_object(w);
+		json_kv_int(w, "pid", v->pid);
+		json_kv_string(w, "comm", v->comm);
+		json_kv_double(w, "at_s", v->mono_ns > c->oom_t0_ns ? (double)(v->mono_ns - c->oom_t0_ns) / 1e9 : 0,
+			       6);
+		json_key(w, "rss");
+		if (v->rss_read) {
+			json_begin_object(w);
+			json_kv_uint(w, "anon_bytes", v->anon_bytes);
+			json_kv_uint(w, "file_bytes", v->file_bytes);
+			json_kv_uint(w, "shmem_bytes", v->shmem_bytes);
+			json_kv_string(w, "read", "the kernel's counters, as its OOM report reads them");
+			json_end_object(w);
+		} else {
+			json_null(w);
+		}
+		json_kv_uint(w, "cgroup_id", v->cgroup_id);
+		json_kv_string(w, "cgroup", v->cgroup);
+		json_key(w, "kill");
+		if (v->has_context) {
+			json_begin_object(w);
+			json_kv_string(w, "constraint", v->memcg_oom ? "memcg" : "global");
+			json_kv_bool(w, "inferred", v->context_inferred);
+			json_kv_uint(w, "oom_cgroup_id", v->oom_cgroup_id);
+			json_kv_string(w, "oom_cgroup", v->oom_cgroup);
+			json_kv_uint(w, v->memcg_oom ? "limit_bytes" : "total_bytes", v->limit_bytes);
+			if (v->memcg_oom)
+				json_kv_uint(w, "charge_bytes", v->charge_bytes);
+			json_kv_int(w, "trigger_pid", v->trigger_pid);
+			json_kv_string(w, "trigger_comm", v->trigger_comm);
+			json_end_object(w);
+		} else {
+			json_null(w);
+		}
+		json_end_object(w);
+	}
+	json_end_array(w);
+	json_end_object(w);
+}
+
 char *run_report_json(const struct run_context *c)
 {
 	struct json_writer w;
@@ -121,6 +174,8 @@ char *run_report_json(const struct run_context *c)
 	}
 	if (c->sampler)
 		json_sampler(&w, c->sampler);
+	if (c->run_record)
+		json_oom(&w, c);
 	json_end_object(&w);
 	json_finish(&w);
 	if (fclose(mem)) {
@@ -141,7 +196,7 @@ static void human_sampler(const struct sampler_report *s, FILE *out)
 {
 	char iv[32], w[32], m[32], b[32], miss[32];
 
-	fprintf(out, "  a periodic sampler would have reported (every phase, from the exact record):\n");
+	fprintf(out, "  a periodic sampler would have reported (every phase, from the exact sum log):\n");
 	for (size_t i = 0; i < s->n; i++) {
 		uint64_t missed = s->true_peak_bytes - s->at[i].worst_bytes;
 
@@ -177,6 +232,44 @@ static void human_container(const struct run_context *r, FILE *out)
 			r->runtime_source, r->runtime_exact ? "exact" : "not exact");
 }
 
+/* Whether the root command itself was an OOM victim. */
+static bool root_oom_killed(const struct run_context *r)
+{
+	for (size_t i = 0; r->command && i < r->n_oom; i++)
+		if (r->oom[i].pid == r->command->pid)
+			return true;
+	return false;
+}
+
+static void human_oom(const struct run_context *r, FILE *out)
+{
+	char a[32], f[32], sh[32], lim[32], ch[32];
+
+	if (!r->oom_total)
+		return;
+	fprintf(out, "  OOM killer: %zu process%s of the tree killed\n", r->oom_total,
+		r->oom_total == 1 ? "" : "es");
+	for (size_t i = 0; i < r->n_oom; i++) {
+		const struct peakbpf_oom_victim *v = &r->oom[i];
+
+		fprintf(out, "    %7d %-15s at %.3f s", (int)v->pid, v->comm,
+			v->mono_ns > r->oom_t0_ns ? (double)(v->mono_ns - r->oom_t0_ns) / 1e9 : 0);
+		if (v->rss_read)
+			fprintf(out, ": anon %s, file %s, shmem %s", format_bytes(v->anon_bytes, a, sizeof(a)),
+				format_bytes(v->file_bytes, f, sizeof(f)), format_bytes(v->shmem_bytes, sh, sizeof(sh)));
+		if (v->has_context && v->memcg_oom)
+			fprintf(out, "; cgroup %s at its limit %s (charge %s)%s",
+				*v->oom_cgroup ? v->oom_cgroup : "?", format_bytes(v->limit_bytes, lim, sizeof(lim)),
+				format_bytes(v->charge_bytes, ch, sizeof(ch)),
+				v->context_inferred ? ", inferred" : "");
+		else if (v->has_context)
+			fprintf(out, "; the machine out of memory%s", v->context_inferred ? " (inferred)" : "");
+		fputc('\n', out);
+	}
+	if (r->n_oom < r->oom_total)
+		fprintf(out, "    (%zu more not listed)\n", r->oom_total - r->n_oom);
+}
+
 char *run_report_human(const struct run_context *r)
 {
 	char *text = NULL;
@@ -189,11 +282,14 @@ char *run_report_human(const struct run_context *r)
 		human_sampler(r->sampler, out);
 	if (r->container_label)
 		human_container(r, out);
+	human_oom(r, out);
 	if (r->command) {
 		const struct command_facts *c = r->command;
 		char wall[32], ex[96];
 
-		if (WIFSIGNALED(c->wait_status))
+		if (WIFSIGNALED(c->wait_status) && root_oom_killed(r))
+			snprintf(ex, sizeof(ex), "killed by the OOM killer (signal %d)", WTERMSIG(c->wait_status));
+		else if (WIFSIGNALED(c->wait_status))
 			snprintf(ex, sizeof(ex), "killed by signal %d (%s)", WTERMSIG(c->wait_status),
 				 strsignal(WTERMSIG(c->wait_status)));
 		else

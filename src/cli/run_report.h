@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <peakbpf/peakbpf.h>
 #include "sampler_model.h"
 
 struct command_facts {
@@ -38,9 +39,17 @@ struct run_context {
 	const struct sampler_report *sampler;   /* run record with --compare-sampler */
 	double start_s, end_s;          /* the record's, since the run began */
 	unsigned windows;               /* run record: how many windows it had */
+	/* Run record: the tree's OOM victims (peakbpf_oom_victims), n_oom of
+	 * them (more than given when oom_more); oom_why: why not recorded
+	 * (NULL: recorded). oom_t0_ns: the run's start, CLOCK_MONOTONIC. */
+	const struct peakbpf_oom_victim *oom;
+	size_t n_oom, oom_total;
+	const char *oom_why;
+	uint64_t oom_t0_ns;
+	bool run_record;
 };
 
-/* "command", "attached", "sampler_check": JSON members without braces.
+/* "command", "attached", "sampler_check", "oom_kills": JSON members without braces.
  * NULL when out of memory; free it. */
 char *run_report_json(const struct run_context *c);
 /* Their lines of the run's summary ("" when none). NULL when out of

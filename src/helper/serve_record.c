@@ -36,7 +36,7 @@ int serve_record_load(struct server *sv)
 		opts.record_ring_bytes = 0;
 		err = tracker_load__open(&opts, &sv->shared);
 		if (!err && sv->verbose)
-			serve_say("loaded without the record of the sum: clients that ask for it are refused");
+			serve_say("loaded without the sum log: clients that ask for it are refused");
 	}
 	return err;
 }

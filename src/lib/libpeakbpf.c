@@ -17,10 +17,11 @@
 #include "report.h"
 #include "session.h"
 #include "sources.h"
-#include "sum_record.h"
+#include "sum_log.h"
 #include "lib_opts.h"
 #include "libpeakbpf_figure.h"
 #include "libpeakbpf_cgroup.h"
+#include "libpeakbpf_oom.h"
 
 #define LIB_RING_BYTES (8U << 20)      /* the timeline's kernel buffer: ~175 k changes */
 #define LIB_ROOTS_NAMED 8               /* the timeline's title names these */
@@ -32,13 +33,14 @@ struct peakbpf_session {
 	uint64_t window_start_ns;       /* when the open window opened */
 	bool timeline;                  /* opts.timeline, and the bpf source is open */
 	bool command;                   /* opts.command: roots are our children before exec */
-	struct sum_record rec;
+	struct sum_log log;
 	uint64_t record_drops;
 	pid_t roots[LIB_ROOTS_NAMED];
 	size_t n_roots;
 	/* peakbpf_changes_drain: the caller's callback */
 	peakbpf_change_fn change_fn;
 	void *change_ctx;
+	struct lib_oom *oom;            /* peakbpf_oom_victims: the tree's victims so far */
 };
 
 PEAKBPF_API const char *peakbpf_version(void)
@@ -206,10 +208,10 @@ PEAKBPF_API int peakbpf_exclude_cgroup(struct peakbpf_session *p, const char *pa
 	return err;
 }
 
-/* The library's timeline (sum_record.h) is a sink it feeds as it drains. */
-static int feed_record(void *ctx, const struct sum_event *e)
+/* The library's timeline (sum_log.h) is a sink it feeds as it drains. */
+static int feed_sum_log(void *ctx, const struct sum_event *e)
 {
-	return sum_record_change(ctx, e->ns, e->sum_pages, e->mm, e->mm_pages, e->tgid);
+	return sum_log_change(ctx, e->ns, e->sum_pages, e->mm, e->mm_pages, e->tgid);
 }
 
 static int identify_mm(void *ctx, uint64_t mm, uint32_t tgid, uint32_t *pid, char comm[16])
@@ -238,12 +240,12 @@ PEAKBPF_API int peakbpf_start(struct peakbpf_session *p)
 	p->t0_ns = p->window_start_ns = monotonic_ns();
 	if (p->timeline) {
 		/* No file yet: peakbpf_timeline_write names it. */
-		err = sum_record_open(&p->rec, NULL, false, NULL, p->roots, p->n_roots);
+		err = sum_log_open(&p->log, NULL, false, NULL, p->roots, p->n_roots);
 		if (err)
 			return err;
-		sum_record_keep_timeline(&p->rec);
-		sum_record_set_identify(&p->rec, identify_mm, p->s);
-		sum_record_begin(&p->rec, p->t0_ns, session_window_start_pages(p->s), sysconf(_SC_PAGESIZE));
+		sum_log_keep_timeline(&p->log);
+		sum_log_set_identify(&p->log, identify_mm, p->s);
+		sum_log_begin(&p->log, p->t0_ns, session_window_start_pages(p->s), sysconf(_SC_PAGESIZE));
 	}
 	return 0;
 }
@@ -267,7 +269,7 @@ PEAKBPF_API int peakbpf_close_window(struct peakbpf_session *p, struct peakbpf_f
 		return err;
 	now = monotonic_ns();
 	if (p->timeline)
-		sum_record_window(&p->rec, now, rec.window);
+		sum_log_window(&p->log, now, rec.window);
 	*out = lib_figure_from(&rec, p->t0_ns, p->window_start_ns, now);
 	if (!*out)
 		return -ENOMEM;
@@ -307,7 +309,7 @@ PEAKBPF_API int peakbpf_timeline_poll(struct peakbpf_session *p)
 		return -EINVAL;
 	if (!p->timeline || !p->started)
 		return -ENODATA;
-	return session_drain_sums(p->s, feed_record, &p->rec, &p->record_drops);
+	return session_drain_sums(p->s, feed_sum_log, &p->log, &p->record_drops);
 }
 
 PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *p, const char *label)
@@ -317,7 +319,7 @@ PEAKBPF_API int peakbpf_timeline_mark(struct peakbpf_session *p, const char *lab
 	if (!p->timeline || !p->started)
 		return -ENODATA;
 	peakbpf_timeline_poll(p);       /* the mark after the changes before it */
-	sum_record_mark(&p->rec, monotonic_ns(), label);
+	sum_log_mark(&p->log, monotonic_ns(), label);
 	return 0;
 }
 
@@ -339,11 +341,11 @@ PEAKBPF_API int peakbpf_timeline_write(struct peakbpf_session *p, const char *pa
 	/* The closed windows' peak, the one a figure reports, when it is
 	 * the largest recorded (an open window may have gone higher). */
 	if (rec.primary.measured && rec.primary.has_detail &&
-	    rec.primary.peak_bytes >= timeline_bytes(&p->rec.timeline, p->rec.timeline.peak)) {
+	    rec.primary.peak_bytes >= timeline_bytes(&p->log.timeline, p->log.timeline.peak)) {
 		peak_bytes = rec.primary.peak_bytes;
 		peak_ns = rec.primary.peak_mono_ns;
 	}
-	return sum_record_write(&p->rec, path, monotonic_ns(), peak_bytes, peak_ns, err, sizeof(err));
+	return sum_log_write(&p->log, path, monotonic_ns(), peak_bytes, peak_ns, err, sizeof(err));
 }
 
 PEAKBPF_API int peakbpf_timeline_drops(const struct peakbpf_session *p, uint64_t *n)
@@ -361,8 +363,9 @@ PEAKBPF_API void peakbpf_close(struct peakbpf_session *p)
 	if (!p)
 		return;
 	if (p->timeline && p->started)
-		sum_record_free(&p->rec);
+		sum_log_free(&p->log);
 	session_close(p->s);
+	lib_oom_free(p->oom);
 	free(p);
 }
 
@@ -490,4 +493,12 @@ PEAKBPF_API int peakbpf_window_start_pages(struct peakbpf_session *p, int64_t *p
 		return -ENODATA;
 	*pages = session_window_start_pages(p->s);
 	return 0;
+}
+
+PEAKBPF_API int peakbpf_oom_victims(struct peakbpf_session *p, struct peakbpf_oom_victim *out, size_t max,
+				    size_t *n, char *why, size_t why_len)
+{
+	if (!p || !n || (max && !out))
+		return -EINVAL;
+	return lib_oom_victims(p->s, p->t0_ns, &p->oom, out, max, n, why, why_len);
 }

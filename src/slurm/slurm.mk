@@ -11,24 +11,16 @@ SLURM_SRCS := \
 	src/slurm/slurm_report.c \
 	src/slurm/spank_record.c \
 	src/slurm/spank_files.c
-# A multi-node step's records and their merge: the CLI's own --record and
-# `peakbpf merge` code (src/cli/merge: on the public API, like the plugin).
-SLURM_MERGE_SRCS := src/cli/merge/rank_file.c src/cli/merge/merge.c src/cli/merge/merge_load.c
-SLURM_PLUGIN_OBJS := $(call obj,$(SLURM_SRCS) $(SLURM_MERGE_SRCS))
-# The plugin's layer: the public API, the CLI's merge and the base helpers.
+# Its layer's archive holds the part that needs no <slurm/spank.h> (the
+# pure report and the root writers, which their unit tests link); the
+# plugin links every object of SLURM_SRCS, then the rank files' layer
+# (src/rank: a multi-node step's records and their merge, the CLI's own)
+# and libpeakbpf.a.
+LAYER_SRCS_slurm := src/slurm/slurm_report.c src/slurm/spank_files.c
+SLURM_PLUGIN_OBJS := $(call obj,$(SLURM_SRCS))
+SLURM_ARCHIVES := $(OUTPUT)/layers/librank.a $(OUTPUT)/layers/libtimeline.a $(OUTPUT)/layers/libbase.a
 # Its symbols are visible (the version script exports the SPANK ones only).
-INC_slurm := -Isrc/slurm -Iinclude $(INC_merge)
-$(OUTPUT)/src/slurm/%.o: LAYER_INC = $(INC_slurm) -fvisibility=default
-# Tests see every layer. The plugin's unit test (its pure part) joins make
-# unit and unit-asan here: their recipes run every prerequisite ($^).
-INC_all += -Isrc/slurm
-test_slurm_report_SRCS := src/slurm/slurm_report.c src/base/json.c src/base/units.c src/base/fileutil.c
-unit: $(OUTPUT)/tests/test_slurm_report
-unit-asan: $(OUTPUT)/tests/test_slurm_report-asan
-# Its writers against planted links (no Slurm needed).
-test_spank_files_SRCS := src/slurm/spank_files.c src/base/fileutil.c
-unit: $(OUTPUT)/tests/test_spank_files
-unit-asan: $(OUTPUT)/tests/test_spank_files-asan
+LAYER_CFLAGS_slurm := -fvisibility=default
 HAVE_SPANK := $(wildcard $(SLURM_INCLUDE)/slurm/spank.h)
 # make uninstall removes it (its recipe reads INSTALLED when it runs).
 INSTALLED += $(SLURM_PLUGINDIR)/peakbpf.so
@@ -41,10 +33,12 @@ ALL_OBJS += $(call obj,$(SLURM_SRCS))
 check-layers: $(call obj,$(SLURM_SRCS))
 $(OUTPUT)/slurm:
 	$(Q)mkdir -p $@
-$(SLURM_PLUGIN): $(SLURM_PLUGIN_OBJS) $(OUTPUT)/libpeakbpf.a src/slurm/peakbpf_spank.map | $(OUTPUT)/slurm
+$(SLURM_PLUGIN): $(SLURM_PLUGIN_OBJS) $(SLURM_ARCHIVES) $(OUTPUT)/libpeakbpf.a src/slurm/peakbpf_spank.map \
+		| $(OUTPUT)/slurm
 	$(call msg,PLUGIN,$@)
 	$(Q)$(CC) $(CFLAGS) -shared -Wl,--version-script=src/slurm/peakbpf_spank.map \
-		$(SLURM_PLUGIN_OBJS) $(OUTPUT)/libpeakbpf.a $(LIBBPF_LIBS) -pthread -o $@
+		$(SLURM_PLUGIN_OBJS) -Wl,--start-group $(SLURM_ARCHIVES) $(OUTPUT)/libpeakbpf.a -Wl,--end-group \
+		$(LIBBPF_LIBS) -pthread -o $@
 install: install-slurm
 install-slurm: $(SLURM_PLUGIN)
 	$(Q)$(call inst,$(SLURM_PLUGIN),$(SLURM_PLUGINDIR)/peakbpf.so,0755)

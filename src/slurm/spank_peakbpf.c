@@ -119,7 +119,7 @@ static int open_session(spank_t sp)
 		return -EINVAL;
 	}
 	if (spank_get_item(sp, S_JOB_NNODES, &st.nnodes) == ESPANK_SUCCESS && st.nnodes > 1)
-		o.changes_ring_bytes = RANK_RECORD_RING_BYTES;
+		o.changes_ring_bytes = RANK_FILE_RING_BYTES;
 	/* A record closes 100 windows a second: the bpf source alone where it
 	 * can be used, as the CLI's --record does (a cgroup read beside it
 	 * doubles each close's cost and delays the cuts). */

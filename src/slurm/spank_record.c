@@ -31,7 +31,7 @@ static uint64_t mono_ns(void)
 
 static int on_change(void *ctx, const struct peakbpf_change *c)
 {
-	rank_record_change(ctx, c->sum_pages);
+	rank_file_change(ctx, c->sum_pages);
 	return 0;
 }
 
@@ -49,19 +49,19 @@ static int cut(struct pb_record *r)
 	int64_t start_pages = 0;
 	int err;
 
-	rank_record_before_cut(&r->rr);
+	rank_file_before_cut(&r->rr);
 	err = peakbpf_close_window(r->s, &f);
 	if (err)
 		return err;
-	rank_record_mark(&r->rr);
+	rank_file_mark(&r->rr);
 	drain(r);
 	peakbpf_figure_peak(f, &peak);
 	peakbpf_figure_peak_time(f, &peak_ns);
 	peakbpf_window_start_pages(r->s, &start_pages);
-	rank_record_window(&r->rr, peak, peak_ns, peakbpf_figure_exact(f), peakbpf_figure_source(f),
+	rank_file_window(&r->rr, peak, peak_ns, peakbpf_figure_exact(f), peakbpf_figure_source(f),
 			   start_pages, r->drops);
 	peakbpf_figure_free(f);
-	r->next_ns = rank_record_next_close(&r->rr, mono_ns());
+	r->next_ns = rank_file_next_close(&r->rr, mono_ns());
 	return 0;
 }
 
@@ -95,15 +95,15 @@ int pb_record_start(struct pb_record *r, struct peakbpf_session *s, const char *
 
 	memset(r, 0, sizeof(*r));
 	r->s = s;
-	err = rank_record_open(&r->rr, dir, RECORD_INTERVAL_DEFAULT_NS, NULL, pids, n);
+	err = rank_file_open(&r->rr, dir, RECORD_INTERVAL_DEFAULT_NS, NULL, pids, n);
 	if (err) {
-		rank_record_close(&r->rr);
+		rank_file_close(&r->rr);
 		return err;
 	}
 	r->opened = true;
 	peakbpf_window_start_pages(s, &start_pages);
-	rank_record_begin(&r->rr, peakbpf_has_bpf(s), start_pages, sysconf(_SC_PAGESIZE));
-	r->next_ns = rank_record_next_close(&r->rr, mono_ns());
+	rank_file_begin(&r->rr, peakbpf_has_bpf(s), start_pages, sysconf(_SC_PAGESIZE));
+	r->next_ns = rank_file_next_close(&r->rr, mono_ns());
 	err = -pthread_create(&r->thread, NULL, run, r);
 	if (err) {
 		pb_record_abort(r);
@@ -129,8 +129,8 @@ int pb_record_finish(struct pb_record *r, uint64_t peak, bool exact, const char 
 
 	if (!r->opened)
 		return -ENODATA;
-	err = rank_record_finish(&r->rr, peak, exact, source, status);
-	rank_record_close(&r->rr);
+	err = rank_file_finish(&r->rr, peak, exact, source, status);
+	rank_file_close(&r->rr);
 	r->opened = false;
 	return err;
 }
@@ -145,7 +145,7 @@ void pb_record_abort(struct pb_record *r)
 		pthread_join(r->thread, NULL);
 		r->running = false;
 	}
-	rank_record_close(&r->rr);
+	rank_file_close(&r->rr);
 }
 
 static int add_path(char ***paths, size_t *n, const char *dir, const char *name)

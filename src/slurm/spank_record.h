@@ -2,7 +2,7 @@
 /*
  * A multi-node step's record on this node, and the merge of its nodes'
  * records (spank_record.c). The session must have been opened with
- * changes_ring_bytes = RANK_RECORD_RING_BYTES; while the record runs, its
+ * changes_ring_bytes = RANK_FILE_RING_BYTES; while the record runs, its
  * thread alone uses the session.
  */
 #ifndef PEAKBPF_SPANK_RECORD_H
@@ -18,7 +18,7 @@
 #include "rank_file.h"
 
 struct pb_record {
-	struct rank_record rr;
+	struct rank_file rr;
 	struct peakbpf_session *s;
 	pthread_t thread;
 	bool opened, running, stop, cut_failed, drain_failed;

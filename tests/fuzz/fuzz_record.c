@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* libFuzzer: a --record file as peakbpf merge reads it (src/cli/merge/merge.c), line
+/* libFuzzer: a --record file as peakbpf merge reads it (src/rank/merge.c), line
  * by line, then the bounds of that record alone and beside a copy of it on
  * another host. Whatever the bytes: no crash, no undefined behaviour, and
  * the windows kept are in time order. */

@@ -53,6 +53,8 @@ TESTS=""
 . "$here/test_gap.sh"
 . "$here/test_containers_target.sh"
 . "$here/test_hugetlb.sh"
+. "$here/test_oom.sh"
+. "$here/test_agent.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"

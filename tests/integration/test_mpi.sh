@@ -257,11 +257,11 @@ t_merge_bad_inputs() {
 	echo '{"kind":"window"}' >"$d/not.jsonl"
 	head -n 1 "$d/a.1.jsonl" | sed 's/"size":2/"size":1/' >"$d/empty.jsonl"
 	expect_rc "different jobs" 4 "different jobs" "$d/a.1.jsonl" "$d/other.jsonl" &&
-		expect_rc "missing rank" 5 "rank 1 of 4 has no record" "$d/a.1.jsonl" "$d/gap.jsonl" &&
+		expect_rc "missing rank" 5 "rank 1 of 4 has no rank file" "$d/a.1.jsonl" "$d/gap.jsonl" &&
 		expect_rc "duplicate host and PID" 6 "host a PID 1 twice" "$d/a.1.jsonl" "$d/b.1.jsonl" "$d/a.1.jsonl" &&
-		expect_rc "not a record" 3 "not a peakbpf record" "$d/not.jsonl" &&
-		expect_rc "no window" 3 "no record has a window" "$d/empty.jsonl" &&
-		expect_rc "no record given" 125 "no record given" &&
+		expect_rc "not a rank file" 3 "not a peakbpf rank file" "$d/not.jsonl" &&
+		expect_rc "no window" 3 "no rank file has a window" "$d/empty.jsonl" &&
+		expect_rc "no rank file given" 125 "no rank file given" &&
 		expect_rc "unknown option" 125 "unknown option" --nope "$d/a.1.jsonl" &&
 		ok "merge bad inputs: different jobs (4), a missing rank (5), a duplicate (6), not a record or no window (3), usage (125)"
 }

@@ -125,32 +125,44 @@ static void test_judge_old_kernel(void **state)
 	assert_false(f.bound_known);
 }
 
-/* One thread's cache bound (mm/memory.c before 6.2: sync at the fault
- * that starts with events > 64, then events = 0). */
-static void test_cache_bound(void **state)
+/* One thread's charge from a reading of its cache (mm/memory.c before
+ * 6.2: sync_mm_rss adds each counter in index order, the event fires in
+ * the add, then it zeroes it; check_sync_rss_stat's sync runs with events
+ * 66). count[] by MM_*: file, anon, swapents, shmem. */
+static void test_cache_charge(void **state)
+{
+	int c[4] = { 3, 5, 7, 11 }, wp[4] = { -1, 1, 0, 0 }, neg[4] = { -2, 1, 0, 0 };
+	int anon[4] = { 0, 40, 0, 2 }, swap[4] = { 0, 0, 4, 6 }, none[4] = { 0 };
+
+	(void)state;
+	/* The resident counters' total; swapents is not resident. */
+	assert_int_equal(cache_charge_pages(c, 10, 1), 3 + 5 + 11);
+	assert_int_equal(cache_charge_pages(c, 10, 0), 3 + 5 + 11);
+	/* In a sync's event: the lowest counter not 0 is in the mm already. */
+	assert_int_equal(cache_charge_pages(c, 66, 1), 5 + 11);
+	assert_int_equal(cache_charge_pages(anon, 66, 1), 2);
+	assert_int_equal(cache_charge_pages(swap, 66, 1), 6);  /* swapents' event: all stays */
+	/* Switched out in a sync: which counter is added is not known. */
+	assert_int_equal(cache_charge_pages(c, 66, 0), 3 + 5 + 11);
+	/* wp_page_copy moves a page file -> anon: total 0; never below 0. */
+	assert_int_equal(cache_charge_pages(wp, 5, 1), 0);
+	assert_int_equal(cache_charge_pages(neg, 5, 1), 0);
+	assert_int_equal(cache_charge_pages(none, 0, 1), 0);
+	/* The cap: 66 faults of fault_pages, one page a fault at the least. */
+	assert_int_equal(cache_cap_pages(16), 66 * 16);
+	assert_int_equal(cache_cap_pages(0), 66);
+}
+
+/* A closed window's upper end before 6.2: the larger of the drops' and
+ * the cut's sums, each CPU's excess, the worst case of threads on CPUs. */
+static void test_pre62_window_upper(void **state)
 {
 	(void)state;
-	/* Unknown or empty (may sync unseen): 66 faults of 16 pages. */
-	assert_int_equal(cache_bound_pages(0, 0, 1, 16), 66 * 16);
-	assert_int_equal(cache_bound_pages(40, 0, 1, 16), 66 * 16);
-	/* Non-empty: what it holds + the faults left before its sync. */
-	assert_int_equal(cache_bound_pages(0, 5, 0, 16), 5 + 66 * 16);
-	assert_int_equal(cache_bound_pages(1, 1, 0, 1), 1 + 65);
-	assert_int_equal(cache_bound_pages(64, 64, 0, 1), 64 + 2);
-	assert_int_equal(cache_bound_pages(65, 65, 0, 16), 65 + 16);
-	/* A sync under way (events 66): empty after it, 66 faults again. */
-	assert_int_equal(cache_bound_pages(66, 65, 0, 1), 65 + 66);
-	/* file -1 / anon +1 (wp_page_copy): total 0, not empty. */
-	assert_int_equal(cache_bound_pages(10, 0, 0, 16), 56 * 16);
-	/* Never below what it holds, never negative; garbage events: the most. */
-	assert_int_equal(cache_bound_pages(10, -3, 0, 1), 56);
-	assert_int_equal(cache_bound_pages(-5, 7, 0, 1), 7 + 66);
-	assert_int_equal(cache_bound_pages(1000, 7, 0, 1), 7 + 66);
-	/* fault_pages below 1 (not read): one page a fault at the least. */
-	assert_int_equal(cache_bound_pages(0, 0, 1, 0), 66);
-	/* The tree's bound: threads add up; a thread that exited adds 0. */
-	assert_int_equal(cache_bound_pages(0, 0, 1, 16) * 4 + cache_bound_pages(60, 30, 0, 16),
-			 4 * 66 * 16 + 30 + 6 * 16);
+	assert_int_equal(pre62_window_upper(1000, 900, 0, 0, 1056), 1000);
+	assert_int_equal(pre62_window_upper(900, 1000, 0, 0, 1056), 1000);
+	assert_int_equal(pre62_window_upper(1000, 900, 70, 0, 1056), 1070);
+	assert_int_equal(pre62_window_upper(1000, 900, 70, 2, 1056), 1070 + 2 * 1056);
+	assert_int_equal(pre62_window_upper(1000, 900, -5, -1, 1056), 1000);
 }
 
 /* Windows fold into the run: the larger peak with its detail, the first
@@ -549,7 +561,8 @@ int main(void)
 		cmocka_unit_test(test_judge_exact),
 		cmocka_unit_test(test_judge_drops_make_bound_unknown),
 		cmocka_unit_test(test_judge_old_kernel),
-		cmocka_unit_test(test_cache_bound),
+		cmocka_unit_test(test_cache_charge),
+		cmocka_unit_test(test_pre62_window_upper),
 		cmocka_unit_test(test_merge_windows),
 		cmocka_unit_test(test_merge_covers_run),
 		cmocka_unit_test(test_merge_lost_windows_named),

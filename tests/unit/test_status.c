@@ -84,6 +84,10 @@ static void child_execvp(const void *arg)
 	const char *name = arg;
 	char *const argv[] = { (char *)name, NULL };
 
+	/* A PATH whose every folder the test's user may search: execvp
+	 * fails with EACCES, not ENOENT, when one of them cannot be (root's
+	 * PATH under runuser -u nobody: /root/.cargo/bin). */
+	setenv("PATH", "/usr/bin:/bin", 1);
 	execvp(name, argv);
 	_exit(exit_status_from_exec_errno(errno));
 }

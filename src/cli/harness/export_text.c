@@ -48,10 +48,10 @@ static void human_exactness(FILE *out, const struct bench_summary *s)
 	else if (s->bound_known)
 		fprintf(out, "  source  %s, not exact: off by up to %s (%s)\n", s->source,
 			format_bytes(s->error_bound_bytes, buf, sizeof(buf)),
-			s->inexact_reason ? s->inexact_reason : "see the single-run record");
+			s->inexact_reason ? s->inexact_reason : "see the single-run report");
 	else
 		fprintf(out, "  source  %s, not exact, error unknown (%s)\n", s->source,
-			s->inexact_reason ? s->inexact_reason : "see the single-run record");
+			s->inexact_reason ? s->inexact_reason : "see the single-run report");
 }
 
 static void human_runs(FILE *out, const struct bench *b)

@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include "tracker.h"            /* bpf/: struct departed_mm */
 #include "unique.h"             /* bpf/: the same object's (tracker.skel.h) */
+#include "oom.h"                /* ...and these */
+#include "cgsum.h"
 
 /* The BPF side's mapped state is shared with it: every access is atomic. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_SEQ_CST)

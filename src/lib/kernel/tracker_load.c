@@ -16,6 +16,8 @@
 #include "tracker_load.h"
 #include "tree_maps.h"
 #include "unique_hook.h"
+#include "oom_api.h"
+#include "cgsum_api.h"
 #include "tracker.skel.h"
 
 struct ring_buffer;
@@ -36,6 +38,11 @@ struct tracker_load {
 	/* Each tree's tree_insertions when its last clear began (0 for a new
 	 * load, where no tree has an entry). */
 	__u64 cleared_at[MAX_TREES];
+	/* The OOM recorder (oom_api.h): what the load has of it, why not
+	 * more, and its ring's reader (oom.c). */
+	int oom_level;
+	int oom_err;
+	struct oom_reader *oom;
 };
 
 /*
@@ -159,6 +166,8 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	bpf_program__set_autoattach(s->progs.settle_fork__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_exec__percpu_sum, false);
 	bpf_program__set_autoattach(s->progs.settle_attach__percpu_sum, false);
+	oom_prepare(s, (enum oom_level)t->oom_level);
+	cgsum_prepare(s, opts ? opts->cgsum : NULL);
 	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -196,6 +205,15 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 		t->features.has_cgroup_targets = false;
 		err = reload(t, opts);
 	}
+	/* The OOM recorder's fentry first: a kernel without fentry (no
+	 * CONFIG_FUNCTION_TRACER) refuses it with EPERM, which would else be
+	 * taken for the unique program's failure. Without the kill's context
+	 * the victims are still recorded (oom_api.h). */
+	if (err && t->oom_level == OOM_FULL) {
+		t->oom_err = err;
+		t->oom_level = OOM_VICTIMS;
+		err = reload(t, opts);
+	}
 	if (err && t->unique_err == 0) {
 		t->unique_err = err == -ESRCH || err == -ENOENT ? -EOPNOTSUPP : err;
 		if (t->unique_err == -EOPNOTSUPP)
@@ -204,6 +222,12 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 	}
 	if ((err == -ESRCH || err == -ENOENT) && t->features.has_exit_mmap_tp) {
 		t->features.has_exit_mmap_tp = false;
+		err = reload(t, opts);
+	}
+	/* Nor does the OOM recorder's victim program cost the tracker its load. */
+	if (err && t->oom_level > OOM_OFF) {
+		t->oom_err = err;
+		t->oom_level = OOM_OFF;
 		err = reload(t, opts);
 	}
 	return err;
@@ -236,7 +260,12 @@ static int attach(struct tracker_load *t)
 	struct bpf_program *later[3] = { s->progs.settle_fork__percpu_sum,
 					 s->progs.settle_exec__percpu_sum,
 					 s->progs.settle_attach__percpu_sum };
-	int err = tracker_bpf__attach(s);
+	int err;
+
+	/* Before 6.2 only: on 6.2+ no program runs at a context switch. */
+	if (t->features.has_percpu_rss)
+		bpf_program__set_autoattach(s->progs.handle_sched_switch, false);
+	err = tracker_bpf__attach(s);
 
 	for (int i = 0; i < 3 && !err && t->features.has_percpu_sum; i++) {
 		t->settle_links[i] = bpf_program__attach(later[i]);
@@ -271,6 +300,9 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	ns = monotonic_ns();
 	features_probe(&t->features);
 	t->unique_err = !opts || !opts->with_unique ? -ENODATA : 0;
+	t->oom_level = opts && opts->without_oom ? OOM_OFF :
+		       opts && opts->oom_context && oom_context_probe() ? OOM_FULL : OOM_VICTIMS;
+	t->oom_err = opts && opts->without_oom ? -ENODATA : t->oom_level == OOM_VICTIMS ? -ENOTSUP : 0;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);
@@ -290,6 +322,9 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	t->startup.attach_ns = monotonic_ns() - ns;
 	if (err)
 		goto cleanup;
+	/* A reader that cannot be made leaves the recorder off. */
+	if (t->oom_level != OOM_OFF && oom_reader_new(t->skel, &t->oom))
+		t->oom_level = OOM_OFF;
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
@@ -413,6 +448,14 @@ void tracker_load__destroy(struct tracker_load *t)
 	for (int i = 0; i < 3; i++)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
+	oom_reader_free(t->oom);
 	tracker_bpf__destroy(t->skel);
 	free(t);
+}
+
+struct oom_reader *tracker_load__oom(const struct tracker_load *l, int *level, int *err)
+{
+	*level = l->oom_level;
+	*err = l->oom_err;
+	return l->oom;
 }

@@ -16,11 +16,15 @@
 #include <linux/types.h>
 #include "tracker.h"
 #include "unique.h"              /* the same BPF object's (tracker.skel.h) */
+#include "oom.h"                 /* ...and these */
+#include "cgsum.h"
 #include "source.h"
 #include "tree_maps.h"
 
 struct tracker_load;
 struct tracker_bpf;
+struct cgsum_hier;
+struct oom_reader;
 
 struct tracker_opts {
 	__u32 max_tracked;      /* entries of the mm and process maps; 0: default */
@@ -31,6 +35,11 @@ struct tracker_opts {
 	 * says so (peakbpf serve, whose trees' clients choose); else every
 	 * tree does. */
 	bool record_per_tree;
+	bool without_oom;       /* leave the OOM recorder out (oom_api.h) */
+	bool oom_context;       /* with the kill's context where fentry can have it (the agent);
+				   else the victims alone, the context inferred */
+	/* With the per-cgroup sums of this hierarchy (cgsum_api.h); NULL: off. */
+	const struct cgsum_hier *cgsum;
 };
 
 /* How long each start-up step took, ns. */
@@ -87,5 +96,8 @@ struct tracker_bpf *tracker_load__skel(const struct tracker_load *l);
  * to the count now, no entry can be left in the maps. */
 __u64 tracker_load__cleared_at(const struct tracker_load *l, unsigned tree);
 void tracker_load__set_cleared_at(struct tracker_load *l, unsigned tree, __u64 tried);
+/* The OOM recorder's reader (oom.c), NULL when off; *level: enum
+ * oom_level the load has; *err: why not more (-ENODATA: not asked for). */
+struct oom_reader *tracker_load__oom(const struct tracker_load *l, int *level, int *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include "holders.h"
 #include "mapped_internal.h"
 #include "tracker_load.h"
+#include "tracker_pre62.h"
 #include "tracker_tree.h"
 #include "tree_maps.h"
 #include "tracker.skel.h"
@@ -229,10 +230,15 @@ static void cut(struct tracker_tree *t, struct tree_state *closed, __s64 *end_su
 	closed->peak_mms = LOAD(tree->peak_mms);
 	closed->peak_procs = LOAD(tree->peak_procs);
 	*end_sum = sum;
-	/* Before 6.2: the window's upper end, cut the same way. */
-	closed->upper_pages = __atomic_exchange_n(&tree->upper_pages,
-						  sum + LOAD(tree->bound_sum_pages), __ATOMIC_SEQ_CST);
-	raise_to(&tree->upper_pages, sum_of_word(LOAD(tree->sum_word)) + LOAD(tree->bound_sum_pages));
+	/* Before 6.2: the window's upper end (tracker_pre62.c). */
+	if (!tracker_load__has_percpu_rss(t->load)) {
+		bool read;
+		unsigned fault_pages = tracker_load__fault_pages(t->load, &read);
+
+		closed->upper_pages = tracker_pre62_cut(t->skel, t->index,
+							tracker_load__possible_cpus(t->load),
+							fault_pages, sum);
+	}
 	/* A sum reached between the load and the exchange is raised into the
 	 * new window, so that it never starts below the current sum. */
 	raise_to(&tree->peak_pages, sum_of_word(LOAD(tree->sum_word)));
@@ -304,6 +310,7 @@ static int take_slot(struct tracker_tree *t)
 	if (LOAD(t->skel->bss->tree_insertions[t->index]) ==
 	    tracker_load__cleared_at(t->load, t->index)) {
 		memset(state(t), 0, sizeof(struct tree_state));
+		tracker_pre62_clear(t->skel, t->index);
 		STORE(t->skel->bss->tree_pid_depth[t->index], 0);
 		return 0;
 	}
@@ -354,6 +361,7 @@ int tracker_tree__clear(struct tracker_tree *t, struct tree_entries *removed)
 	err = tree_maps_clear(s, t->index, !tracker_load__has_percpu_rss(t->load), removed);
 
 	memset(state(t), 0, sizeof(struct tree_state));
+	tracker_pre62_clear(s, t->index);
 	STORE(s->bss->tree_pid_depth[t->index], 0);
 	STORE(s->bss->tree_record[t->index], 0);
 	tracker_load__set_cleared_at(t->load, t->index, err ? ~0ULL : tried);

@@ -8,6 +8,8 @@
 #include "fileutil.h"
 #include "tracker.h"             /* bpf/: the skeleton's types */
 #include "unique.h"
+#include "oom.h"
+#include "cgsum.h"
 #include "kfeatures.h"
 #include "unique_hook.h"
 #include "tracker.skel.h"

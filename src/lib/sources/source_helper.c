@@ -361,7 +361,7 @@ int helper_source_open(const char *path, uint32_t max_tracked, bool command_mode
 	h->batch = record ? malloc(HP_DRAIN_MAX * sizeof(*h->batch)) : NULL;
 	if (record && !h->batch) {
 		err = -ENOMEM;
-		snprintf(why, whylen, "out of memory for the record of the sum");
+		snprintf(why, whylen, "out of memory for the sum log");
 		goto cleanup;
 	}
 	memcpy(h->path, path, strlen(path));

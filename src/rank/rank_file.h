@@ -27,7 +27,7 @@
 #define RECORD_INTERVAL_DEFAULT_NS 10000000ULL  /* 10 ms */
 #define RECORD_LINES_PER_LEVEL 65536U           /* ~11 min at 10 ms */
 #define RECORD_MAX_LEVEL 16                     /* the interval grows at most 65536x */
-#define RANK_RECORD_RING_BYTES (4U << 20)       /* the sum's changes between two drains */
+#define RANK_FILE_RING_BYTES (4U << 20)       /* the sum's changes between two drains */
 
 /* The job and rank from the launcher's environment (Slurm, Open MPI, PMI,
  * PMIx), and where each came from. */
@@ -46,7 +46,7 @@ struct record_clock {
 	int status;
 };
 
-struct rank_record {
+struct rank_file {
 	int fd;                 /* -1: not recording */
 	char path[4096];
 	uint64_t base_ns;       /* --record-interval */
@@ -77,28 +77,28 @@ int64_t record_next_boundary(int64_t rt_ns, uint64_t interval_ns);
  * Create DIR/HOST.PID.jsonl (DIR is made if missing) and write its header.
  * 0, or a negative errno and a one-line message on stderr.
  */
-int rank_record_open(struct rank_record *rr, const char *dir, uint64_t interval_ns,
+int rank_file_open(struct rank_file *rr, const char *dir, uint64_t interval_ns,
 		     char *const *argv, const pid_t *pids, size_t n_pids);
 /* The run begins: its first window opens with the sum at start_pages. */
-void rank_record_begin(struct rank_record *rr, bool bpf, int64_t start_pages, long page_size);
+void rank_file_begin(struct rank_file *rr, bool bpf, int64_t start_pages, long page_size);
 /* Every change of the sum drained from the kernel. */
-void rank_record_change(struct rank_record *rr, int64_t pages);
+void rank_file_change(struct rank_file *rr, int64_t pages);
 /* A window is about to be cut in the kernel. */
-void rank_record_before_cut(struct rank_record *rr);
+void rank_file_before_cut(struct rank_file *rr);
 /* It was cut; what is drained from now on may belong to either window. */
-void rank_record_mark(struct rank_record *rr);
+void rank_file_mark(struct rank_file *rr);
 /* When (CLOCK_MONOTONIC) the next window should close. */
-uint64_t rank_record_next_close(const struct rank_record *rr, uint64_t mono_now);
+uint64_t rank_file_next_close(const struct rank_file *rr, uint64_t mono_now);
 /*
  * The window just closed: peak (bytes) and its instant (CLOCK_MONOTONIC,
  * 0: unknown) from its figure, the sum at its end (pages), the changes
  * lost so far. One line, written at once.
  */
-void rank_record_window(struct rank_record *rr, uint64_t peak_bytes, uint64_t peak_mono_ns, bool exact,
+void rank_file_window(struct rank_file *rr, uint64_t peak_bytes, uint64_t peak_mono_ns, bool exact,
 			const char *source, int64_t end_pages, uint64_t drops_total);
 /* The run's end line; closes the file. 0 or -errno of the first failed write. */
-int rank_record_finish(struct rank_record *rr, uint64_t peak_bytes, bool exact, const char *source,
+int rank_file_finish(struct rank_file *rr, uint64_t peak_bytes, bool exact, const char *source,
 		       int exit_status);
-void rank_record_close(struct rank_record *rr);
+void rank_file_close(struct rank_file *rr);
 
 #endif

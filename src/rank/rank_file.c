@@ -117,7 +117,7 @@ static const char *env_get(const char *name)
 }
 
 /* One line, in one write(2): a kill leaves it whole or cut, never mixed. */
-static void put(struct rank_record *rr, const char *buf, size_t len)
+static void put(struct rank_file *rr, const char *buf, size_t len)
 {
 	size_t done = 0;
 
@@ -150,7 +150,7 @@ static void write_clock(struct json_writer *w)
 	json_end_object(w);
 }
 
-static void write_header(struct rank_record *rr, const char *host, uint64_t interval_ns,
+static void write_header(struct rank_file *rr, const char *host, uint64_t interval_ns,
 			 char *const *argv, const pid_t *pids, size_t n_pids)
 {
 	struct record_job j;
@@ -208,7 +208,7 @@ static void write_header(struct rank_record *rr, const char *host, uint64_t inte
 	free(buf);
 }
 
-int rank_record_open(struct rank_record *rr, const char *dir, uint64_t interval_ns,
+int rank_file_open(struct rank_file *rr, const char *dir, uint64_t interval_ns,
 		     char *const *argv, const pid_t *pids, size_t n_pids)
 {
 	char host[256] = "", name[300];
@@ -251,7 +251,7 @@ int rank_record_open(struct rank_record *rr, const char *dir, uint64_t interval_
 	return 0;
 }
 
-void rank_record_begin(struct rank_record *rr, bool bpf, int64_t start_pages, long page_size)
+void rank_file_begin(struct rank_file *rr, bool bpf, int64_t start_pages, long page_size)
 {
 	rr->bpf = bpf;
 	rr->page_size = page_size;
@@ -260,7 +260,7 @@ void rank_record_begin(struct rank_record *rr, bool bpf, int64_t start_pages, lo
 	rr->start_rt_ns = realtime_ns();
 }
 
-void rank_record_change(struct rank_record *rr, int64_t pages)
+void rank_file_change(struct rank_file *rr, int64_t pages)
 {
 	if (pages < rr->min_open)
 		rr->min_open = pages;
@@ -268,12 +268,12 @@ void rank_record_change(struct rank_record *rr, int64_t pages)
 		rr->min_since_mark = pages;
 }
 
-void rank_record_before_cut(struct rank_record *rr)
+void rank_file_before_cut(struct rank_file *rr)
 {
 	rr->cut_before_rt_ns = realtime_ns();
 }
 
-void rank_record_mark(struct rank_record *rr)
+void rank_file_mark(struct rank_file *rr)
 {
 	struct timespec mono;
 
@@ -283,7 +283,7 @@ void rank_record_mark(struct rank_record *rr)
 	rr->min_since_mark = INT64_MAX;
 }
 
-uint64_t rank_record_next_close(const struct rank_record *rr, uint64_t mono_now)
+uint64_t rank_file_next_close(const struct rank_file *rr, uint64_t mono_now)
 {
 	int64_t rt = realtime_ns();
 	int64_t next = record_next_boundary(rt, record_interval(rr->base_ns, rr->lines));
@@ -291,12 +291,12 @@ uint64_t rank_record_next_close(const struct rank_record *rr, uint64_t mono_now)
 	return mono_now + (uint64_t)(next - rt);
 }
 
-static uint64_t bytes(const struct rank_record *rr, int64_t pages)
+static uint64_t bytes(const struct rank_file *rr, int64_t pages)
 {
 	return pages > 0 ? (uint64_t)pages * (uint64_t)rr->page_size : 0;
 }
 
-void rank_record_window(struct rank_record *rr, uint64_t peak_bytes, uint64_t peak_mono_ns, bool exact,
+void rank_file_window(struct rank_file *rr, uint64_t peak_bytes, uint64_t peak_mono_ns, bool exact,
 			const char *source, int64_t end_pages, uint64_t drops_total)
 {
 	int64_t end_rt = rr->cut_after_rt_ns;
@@ -331,7 +331,7 @@ void rank_record_window(struct rank_record *rr, uint64_t peak_bytes, uint64_t pe
 	rr->drops_at_open = drops_total;
 }
 
-int rank_record_finish(struct rank_record *rr, uint64_t peak_bytes, bool exact, const char *source,
+int rank_file_finish(struct rank_file *rr, uint64_t peak_bytes, bool exact, const char *source,
 		       int exit_status)
 {
 	struct record_clock c;
@@ -352,11 +352,11 @@ int rank_record_finish(struct rank_record *rr, uint64_t peak_bytes, bool exact, 
 	err = -rr->write_errno;
 	if (err)
 		fprintf(stderr, "peakbpf: --record: writing %s failed: %s\n", rr->path, strerror(-err));
-	rank_record_close(rr);
+	rank_file_close(rr);
 	return err;
 }
 
-void rank_record_close(struct rank_record *rr)
+void rank_file_close(struct rank_file *rr)
 {
 	if (rr->fd >= 0)
 		close(rr->fd);

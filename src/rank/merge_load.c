@@ -134,7 +134,7 @@ static int parse_header(struct merge_rec *r, const char *line, char *err, size_t
 	int64_t format = 0, pid = 0, maxerr = 0, rank = -1, size = -1;
 
 	if (get_int(line, "format", &format) || format != 1) {
-		snprintf(err, errlen, "record format %lld is not 1: merge it with the peakbpf that wrote it",
+		snprintf(err, errlen, "rank file format %lld is not 1: merge it with the peakbpf that wrote it",
 			 (long long)format);
 		return -EINVAL;
 	}
@@ -203,7 +203,7 @@ int merge_parse_line(struct merge_rec *r, const char *line, bool first, char *er
 
 	if (first) {
 		if (!strstr(line, "\"kind\":\"peakbpf-record\"")) {
-			snprintf(err, errlen, "not a peakbpf record (peakbpf --record DIR writes them)");
+			snprintf(err, errlen, "not a peakbpf rank file (peakbpf --record DIR writes them)");
 			return -EINVAL;
 		}
 		return parse_header(r, line, err, errlen);
@@ -263,7 +263,7 @@ int merge_load(const char *path, struct merge_rec *r, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		rc = MERGE_BAD_FILE;
 	} else if (lineno == 0 || (lineno == 1 && r->truncated)) {
-		snprintf(err, errlen, "%s: empty or cut before its header: not a peakbpf record", path);
+		snprintf(err, errlen, "%s: empty or cut before its header: not a peakbpf rank file", path);
 		rc = MERGE_BAD_FILE;
 	}
 cleanup:
@@ -318,7 +318,7 @@ static int check_ranks(const struct merge_rec *recs, size_t n, char *err, size_t
 		if (k < 0)
 			continue;
 		if (seen[k]) {
-			snprintf(err, errlen, "rank %ld twice: %s and %s: merge one run's records at a time", k,
+			snprintf(err, errlen, "rank %ld twice: %s and %s: merge one run's rank files at a time", k,
 				 recs[seen[k] - 1].path, recs[i].path);
 			rc = MERGE_DUPLICATE;
 			goto cleanup;
@@ -327,7 +327,7 @@ static int check_ranks(const struct merge_rec *recs, size_t n, char *err, size_t
 	}
 	for (long k = 0; k < size; k++) {
 		if (!seen[k]) {
-			snprintf(err, errlen, "rank %ld of %ld has no record: give every rank's file (or the "
+			snprintf(err, errlen, "rank %ld of %ld has no rank file: give every rank's file (or the "
 				 "directory), or a rank's peakbpf did not start", k, size);
 			rc = MERGE_MISSING_RANK;
 			goto cleanup;
@@ -345,8 +345,8 @@ int merge_check(const struct merge_rec *recs, size_t n, char *err, size_t errlen
 
 	for (size_t i = 1; i < n; i++) {
 		if (strcmp(recs[i].job, recs[0].job)) {
-			snprintf(err, errlen, "records of different jobs: %s is job '%s', %s is job '%s': "
-				 "merge one job's records at a time", recs[0].path, recs[0].job, recs[i].path,
+			snprintf(err, errlen, "rank files of different jobs: %s is job '%s', %s is job '%s': "
+				 "merge one job's rank files at a time", recs[0].path, recs[0].job, recs[i].path,
 				 recs[i].job);
 			return MERGE_OTHER_JOB;
 		}
@@ -365,7 +365,7 @@ int merge_check(const struct merge_rec *recs, size_t n, char *err, size_t errlen
 
 		if (!strcmp(a->host, b->host) && a->pid == b->pid) {
 			snprintf(err, errlen, "host %s PID %ld twice: %s and %s: a file given twice, or "
-				 "records of two runs", a->host, a->pid, a->path, b->path);
+				 "rank files of two runs", a->host, a->pid, a->path, b->path);
 			rc = MERGE_DUPLICATE;
 			goto cleanup;
 		}

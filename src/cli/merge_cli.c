@@ -36,7 +36,7 @@ static const char usage[] =
 "  -h, --help            this help\n"
 "\n"
 "Exit status: 0; 1 merge failed (memory, writing); 125 bad usage; 3 a file\n"
-"unreadable or not a record; 4 records of different jobs; 5 a rank missing\n"
+"unreadable or not a rank file; 4 rank files of different jobs; 5 a rank missing\n"
 "(ranks 0..N-1 with a gap); 6 the same host and PID twice (or a rank twice).\n"
 "A rank's file cut by a kill is used up to its last whole line, with a\n"
 "warning.\n";
@@ -103,7 +103,7 @@ static int collect(struct inputs *in, const char *arg, char *err, size_t errlen)
 	}
 	closedir(d);
 	if (!rc && in->n == before) {
-		snprintf(err, errlen, "%s has no *.jsonl record: was peakbpf run with --record %s?", arg, arg);
+		snprintf(err, errlen, "%s has no *.jsonl rank file: was peakbpf run with --record %s?", arg, arg);
 		rc = MERGE_BAD_FILE;
 	}
 	if (!rc)
@@ -146,7 +146,7 @@ static void human(const struct merge_rec *recs, size_t n, const struct merge_res
 	char a[32], b[32], c[32], t1[48], t2[48];
 	int64_t t0 = job_start(recs, n);
 
-	fprintf(out, "peakbpf merge: %zu record%s from %zu host%s%s%s\n", n, n == 1 ? "" : "s", m->hosts,
+	fprintf(out, "peakbpf merge: %zu rank file%s from %zu host%s%s%s\n", n, n == 1 ? "" : "s", m->hosts,
 		m->hosts == 1 ? "" : "s", recs[0].job[0] ? ", job " : "", recs[0].job);
 	fprintf(out, "  peak of the sum   [%s, %s]  at %s (+%.3f s)%s%s, summed RSS%s\n",
 		format_bytes(m->lower, a, sizeof(a)), format_bytes(m->upper, b, sizeof(b)),
@@ -309,7 +309,7 @@ static int parse_args(int argc, char **argv, struct merge_args *a)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "peakbpf merge: no record given: peakbpf merge DIR|FILE... (the DIR of "
+		fprintf(stderr, "peakbpf merge: no rank file given: peakbpf merge DIR|FILE... (the DIR of "
 			"peakbpf --record DIR)\n");
 		return MERGE_USAGE;
 	}
@@ -347,7 +347,7 @@ static int load_all(const struct inputs *in, struct merge_rec **recs, size_t *lo
 	while (with_windows < in->n && !(*recs)[with_windows].n)
 		with_windows++;
 	if (with_windows == in->n) {
-		snprintf(err, errlen, "no record has a window: every rank ended (or was killed) before its "
+		snprintf(err, errlen, "no rank file has a window: every rank ended (or was killed) before its "
 			 "first window closed");
 		return MERGE_BAD_FILE;
 	}

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-/* The exact record of the tree sum during a run (sum_record.h). */
+/* The exact record of the tree sum during a run (sum_log.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "fileutil.h"
-#include "sum_record.h"
+#include "sum_log.h"
 #include "timeline_export.h"
 
 #define SAMPLER_RESOLUTION_NS 10000ULL  /* 10 us: the sampler model's slots */
@@ -32,7 +32,7 @@ static void name_run(char *buf, size_t len, char *const *argv, const pid_t *pids
 	}
 }
 
-int sum_record_open(struct sum_record *r, const char *path, bool sampling,
+int sum_log_open(struct sum_log *r, const char *path, bool sampling,
 		    char *const *argv, const pid_t *pids, size_t n_pids)
 {
 	int err;
@@ -54,12 +54,12 @@ int sum_record_open(struct sum_record *r, const char *path, bool sampling,
 	return 0;
 }
 
-void sum_record_keep_timeline(struct sum_record *r)
+void sum_log_keep_timeline(struct sum_log *r)
 {
 	r->keep_timeline = true;
 }
 
-void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages, long page_size)
+void sum_log_begin(struct sum_log *r, uint64_t t0_ns, int64_t start_pages, long page_size)
 {
 	if (r->sampling)
 		trace_add(&r->sampler, t0_ns, start_pages);
@@ -70,7 +70,7 @@ void sum_record_begin(struct sum_record *r, uint64_t t0_ns, int64_t start_pages,
 	timeline_add(&r->timeline, t0_ns, start_pages);
 }
 
-void sum_record_set_identify(struct sum_record *r, sum_record_identify_fn fn, void *ctx)
+void sum_log_set_identify(struct sum_log *r, sum_log_identify_fn fn, void *ctx)
 {
 	r->identify = fn;
 	r->identify_ctx = ctx;
@@ -78,7 +78,7 @@ void sum_record_set_identify(struct sum_record *r, sum_record_identify_fn fn, vo
 
 /* A line just started: label it while its process is likely still known
  * (a drain comes within 20 ms of the change). */
-static void label_track(struct sum_record *r, struct tl_track *tr)
+static void label_track(struct sum_log *r, struct tl_track *tr)
 {
 	char comm[16] = "";
 	uint32_t pid = 0;
@@ -90,7 +90,7 @@ static void label_track(struct sum_record *r, struct tl_track *tr)
 	tr->comm[sizeof(tr->comm) - 1] = '\0';
 }
 
-int sum_record_change(struct sum_record *r, uint64_t mono_ns, int64_t sum_pages, uint64_t mm,
+int sum_log_change(struct sum_log *r, uint64_t mono_ns, int64_t sum_pages, uint64_t mm,
 		      int64_t mm_pages, uint32_t tgid)
 {
 	struct tl_track *started;
@@ -111,21 +111,21 @@ int sum_record_change(struct sum_record *r, uint64_t mono_ns, int64_t sum_pages,
 	return err;
 }
 
-void sum_record_window(struct sum_record *r, uint64_t ns, unsigned window)
+void sum_log_window(struct sum_log *r, uint64_t ns, unsigned window)
 {
 	char label[TIMELINE_LABEL_LEN];
 
 	snprintf(label, sizeof(label), "window %u", window);
-	sum_record_mark(r, ns, label);
+	sum_log_mark(r, ns, label);
 }
 
-void sum_record_mark(struct sum_record *r, uint64_t ns, const char *label)
+void sum_log_mark(struct sum_log *r, uint64_t ns, const char *label)
 {
 	if (r->keep_timeline)
 		timeline_mark(&r->timeline, ns, TL_MARK_WINDOW, 0, label);
 }
 
-int sum_record_write(struct sum_record *r, const char *path, uint64_t end_ns, uint64_t peak_bytes,
+int sum_log_write(struct sum_log *r, const char *path, uint64_t end_ns, uint64_t peak_bytes,
 		     uint64_t peak_ns, char *err, size_t errlen)
 {
 	struct timeline *t = &r->timeline;
@@ -143,7 +143,7 @@ int sum_record_write(struct sum_record *r, const char *path, uint64_t end_ns, ui
 	return timeline_write(t, r->title, path, err, errlen);
 }
 
-int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes, uint64_t peak_ns)
+int sum_log_finish(struct sum_log *r, uint64_t end_ns, uint64_t peak_bytes, uint64_t peak_ns)
 {
 	char err[512];
 	int rc;
@@ -154,7 +154,7 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
 	 * opened at the start only proved it can be, and names the file
 	 * this run made, to remove if it could not be written (a full disk
 	 * leaves no empty file). */
-	rc = sum_record_write(r, r->path, end_ns, peak_bytes, peak_ns, err, sizeof(err));
+	rc = sum_log_write(r, r->path, end_ns, peak_bytes, peak_ns, err, sizeof(err));
 	if (rc) {
 		safe_discard(r->out, r->path, r->created);
 		fprintf(stderr, "peakbpf: --timeline: %s\n", err);
@@ -165,7 +165,7 @@ int sum_record_finish(struct sum_record *r, uint64_t end_ns, uint64_t peak_bytes
 	return rc;
 }
 
-void sum_record_name_run(struct sum_record *r, bool warmup, unsigned index, unsigned count)
+void sum_log_name_run(struct sum_log *r, bool warmup, unsigned index, unsigned count)
 {
 	size_t used = strlen(r->title);
 
@@ -173,7 +173,7 @@ void sum_record_name_run(struct sum_record *r, bool warmup, unsigned index, unsi
 		 "timeline)", warmup ? "warm-up" : "run", index, count);
 }
 
-void sum_record_free(struct sum_record *r)
+void sum_log_free(struct sum_log *r)
 {
 	if (r->out) {
 		/* The run failed before its end: no empty file is left, and
