@@ -19,7 +19,11 @@
 
 #define CONN_TIMEOUT_S 5
 #define CONN_LIMIT 64
-#define PER_IP_LIMIT 8
+/* Half the connections from one address: the scraper's address is most
+ * often loopback, shared with every local user, so a per-address limit as
+ * small as a remote client's would let 8 stalled local connections lock
+ * Prometheus out (t_agent_hostile_http). */
+#define PER_IP_LIMIT 32
 #define CONN_MEMORY (16 * 1024)
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *type, char *body,
