@@ -4,7 +4,8 @@
 # $(WARN), $(LIBBPF_CFLAGS), $(LIBBPF_LIBS), $(Q) and $(call msg,...).
 # To try it alone: make -f Makefile -f tools/bench/bench.mk bench
 #
-#   make bench         the full table (~2 min on 2 CPUs), root
+#   make bench         the full table (~2 min on 2 CPUs), root, then the
+#                      node agent's (make bench-agent)
 #   make bench-short   the same rows, smaller and fewer runs, for CI (251 s on
 #                      the 2-CPU machine at load 6-9; most of it fault loops
 #                      and standalone loads, which the load stretches)
@@ -42,6 +43,14 @@ bench-tools: $(BENCH_TOOLS)
 
 bench: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
 	$(Q)OUTPUT=$(OUTPUT) tools/bench/bench.sh full
+	$(Q)OUTPUT=$(OUTPUT) tools/bench/agent-cost.sh
+
+# The node agent's cost (tools/bench/agent-cost.sh; ~4 min, root): the last
+# table of make bench, alone. Not in bench-short: its fault loops and builds
+# with and without the agent would add minutes to make check.
+.PHONY: bench-agent
+bench-agent: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_OUT)/bpfstat
+	$(Q)OUTPUT=$(OUTPUT) tools/bench/agent-cost.sh
 
 bench-short: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
 	$(Q)OUTPUT=$(OUTPUT) tools/bench/bench.sh short

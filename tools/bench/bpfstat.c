@@ -38,6 +38,10 @@
  *   detach-raw      detach it                                         -> ok
  *   snap-pos        run-time statistics of the floor, its twin and the
  *                   raw_tp program: "snap-pos F_NS F_CNT T_NS T_CNT W_NS W_CNT"
+ *   snap-agent PID  the floor and the two rss_stat programs a running
+ *                   `peakbpf agent` (PID) holds, the tracker's and the
+ *                   per-cgroup sums' (cgsum_rss): "snap-agent F_NS F_CNT
+ *                   T_NS T_CNT T_PROGS C_NS C_CNT C_PROGS"
  *   quit            exit (EOF too)
  *
  * The memcg floor loads only where the kernel has the tracepoint (6.13+);
@@ -57,6 +61,7 @@
 
 #define PEAKBPF_PROG "handle_rss_stat"
 #define UNIQUE_PROG "unique_stat"
+#define AGENT_PROG "cgsum_rss"      /* the agent's per-cgroup sums, bpf/cgsum.bpf.c */
 #define MEMCG_TP "mod_memcg_lruvec_state"
 #define NO_MEMCG "error: this kernel has no tp_btf/" MEMCG_TP " (6.13+)"
 #define MAX_PROGS 64
@@ -158,6 +163,22 @@ static void snap(struct floor *skel, int pid)
 	}
 	found = held_stats(pid, PEAKBPF_PROG, &p);
 	printf("snap %lld %lld %lld %lld %d %lld %lld\n", f.ns, f.cnt, p.ns, p.cnt, found, r.ns, r.cnt);
+}
+
+/* The floor and the agent's two rss_stat programs (tools/bench/agent-cost.sh). */
+static void snap_agent(struct floor *skel, int pid)
+{
+	struct stat_pair f, t, c;
+	int nt, nc;
+
+	if (prog_stats(bpf_program__fd(skel->progs.bench_floor), &f, NULL, 0)) {
+		printf("error: floor program info: %s\n", strerror(errno));
+		return;
+	}
+	nt = held_stats(pid, PEAKBPF_PROG, &t);
+	nc = held_stats(pid, AGENT_PROG, &c);
+	printf("snap-agent %lld %lld %lld %lld %d %lld %lld %d\n", f.ns, f.cnt, t.ns, t.cnt, nt,
+	       c.ns, c.cnt, nc);
 }
 
 /* The memcg floor and the unique_stat program(s) PID holds. */
@@ -361,6 +382,8 @@ int main(int argc, char **argv)
 			do_detach(&mlink);
 		else if (!strcmp(cmd, "snap"))
 			snap(skel, pid);
+		else if (!strcmp(cmd, "snap-agent"))
+			snap_agent(skel, pid);
 		else if (!strcmp(cmd, "snap-memcg"))
 			snap_memcg(skel, memcg, pid);
 		else if (!strcmp(cmd, "attach-twin"))

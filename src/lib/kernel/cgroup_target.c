@@ -19,6 +19,7 @@
 #include "tracker_tree.h"
 #include "tracker.skel.h"
 #include "cgroup_target_api.h"
+#include "task_iter.h"
 
 /* Components between dir_fd and the root of its mount: ".." until the
  * parent is another file system (the mount's parent) or the same inode
@@ -85,28 +86,6 @@ int cgroup_target_resolve(int dir_fd, struct cg_target *out)
 	out->id = (__u64)st.st_ino;     /* kernfs: the inode number is the node's id */
 	out->except_id = 0;
 	return 0;
-}
-
-/* Read an iterator to its end: its program runs over every task. */
-static int run_iter(struct bpf_link *link)
-{
-	char buf[64];
-	int fd = bpf_iter_create(bpf_link__fd(link)), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t r = read(fd, buf, sizeof(buf));
-
-		if (r == 0)
-			break;
-		if (r < 0 && errno != EINTR && errno != EAGAIN) {
-			err = -errno;
-			break;
-		}
-	}
-	close(fd);
-	return err;
 }
 
 /* Every PID in dir_fd's cgroup.procs and its descendants', appended to
@@ -216,7 +195,7 @@ int tracker_set_cgroup(struct tracker_tree *t, const struct cg_target *target, i
 	/* A process read inside that moved out before its entry was made. */
 	STORE(s->bss->cg_walk_tree, tree);
 	if (!err)
-		err = run_iter(s->links.check_cgroup_members__cgroup_targets);
+		err = task_iter_run(s->links.check_cgroup_members__cgroup_targets);
 	if (err)
 		tracker_clear_cgroup(t);
 	return err;

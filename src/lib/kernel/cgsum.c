@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cgsum_api.h"
+#include "task_iter.h"
 #include "mapped_internal.h"
 #include "tracker.skel.h"
 
@@ -203,28 +204,11 @@ int cgsum_start(struct tracker_bpf *s, const struct cgsum_hier *h, struct cgsum 
 int cgsum_enter_existing(struct cgsum *t)
 {
 	struct bpf_link *l = bpf_program__attach_iter(t->skel->progs.cgsum_enter_existing, NULL);
-	char buf[64];
-	int fd, err = 0;
+	int err;
 
 	if (!l)
 		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(l));
-	if (fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf, sizeof(buf));
-
-		if (r == 0)
-			break;
-		if (r < 0 && errno != EINTR && errno != EAGAIN) {
-			err = -errno;
-			break;
-		}
-	}
-	close(fd);
-cleanup:
+	err = task_iter_run(l);
 	bpf_link__destroy(l);
 	return err;
 }

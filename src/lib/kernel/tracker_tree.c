@@ -16,6 +16,7 @@
 #include "tracker_load.h"
 #include "tracker_pre62.h"
 #include "tracker_tree.h"
+#include "task_iter.h"
 #include "tree_maps.h"
 #include "tracker.skel.h"
 
@@ -80,26 +81,12 @@ static int run_syscall_prog(struct bpf_program *prog)
  * found one pass later. */
 static int enter_existing_passes(struct tracker_tree *t)
 {
-	char buf[64];
 	int err = 0;
 
 	for (int pass = 0; pass < MAX_ITER_PASSES && !err; pass++) {
 		__u64 before = LOAD(t->skel->bss->iter_entered);
-		int fd = bpf_iter_create(bpf_link__fd(t->skel->links.enter_existing));
 
-		if (fd < 0)
-			return -errno;
-		for (;;) {
-			ssize_t r = read(fd, buf, sizeof(buf));
-
-			if (r == 0)
-				break;
-			if (r < 0 && errno != EINTR && errno != EAGAIN) {
-				err = -errno;
-				break;
-			}
-		}
-		close(fd);
+		err = task_iter_run(t->skel->links.enter_existing);
 		if (LOAD(t->skel->bss->iter_entered) == before)
 			break;
 	}
