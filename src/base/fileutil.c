@@ -142,7 +142,9 @@ int safe_open_at(int dir_fd, const char *name, int flags, mode_t mode, bool *cre
 	 * of someone else's. */
 	err = fstat(fd, &st) ? -errno : !S_ISREG(st.st_mode) ? -EINVAL :
 	      st.st_nlink > 1 ? -EMLINK : 0;
-	if (!err && fcntl(fd, F_SETFL, 0))
+	/* Clear O_NONBLOCK alone: F_SETFL also sets O_APPEND, which an
+	 * appending caller (the SPANK plugin's steps.tsv) asked for. */
+	if (!err && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
 		err = -errno;
 	if (err) {
 		close(fd);

@@ -136,6 +136,34 @@ static void test_planted_files(void **state)
 	close(dir_fd);
 }
 
+/* Two steps (or two nodes) append their lines to one steps.tsv: each
+ * open keeps O_APPEND, so the second line follows the first instead of
+ * overwriting it (the checks of a safe open once cleared it). */
+static void test_steps_append(void **state)
+{
+	char buf[32] = "";
+	int dir_fd, fd = pb_job_dir_open(top, 45, &dir_fd), a, b;
+	FILE *f;
+
+	(void)state;
+	assert_true(fd >= 0);
+	a = pb_append_at(fd, "steps.tsv");
+	assert_true(a >= 0);
+	assert_int_equal(write(a, "batch\n", 6), 6);
+	b = pb_append_at(fd, "steps.tsv");
+	assert_true(b >= 0);
+	assert_int_equal(write(b, "0\n", 2), 2);
+	close(a);
+	close(b);
+	f = pb_read_at(fd, "steps.tsv");
+	assert_non_null(f);
+	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, f), 8);
+	assert_string_equal(buf, "batch\n0\n");
+	fclose(f);
+	close(fd);
+	close(dir_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_job_dir_writable),
 		cmocka_unit_test(test_dir_link),
 		cmocka_unit_test(test_planted_files),
+		cmocka_unit_test(test_steps_append),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
