@@ -366,7 +366,7 @@ check-unit: $(OUTPUT)/peakbpf
 	$(call msg,CHECK,systemd units)
 	$(Q)tools/check-unit.sh "$(abspath $(OUTPUT))"
 
-# 10,000 helper sessions by 16 clients of 4 users (tools/soak.sh); not in check.
+# 10,000 helper sessions by 12 clients of 4 users (tools/soak.sh); not in check.
 soak: $(OUTPUT)/peakbpf $(OUTPUT)/hostile_client
 	$(Q)OUTPUT=$(OUTPUT) tools/soak.sh
 

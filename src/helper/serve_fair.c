@@ -11,28 +11,11 @@ static size_t held_by(const struct fair_conn *c, size_t n, uid_t uid)
 	return k;
 }
 
-unsigned fair_users(const struct fair_conn *c, size_t n)
+bool fair_tree_allowed(unsigned held, unsigned free)
 {
-	unsigned users = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		bool seen = c[i].uid == 0;
-
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = c[j].uid == c[i].uid;
-		users += !seen;
-	}
-	return users;
-}
-
-unsigned fair_tree_share(unsigned slots, unsigned users)
-{
-	unsigned pool = slots > SERVE_ROOT_TREES ? slots - SERVE_ROOT_TREES : 0;
-	unsigned share = pool / (users + 1);
-
-	if (share < 1)
-		share = 1;
-	return share > SERVE_TREES_PER_UID ? SERVE_TREES_PER_UID : share;
+	if (held >= SERVE_TREES_PER_UID || free == 0)
+		return false;
+	return held == 0 || free > SERVE_TREES_RESERVE;
 }
 
 long fair_victim(const struct fair_conn *c, size_t n, uid_t uid)

@@ -26,13 +26,14 @@ struct fair_conn {
 	bool idle;                      /* no tree open, no reply kept for it */
 };
 
-/* Users other than root with a connection (uid among them or not). */
-unsigned fair_users(const struct fair_conn *c, size_t n);
-/* The trees a user other than root may have open while users (other than
- * root, the asker among them) are connected: the slots not kept for root
- * shared among one more user than there are (room for the next one), 1 at
- * least, SERVE_TREES_PER_UID at most. */
-unsigned fair_tree_share(unsigned slots, unsigned users);
+/* Whether a user other than root holding held trees may open one more,
+ * with free of the users' tree slots (not root's) free: its first while
+ * any is free, so that a user who has none is never kept out by others'
+ * second ones; a further one, up to SERVE_TREES_PER_UID, only while more
+ * than SERVE_TREES_RESERVE stay free, so that the next users' first trees
+ * find room. Nothing is idle while anyone waits: a user alone uses 4. */
+#define SERVE_TREES_RESERVE 2
+bool fair_tree_allowed(unsigned held, unsigned free);
 /* The users' connections being full, the one to end so that uid's new one
  * fits: an idle connection of the user holding the most, when that user
  * holds at least two more than uid (so that two users cannot take turns

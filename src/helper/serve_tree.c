@@ -90,35 +90,32 @@ void serve_remove_tree(struct server *sv, struct client *c, const char *why)
 		    c->slot, why, ns / 1e6);
 }
 
-/* Users other than root with a connection now. */
-static unsigned users_now(const struct server *sv)
-{
-	struct fair_conn fc[SERVE_MAX_CLIENTS];
-
-	for (size_t i = 0; i < sv->n; i++)
-		fc[i] = (struct fair_conn){ .uid = sv->clients[i].cred.uid };
-	return fair_users(fc, sv->n);
-}
-
 static size_t trees_open(const struct server *sv);
 
-/* A user other than root: its share of the trees (fair_tree_share) and
- * none of the SERVE_ROOT_TREES slots kept for root. */
+/* A user other than root: its first tree while a users' slot is free,
+ * more while others' first trees still find room (fair_tree_allowed);
+ * never one of the SERVE_ROOT_TREES slots kept for root. */
 static int share_refused(const struct server *sv, const struct client *c, struct hp_msg *r)
 {
-	unsigned users = users_now(sv), share = fair_tree_share(MAX_TREES, users);
+	size_t open = trees_open(sv), held = trees_of(sv, c->cred.uid);
+	unsigned free = open + SERVE_ROOT_TREES < MAX_TREES ? (unsigned)(MAX_TREES - SERVE_ROOT_TREES - open) : 0;
 
-	if (trees_of(sv, c->cred.uid) >= share) {
-		snprintf(r->u.why, HP_WHY_LEN, "the helper measures at most %u trees at once per user "
-			 "while %u users use it: wait for one of yours to end", share, users);
+	if (fair_tree_allowed((unsigned)held, free))
+		return 0;
+	if (held >= SERVE_TREES_PER_UID) {
+		snprintf(r->u.why, HP_WHY_LEN, "the helper measures at most %u trees at once per user: "
+			 "wait for one of yours to end", SERVE_TREES_PER_UID);
 		return -EUSERS;
 	}
-	if (MAX_TREES - trees_open(sv) <= SERVE_ROOT_TREES) {
-		snprintf(r->u.why, HP_WHY_LEN, "the helper's %d trees for users are in use (%d more are "
-			 "root's): try again later", MAX_TREES - SERVE_ROOT_TREES, SERVE_ROOT_TREES);
-		return -EAGAIN;
+	if (held && free) {
+		snprintf(r->u.why, HP_WHY_LEN, "the helper keeps its last %u free trees for other users' "
+			 "first ones, and you have %u open: wait for one of yours to end",
+			 SERVE_TREES_RESERVE, (unsigned)held);
+		return -EUSERS;
 	}
-	return 0;
+	snprintf(r->u.why, HP_WHY_LEN, "the helper's %d trees for users are in use (%d more are "
+		 "root's): try again later", MAX_TREES - SERVE_ROOT_TREES, SERVE_ROOT_TREES);
+	return -EAGAIN;
 }
 
 /* Why a client may not open a tree now (its reason in r), or 0. */

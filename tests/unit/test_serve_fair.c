@@ -18,20 +18,6 @@ static size_t four_holders(struct fair_conn *c)
 	return n;
 }
 
-static void test_users(void **state)
-{
-	struct fair_conn c[SERVE_MAX_CLIENTS];
-	size_t n = four_holders(c);
-
-	(void)state;
-	assert_int_equal(fair_users(c, n), 4);
-	c[n++] = (struct fair_conn){ .uid = 0 };
-	assert_int_equal(fair_users(c, n), 4);          /* root is not a user here */
-	assert_int_equal(fair_users(c, 0), 0);
-}
-
-/* A fifth user gets in: an idle connection of a holder ends. The holder's
- * connection back then ends none (it holds no more than the others). */
 static void test_victim(void **state)
 {
 	struct fair_conn c[SERVE_MAX_CLIENTS];
@@ -72,23 +58,35 @@ static void test_victim(void **state)
 /* 16 slots, 2 root's: one user 4, then shares that leave room for one more. */
 static void test_tree_share(void **state)
 {
+	unsigned free = 14, held[6] = { 0 }, got = 0;
+
 	(void)state;
-	assert_int_equal(fair_tree_share(16, 1), 4);
-	assert_int_equal(fair_tree_share(16, 2), 4);
-	assert_int_equal(fair_tree_share(16, 3), 3);
-	assert_int_equal(fair_tree_share(16, 4), 2);
-	assert_int_equal(fair_tree_share(16, 6), 2);
-	assert_int_equal(fair_tree_share(16, 7), 1);
-	assert_int_equal(fair_tree_share(16, 100), 1);
-	assert_int_equal(fair_tree_share(2, 1), 1);
-	/* four users at their share leave room for a fifth's tree, and root's */
-	assert_true(4 * fair_tree_share(16, 4) + 1 + SERVE_ROOT_TREES <= 16);
+	/* a user's first tree while one is free; more only above the reserve */
+	assert_true(fair_tree_allowed(0, 1));
+	assert_false(fair_tree_allowed(0, 0));
+	assert_true(fair_tree_allowed(3, SERVE_TREES_RESERVE + 1));
+	assert_false(fair_tree_allowed(1, SERVE_TREES_RESERVE));
+	assert_false(fair_tree_allowed(SERVE_TREES_PER_UID, 14));
+	/* a user alone uses its 4 */
+	for (unsigned h = 0; fair_tree_allowed(h, 14 - h); h++)
+		got++;
+	assert_int_equal(got, SERVE_TREES_PER_UID);
+	/* four greedy users, in turn, take what they may: a fifth user's
+	 * first tree still finds a slot */
+	for (int round = 0; round < 8; round++)
+		for (int u = 0; u < 4; u++)
+			if (fair_tree_allowed(held[u], free)) {
+				held[u]++;
+				free--;
+			}
+	assert_true(fair_tree_allowed(held[4], free));
+	for (int u = 0; u < 4; u++)
+		assert_true(held[u] >= 1 && held[u] <= SERVE_TREES_PER_UID);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_users),
 		cmocka_unit_test(test_victim),
 		cmocka_unit_test(test_tree_share),
 	};
