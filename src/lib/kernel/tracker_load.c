@@ -214,6 +214,15 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 		t->oom_level = OOM_VICTIMS;
 		err = reload(t, opts);
 	}
+	/* Nor does the OOM recorder's victim program cost the tracker its
+	 * load, and it goes before unique memory is blamed: 6.1's verifier
+	 * refuses it (EACCES), and unique memory was lost for it. A missing
+	 * attach target (ENOENT, ESRCH) is the teardown hook's, below. */
+	if (err && err != -ENOENT && err != -ESRCH && t->oom_level > OOM_OFF) {
+		t->oom_err = err;
+		t->oom_level = OOM_OFF;
+		err = reload(t, opts);
+	}
 	if (err && t->unique_err == 0) {
 		t->unique_err = err == -ESRCH || err == -ENOENT ? -EOPNOTSUPP : err;
 		if (t->unique_err == -EOPNOTSUPP)
@@ -224,7 +233,6 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 		t->features.has_exit_mmap_tp = false;
 		err = reload(t, opts);
 	}
-	/* Nor does the OOM recorder's victim program cost the tracker its load. */
 	if (err && t->oom_level > OOM_OFF) {
 		t->oom_err = err;
 		t->oom_level = OOM_OFF;
