@@ -128,23 +128,38 @@ static __always_inline void read_victim(struct oom_event *e, struct task_struct 
 /*
  * Where oom_kill_process cannot be attached (no fentry: a kernel without
  * CONFIG_FUNCTION_TRACER, as this project's test machine; or the function
- * inlined), the kill's cgroup is inferred at mark_victim: the victim's
- * memory cgroup or its nearest ancestor whose charge is within a charge
- * batch (MEMCG_CHARGE_BATCH, 64 pages) of its limit, OOM_DEPTH levels up
- * at most; none: a global OOM. A memcg OOM's victim is always inside the
- * OOMing cgroup (mem_cgroup_scan_tasks walks its subtree), which failed
- * a charge at its limit: so it is on this path, and the first one at its
- * limit on it. valid 2 says inferred.
+ * inlined), the kill's cgroup is inferred at mark_victim. A memcg OOM's
+ * victim is always inside the OOMing cgroup (mem_cgroup_scan_tasks walks
+ * its subtree), which failed a charge at its limit: so the OOMing cgroup
+ * is on the path from the victim's memory cgroup up, OOM_DEPTH levels at
+ * most, and the first one at its limit on it. "At its limit" is read two
+ * ways: the charge within OOM_CHARGE_SLACK of the limit now (the first
+ * such cgroup wins), else its high watermark there (the first such):
+ * the charge alone races with memory freed on another CPU between the
+ * failed charge and mark_victim (an earlier victim's exit, its reaping:
+ * make check saw a container's 64 MiB cgroup at 47 MiB at the second
+ * kill), while the watermark stays where the failed charge left it.
+ * Neither on the path: a global OOM. valid 2 says inferred.
  */
 #define OOM_DEPTH 8
 #define OOM_CHARGE_SLACK 1024        /* pages: a huge page's charge (512) and a batch (64), with room */
 #define PAGE_COUNTER_UNLIMITED (0x7fffffffffffffffUL / 4096)
 
+static __always_inline void take_memcg(struct oom_context *c, struct cgroup_subsys_state *css,
+				       __u64 max, __u64 usage)
+{
+	c->memcg_id = BPF_CORE_READ(css, cgroup, kn, id);
+	c->limit_pages = max;
+	c->usage_pages = usage;
+	c->constraint = 3;      /* CONSTRAINT_MEMCG */
+}
+
 static __always_inline void infer_context(struct oom_context *c, struct task_struct *task)
 {
 	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
-	struct cgroup_subsys_state *css = NULL;
+	struct cgroup_subsys_state *css = NULL, *peaked = NULL;
 	struct css_set *cset = BPF_CORE_READ(task, cgroups);
+	__u64 peaked_max = 0, peaked_usage = 0;
 
 	c->valid = 2;
 	c->trigger_tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
@@ -157,16 +172,21 @@ static __always_inline void infer_context(struct oom_context *c, struct task_str
 		struct mem_cgroup *memcg = (struct mem_cgroup *)css;  /* css is its first member */
 		__u64 max = css ? BPF_CORE_READ(memcg, memory.max) : 0;
 		__u64 usage = css ? BPF_CORE_READ(memcg, memory.usage.counter) : 0;
+		__u64 mark = css ? BPF_CORE_READ(memcg, memory.watermark) : 0;
 
 		if (css && max < PAGE_COUNTER_UNLIMITED && usage + OOM_CHARGE_SLACK >= max) {
-			c->memcg_id = BPF_CORE_READ(css, cgroup, kn, id);
-			c->limit_pages = max;
-			c->usage_pages = usage;
-			c->constraint = 3;      /* CONSTRAINT_MEMCG */
+			take_memcg(c, css, max, usage);
 			return;
+		}
+		if (css && !peaked && max < PAGE_COUNTER_UNLIMITED && mark + OOM_CHARGE_SLACK >= max) {
+			peaked = css;
+			peaked_max = max;
+			peaked_usage = usage;
 		}
 		css = css ? BPF_CORE_READ(css, parent) : NULL;
 	}
+	if (peaked)
+		take_memcg(c, peaked, peaked_max, peaked_usage);
 }
 
 /* The victim's task_struct, on every kernel: 6.9+ passes it (struct

@@ -76,9 +76,9 @@ for t in $TESTS; do
 	if [ -n "$why" ]; then
 		skip "$t: $why"
 	else
-		t0=$(date +%s)
+		run_t0=$(date +%s)
 		"$t"
-		echo "$(($(date +%s) - t0)) $t" >>"$TIMES"
+		echo "$(($(date +%s) - run_t0)) $t" >>"$TIMES"
 	fi
 done
 echo "shape errors (name growth true error procs [bound]):"
