@@ -103,6 +103,32 @@ static __always_inline void chain_add(const __u32 slot[CG_DEPTH], __s64 d, __s64
 	}
 }
 
+/*
+ * An mm's change of d pages (split: what it held before, by counter) into
+ * its chain: at each level, first its mark (what it held at the slot's
+ * latest peak, struct peak_mark), then the add and the raise. A peak
+ * raised by another CPU between the two is counted (mark_races): the
+ * slot's holders of that window may be blurred, never its peak.
+ */
+static __always_inline void chain_change(struct cg_mm *cm, const __s64 split[RSS_SLOTS], __s64 d)
+{
+	CFG_SAFE_LOOP
+	for (int i = 0; i < CG_DEPTH; i++) {
+		struct cg_slot *s = slot_at(cm->slot[i]);
+		__s64 gen;
+
+		if (!s)
+			continue;
+		gen = READ_ONCE(s->peak);
+		peak_mark_note(cm->mark[i], READ_ONCE(s->window), gen, split);
+		if (!d)
+			continue;
+		if (READ_ONCE(s->peak) != gen)
+			__sync_fetch_and_add(&s->mark_races, 1);
+		raise_slot(s, __sync_fetch_and_add(&s->pages, d) + d);
+	}
+}
+
 /* The cgroup whose chain an mm's pages count in: its owner's (mm->owner,
  * CONFIG_MEMCG), in the memory hierarchy. */
 static __always_inline struct cgroup *mm_cgroup(struct mm_struct *mm)
@@ -146,20 +172,37 @@ static __always_inline void read_chain(struct cgroup *cg, __u32 slot[CG_DEPTH])
 	}
 }
 
-/* An mm's chain at its first event: read, entered with nothing applied. */
+/* An entry's template: no slot until the chain is read into it. */
+#define NO_MARK { { .window = ~0ULL }, { .window = ~0ULL } }
+static const struct cg_mm cg_mm_empty = {
+	.slot = { CG_NO_SLOT, CG_NO_SLOT, CG_NO_SLOT, CG_NO_SLOT },
+	.mark = { NO_MARK, NO_MARK, NO_MARK, NO_MARK },
+};
+
+/* An mm's chain at its first event: an entry made (too big for the
+ * stack: from the template), its chain read into it, nothing applied. An
+ * event of the same mm on another CPU meanwhile finds it not ready and
+ * adds nothing; the next one adds what it missed. */
 static __always_inline struct cg_mm *enter_mm(struct mm_struct *mm, __u64 key)
 {
-	struct cg_mm fresh = {};
 	struct cgroup *cg = mm_cgroup(mm);
+	struct cg_mm *cm;
 
 	if (!cg)
 		return NULL;
-	read_chain(cg, fresh.slot);
-	if (bpf_map_update_elem(&cg_mms, &key, &fresh, BPF_NOEXIST) == 0)
-		chain_add(fresh.slot, 0, 1);
-	else if (!bpf_map_lookup_elem(&cg_mms, &key))
-		__sync_fetch_and_add(&cg_counters.mm_full, 1);
-	return bpf_map_lookup_elem(&cg_mms, &key);
+	if (bpf_map_update_elem(&cg_mms, &key, &cg_mm_empty, BPF_NOEXIST) != 0) {
+		cm = bpf_map_lookup_elem(&cg_mms, &key);
+		if (!cm)
+			__sync_fetch_and_add(&cg_counters.mm_full, 1);
+		return cm;
+	}
+	cm = bpf_map_lookup_elem(&cg_mms, &key);
+	if (!cm)
+		return NULL;
+	read_chain(cg, cm->slot);
+	chain_add(cm->slot, 0, 1);
+	WRITE_ONCE(cm->ready, 1);
+	return cm;
 }
 
 /* The tracker's filter slot of an mm (tracker_tree.bpf.h, mm_filter_slot:
@@ -176,15 +219,21 @@ static __always_inline __u32 filter_slot(const void *mm)
 static __always_inline void apply_mm(struct mm_struct *mm, __u64 key, struct mm_state *ms)
 {
 	struct cg_mm *cm = bpf_map_lookup_elem(&cg_mms, &key);
-	__s64 now;
+	__s64 split[RSS_SLOTS], now;
 
 	if (!cm)
 		cm = enter_mm(mm, key);
-	if (!cm)
+	if (!cm || !READ_ONCE(cm->ready))
 		return;
-	now = READ_ONCE(ms->pages[RSS_FILE]) + READ_ONCE(ms->pages[RSS_ANON]) +
-	      READ_ONCE(ms->pages[RSS_SHMEM]);
-	chain_add(cm->slot, now - __sync_lock_test_and_set(&cm->applied, now), 0);
+	split[RSS_FILE] = READ_ONCE(ms->pages[RSS_FILE]);
+	split[RSS_ANON] = READ_ONCE(ms->pages[RSS_ANON]);
+	split[RSS_SHMEM] = READ_ONCE(ms->pages[RSS_SHMEM]);
+	now = split[RSS_FILE] + split[RSS_ANON] + split[RSS_SHMEM];
+	/* The marks take what it held before: the split applied so far. */
+	chain_change(cm, cm->split, now - __sync_lock_test_and_set(&cm->applied, now));
+	cm->split[RSS_FILE] = split[RSS_FILE];
+	cm->split[RSS_ANON] = split[RSS_ANON];
+	cm->split[RSS_SHMEM] = split[RSS_SHMEM];
 }
 
 SEC("?tp_btf/rss_stat")
@@ -316,8 +365,12 @@ int BPF_PROG(cgsum_move, struct cgroup *dst, const char *path, struct task_struc
 	moved = __sync_lock_test_and_set(&cm->applied, 0);
 	chain_add(cm->slot, -moved, -1);
 	CFG_SAFE_LOOP
-	for (int i = 0; i < CG_DEPTH; i++)
+	for (int i = 0; i < CG_DEPTH; i++) {
 		cm->slot[i] = slot[i];
+		/* its marks were the old slots' windows: none in the new ones */
+		cm->mark[i][0].window = cm->mark[i][1].window = ~0ULL;
+	}
+	cm->split[RSS_FILE] = cm->split[RSS_ANON] = cm->split[RSS_SHMEM] = 0;
 	chain_add(cm->slot, 0, 1);
 	__sync_fetch_and_add(&cg_counters.moves, 1);
 	/* The next event adds its pages as they are then; until it, none. */

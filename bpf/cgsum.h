@@ -27,16 +27,27 @@ struct cg_slot {
 	__u64 peak_ns;          /* CLOCK_MONOTONIC when peak was last raised */
 	__s64 mms;              /* mms whose chain holds this slot */
 	__u64 id;               /* the cgroup's kernfs id; 0: free */
-	__u32 level;            /* its depth below the hierarchy's root */
-	__u32 gone;             /* rmdir seen: userspace frees it once mms is 0 */
+	__u16 level;            /* its depth below the hierarchy's root */
+	__u16 gone;             /* rmdir seen: userspace frees it once mms is 0 */
+	__u32 mark_races;       /* a new peak between an mm's mark and its add */
 	__u64 peak_races;       /* peak CAS retries exhausted */
-	__u64 pad;
+	__u64 window;           /* advanced by userspace at each cut (the marks') */
 } __attribute__((aligned(64)));
 
-/* One tracked mm's part: the slots of its chain and what it added. */
+/*
+ * One tracked mm's part: the slots of its chain, what it added, and, per
+ * level, what it held at that slot's latest peak (struct peak_mark, the
+ * tracker's: noted before its first change after each new peak of the
+ * slot, by the slot's window), so that userspace reads every cgroup's
+ * holders at its peak after the cut, with no walk on the event path.
+ */
 struct cg_mm {
 	__s64 applied;          /* the mm's pages added to its chain's slots */
 	__u32 slot[CG_DEPTH];   /* CG_NO_SLOT past the chain's end */
+	__u32 ready;            /* slot[] written (an entry is made, then filled) */
+	__u32 pad;
+	__s64 split[RSS_SLOTS]; /* applied, by counter */
+	struct peak_mark mark[CG_DEPTH][2];
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "cgsum_api.h"
+#include "cgsum_holders.h"
 #include "task_iter.h"
 #include "mapped_internal.h"
 #include "tracker.skel.h"
@@ -75,6 +76,7 @@ struct cgsum {
 	struct tracker_bpf *skel;       /* the load's */
 	char mount[128];
 	struct bpf_link *links[5];
+	struct cgsum_closed closed[CG_SLOTS];   /* the last cut's windows, by slot */
 };
 
 static const char *const PROGS[] = {
@@ -222,9 +224,13 @@ int cgsum_cut(struct cgsum *t, void (*fn)(void *ctx, const struct cgsum_row *r),
 		struct cgsum_row r = { .slot = i };
 
 		r.id = LOAD(s->id);
+		t->closed[i].id = 0;
 		if (!r.id)
 			continue;
 		r.level = s->level;
+		/* The window advances first: every mm's mark of the closing
+		 * window stays as it was while the holders are read. */
+		r.window = __atomic_fetch_add(&s->window, 1, __ATOMIC_SEQ_CST);
 		r.pages = LOAD(s->pages);
 		/* The window's peak, and the next one's start: the sum now. */
 		r.window_peak = __atomic_exchange_n(&s->peak, r.pages, __ATOMIC_SEQ_CST);
@@ -233,11 +239,20 @@ int cgsum_cut(struct cgsum *t, void (*fn)(void *ctx, const struct cgsum_row *r),
 		r.peak_ns = LOAD(s->peak_ns);
 		r.mms = LOAD(s->mms);
 		r.peak_races = LOAD(s->peak_races);
+		r.mark_races = LOAD(s->mark_races);
+		t->closed[i].window = r.window;
+		t->closed[i].peak = r.window_peak;
+		t->closed[i].id = r.id;
 		r.gone = LOAD(s->gone) != 0;
 		fn(ctx, &r);
 		n++;
 	}
 	return n;
+}
+
+int cgsum_holders(struct cgsum *t, void (*fn)(void *ctx, const struct cgsum_holder *h), void *ctx)
+{
+	return cgsum_holders_read(t->skel, t->closed, fn, ctx);
 }
 
 /* Whether the cgroup id still opens in the hierarchy (no walk: by handle). */

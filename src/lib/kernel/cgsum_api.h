@@ -55,11 +55,27 @@ struct cgsum_row {
 	__s64 mms;
 	__u64 peak_ns;
 	__u64 peak_races;
+	__u64 mark_races;       /* ever: a change of this slot's holders was blurred */
+	__u64 window;           /* the window cut (its number) */
 	bool gone;              /* rmdir seen */
 };
 /* Cut every used slot's window (its peak restarts from its sum now) and
  * hand each to fn. Returns the number of slots, or -errno. */
 int cgsum_cut(struct cgsum *c, void (*fn)(void *ctx, const struct cgsum_row *r), void *ctx);
+/* One process's part of a cgroup's window just cut: what its address
+ * space held at the cgroup's peak of that window (by counter, pages). */
+struct cgsum_holder {
+	__u64 id;               /* the cgroup */
+	__u32 tgid;             /* a process using the address space (global PID) */
+	char comm[COMM_LEN];
+	__s64 pages[RSS_SLOTS];
+};
+/* After cgsum_cut: every address space that held pages at the peak of a
+ * cut window of its chain, once per such cgroup, to fn (read from the
+ * marks, bpf/cgsum.h: the peak's instant, not the cut's; an address
+ * space gone between the peak and the cut is not among them). 0 or
+ * -errno. */
+int cgsum_holders(struct cgsum *c, void (*fn)(void *ctx, const struct cgsum_holder *h), void *ctx);
 /* Free the slots of cgroups removed (rmdir seen, or their directory no
  * longer opens by id) with no mm counting in them; fn hears each id. */
 int cgsum_reclaim(struct cgsum *c, void (*fn)(void *ctx, __u64 id), void *ctx);
