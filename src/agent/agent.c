@@ -218,6 +218,7 @@ static int setup(struct agent *a, int argc, char **argv)
 	a->facts.page_size = a->page_size;
 	a->facts.charge_source = a->hier.v1 ? "cgroup-v1" : "cgroup-v2";
 	a->facts.version = PEAKBPF_VERSION;
+	a->facts.holders = a->o.holders;
 	a->facts.kernel = a->kernel;
 	if (agent_state_init(&a->st, a->o.max_series))
 		return say(EXIT_PEAKBPF_FAILED, "out of memory%s%s", "", "");

@@ -83,10 +83,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 		return body ? reply(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE)
 			    : text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "listing failed\n");
 	}
+	if (!strcmp(url, "/holders")) {
+		body = agent_holders_json(a, MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "cgroup"), &len);
+		return body ? reply(c, MHD_HTTP_OK, "application/json", body, len, MHD_RESPMEM_MUST_FREE)
+			    : text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "listing failed\n");
+	}
 	if (!strcmp(url, "/healthz"))
 		return text(c, MHD_HTTP_OK, "ok\n");
 	if (!strcmp(url, "/"))
-		return text(c, MHD_HTTP_OK, "peakbpf agent: GET /metrics[?scraper=NAME], /oom, /healthz\n");
+		return text(c, MHD_HTTP_OK, "peakbpf agent: GET /metrics[?scraper=NAME], /holders[?cgroup=PATH], /oom, /healthz\n");
 	return text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 

@@ -34,6 +34,7 @@ struct agent {
 	struct MHD_Daemon *httpd;
 	struct agent_oom *oom;          /* the OOM records (agent_oom.c) */
 	uint64_t scrapes;
+	bool said_max_series, said_no_slot;     /* the one-time lines on stderr */
 };
 
 /* A scrape's text for scraper name (NULL: default), malloc'd, *len long;
@@ -44,6 +45,10 @@ char *agent_scrape(struct agent *a, const char *scraper, size_t *len, int *err);
 void agent_cut(struct agent *a);
 /* Free the slots and series of cgroups that went. Lock held. */
 void agent_reclaim(struct agent *a);
+
+/* agent_holders_json.c: GET /holders (cgroup: one path, NULL: every
+ * exported one), malloc'd JSON; NULL when out of memory. Takes the lock. */
+char *agent_holders_json(struct agent *a, const char *cgroup, size_t *len);
 
 /* agent_http.c: serve on a->lfd. 0 or -errno. */
 int agent_http_start(struct agent *a);

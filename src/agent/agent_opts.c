@@ -10,27 +10,33 @@
 #include <netinet/in.h>
 #include "agent.h"
 #include "agent_opts.h"
+#include "agent_state.h"
 #include "status.h"
 #include "units.h"
 
 const char AGENT_USAGE[] =
 "Usage: peakbpf agent [--listen ADDR:PORT] [--select PREFIX] [--max-series N]\n"
-"                     [--spool DIR] [--spool-bytes SIZE] [--timeline SECONDS] [-v]\n"
+"                     [--holders N] [--spool DIR] [--spool-bytes SIZE]\n"
+"                     [--timeline SECONDS] [-v]\n"
 "Track every process of the node in the kernel and serve each cgroup's exact\n"
 "peak of summed RSS to Prometheus (docs/agent.md), and record every OOM kill.\n"
 "  --listen ADDR:PORT   where to serve /metrics (numeric; default " AGENT_LISTEN_DEFAULT ",\n"
 "                       loopback only; [::1]:PORT for IPv6)\n"
 "  --select PREFIX      export the cgroups under PREFIX (a path below the memory\n"
 "                       hierarchy's root; default /: every cgroup with processes)\n"
-"  --max-series N       the most cgroups with series (default 1000); more are\n"
-"                       counted in peakbpf_cgroups_dropped_total\n"
+"  --max-series N       the most cgroups with series (default and most 4096, the\n"
+"                       kernel's slots: every cgroup); more are counted in\n"
+"                       peakbpf_cgroups_dropped_total and said once on stderr\n"
+"  --holders N          holders at each cgroup's peak in the metric (0-5,\n"
+"                       default 3); GET /holders lists 5\n"
 "  --spool DIR          where OOM records go (default " AGENT_SPOOL_DEFAULT ")\n"
 "  --spool-bytes SIZE   the spool's bound (default 16MiB): the oldest records go\n"
 "  --timeline SECONDS   seconds of the cgroup's sum an OOM record keeps (default 10)\n"
 "  -v, --verbose        log what it loaded and each OOM kill\n"
 "  -h, --help           this help\n"
 "Scrape GET /metrics[?scraper=NAME]: each NAME sees the peak since its own\n"
-"previous scrape. GET /oom lists the OOM records (JSON).\n"
+"previous scrape. GET /holders[?cgroup=PATH]: who held each peak (JSON).\n"
+"GET /oom lists the OOM records (JSON).\n"
 "Exit status: 0 after SIGTERM/SIGINT; 117 bad --listen; 118 --listen cannot be\n"
 "bound (port in use); 119 bad spool directory; 120 --select matches no cgroup;\n"
 "125 other failures (usage, privileges, BPF).\n";
@@ -97,9 +103,25 @@ static int positive(const char *arg, const char *name, double max, double *v, ch
 	return 0;
 }
 
+/* A whole number in [0, max]: strtol, its end and its range. */
+static int count(const char *arg, const char *name, long max, unsigned *v, char *why, size_t len)
+{
+	char *end = NULL;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (end == arg || *end || errno || n < 0 || n > max) {
+		snprintf(why, len, "%s: '%s' is not a whole number from 0 to %ld", name, arg, max);
+		return EXIT_PEAKBPF_FAILED;
+	}
+	*v = (unsigned)n;
+	return 0;
+}
+
 static int option(int c, const char *arg, struct agent_opts *o, char *why, size_t len)
 {
-	double v;
+	unsigned n = 0;
 	int err = 0;
 
 	switch (c) {
@@ -114,8 +136,15 @@ static int option(int c, const char *arg, struct agent_opts *o, char *why, size_
 		o->select = arg;
 		break;
 	case 'm':
-		err = positive(arg, "--max-series", 4096, &v, why, len);
-		o->max_series = (size_t)v;
+		err = count(arg, "--max-series", AGENT_MAX_SERIES_DEFAULT, &n, why, len);
+		if (!err && !n) {
+			snprintf(why, len, "--max-series: 0 would export no cgroup (give 1 to 4096; narrow with --select)");
+			err = EXIT_PEAKBPF_FAILED;
+		}
+		o->max_series = n;
+		break;
+	case 'H':
+		err = count(arg, "--holders", AGENT_HOLDERS, &o->holders, why, len);
 		break;
 	case 'd':
 		o->spool = arg;
@@ -148,6 +177,7 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *why, siz
 		{ "listen", required_argument, NULL, 'l' },
 		{ "select", required_argument, NULL, 's' },
 		{ "max-series", required_argument, NULL, 'm' },
+		{ "holders", required_argument, NULL, 'H' },
 		{ "spool", required_argument, NULL, 'd' },
 		{ "spool-bytes", required_argument, NULL, 'b' },
 		{ "timeline", required_argument, NULL, 't' },
@@ -163,6 +193,7 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *why, siz
 	o->spool_bytes = 16ULL << 20;
 	o->select = "/";
 	o->max_series = AGENT_MAX_SERIES_DEFAULT;
+	o->holders = AGENT_HOLDERS_DEFAULT;
 	o->timeline_s = 10;
 	optind = 1;
 	opterr = 0;

@@ -10,7 +10,11 @@
 
 #define AGENT_LISTEN_DEFAULT "127.0.0.1:9736"
 #define AGENT_SPOOL_DEFAULT "/var/lib/peakbpf/oom"
-#define AGENT_MAX_SERIES_DEFAULT 1000
+/* Every cgroup the kernel has a slot for (bpf/cgsum.h, CG_SLOTS): as
+ * cAdvisor and node_exporter, the agent exports every cgroup its
+ * selection names; --max-series is the user's bound, not a default one. */
+#define AGENT_MAX_SERIES_DEFAULT 4096
+#define AGENT_HOLDERS_DEFAULT 3
 
 struct agent_opts {
 	const char *listen;             /* as given */
@@ -21,6 +25,7 @@ struct agent_opts {
 	uint64_t spool_bytes;           /* the spool's bound: oldest records go first */
 	const char *select;             /* cgroup path prefix, "/": every cgroup */
 	size_t max_series;
+	unsigned holders;               /* holders listed per cgroup in the metric */
 	double timeline_s;              /* seconds of each cgroup's sum an OOM record keeps */
 	bool verbose;
 	bool help;

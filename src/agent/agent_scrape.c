@@ -69,6 +69,37 @@ static void on_row(void *ctx, const struct cgsum_row *r)
 		resolve(a, cg);
 	if (cg->path[0] && selected(cg->path, a->o.select))
 		agent_state_admit(&a->st, cg);
+	agent_state_mark_races(cg, r->mark_races);
+}
+
+static void on_holder(void *ctx, const struct cgsum_holder *h)
+{
+	struct agent *a = ctx;
+
+	agent_state_holder(&a->st, h->id, h->tgid, h->comm, h->pages[RSS_ANON], h->pages[RSS_FILE],
+			   h->pages[RSS_SHMEM]);
+}
+
+/* The first cgroup refused a series, for each reason: one line each on
+ * stderr (the counter says how many since). */
+static void say_drops(struct agent *a)
+{
+	struct cg_counters c;
+	__u64 free_slots = 0;
+
+	if (a->st.dropped_total && !a->said_max_series) {
+		fprintf(stderr, "peakbpf agent: --max-series %zu reached: more cgroups get no series (counted in "
+			"peakbpf_cgroups_dropped_total{reason=\"max_series\"}); raise --max-series (at most 4096) "
+			"or narrow --select\n", a->st.max_series);
+		a->said_max_series = true;
+	}
+	cgsum_counters(a->cs, &c, &free_slots);
+	if (c.no_slot && !a->said_no_slot) {
+		fprintf(stderr, "peakbpf agent: the kernel's 4096 cgroup slots are all taken: a cgroup made now "
+			"has no sum (counted in peakbpf_cgroups_dropped_total{reason=\"no_kernel_slot\"}); its "
+			"processes count in its ancestors\n");
+		a->said_no_slot = true;
+	}
 }
 
 void agent_cut(struct agent *a)
@@ -76,6 +107,10 @@ void agent_cut(struct agent *a)
 	agent_state_cut(&a->st);
 	agent_state_cut_time(&a->st, monotonic_ns());
 	cgsum_cut(a->cs, on_row, a);
+	/* who held each window's peak, from the kernel's marks (when the
+	 * maps cannot be read, this cut's windows say their holders unread) */
+	agent_state_holders_done(&a->st, cgsum_holders(a->cs, on_holder, a) == 0);
+	say_drops(a);
 }
 
 static void on_removed(void *ctx, __u64 id)

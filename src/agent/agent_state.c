@@ -17,6 +17,8 @@ int agent_state_init(struct agent_state *st, size_t max_series)
 
 void agent_state_free(struct agent_state *st)
 {
+	for (size_t i = 0; st->cgs && i < st->cap; i++)
+		free(st->cgs[i].wh);
 	free(st->cgs);
 	st->cgs = NULL;
 }
@@ -51,6 +53,8 @@ static void push_window(struct agent_cg *cg, uint64_t seq, int64_t peak, uint64_
 {
 	cg->hist[cg->head] = (struct agent_window){ .seq = seq, .peak_pages = peak, .end_ns = ns,
 						    .end_pages = pages };
+	if (cg->wh)
+		cg->wh[cg->head] = (struct agent_holders){ .peak_pages = peak, .end_ns = ns };
 	cg->head = (cg->head + 1) % AGENT_HISTORY;
 	if (cg->n_hist < AGENT_HISTORY)
 		cg->n_hist++;
@@ -78,7 +82,8 @@ struct agent_cg *agent_state_row(struct agent_state *st, uint64_t id, unsigned l
 	cg->level = level;
 	cg->pages = pages;
 	cg->mms = mms;
-	if (window_peak > cg->all_peak_pages) {
+	cg->max_now = window_peak > cg->all_peak_pages;
+	if (cg->max_now) {
 		cg->all_peak_pages = window_peak;
 		cg->peak_ns = peak_ns;
 	}
@@ -94,6 +99,14 @@ void agent_state_admit(struct agent_state *st, struct agent_cg *cg)
 	if (st->exported < st->max_series) {
 		cg->exported = true;
 		st->exported++;
+		/* holders from the next window on (none on failure: said as none) */
+		cg->wh = calloc(AGENT_HISTORY, sizeof(*cg->wh));
+		if (cg->wh && cg->n_hist) {
+			const struct agent_window *w = &cg->hist[(cg->head + AGENT_HISTORY - 1) % AGENT_HISTORY];
+
+			cg->wh[(cg->head + AGENT_HISTORY - 1) % AGENT_HISTORY] =
+				(struct agent_holders){ .peak_pages = w->peak_pages, .end_ns = w->end_ns };
+		}
 	} else if (!cg->dropped) {
 		cg->dropped = true;
 		st->dropped_total++;
@@ -114,6 +127,7 @@ void agent_state_remove(struct agent_state *st, uint64_t id)
 		st->removed_total++;
 	}
 	i = (size_t)(cg - st->cgs);
+	free(cg->wh);
 	memset(cg, 0, sizeof(*cg));
 	st->used--;
 	for (j = (i + 1) & (st->cap - 1); st->cgs[j].id; j = (j + 1) & (st->cap - 1)) {

@@ -31,6 +31,31 @@ struct agent_window {
 	int64_t end_pages;      /* its sum at the cut */
 };
 
+/*
+ * Who held a cgroup's memory at a window's peak (agent_holders.c): the
+ * largest AGENT_HOLDERS address spaces, each with what it held at that
+ * instant (the kernel's marks, bpf/cgsum.h), read at the window's cut.
+ */
+#define AGENT_HOLDERS 5
+#define AGENT_COMM 16
+
+struct agent_holder {
+	uint32_t pid;
+	char comm[AGENT_COMM];
+	uint32_t anon, file, shmem;     /* pages */
+};
+
+struct agent_holders {
+	struct agent_holder v[AGENT_HOLDERS];   /* largest first */
+	uint32_t n;             /* listed */
+	uint32_t count;         /* address spaces that held pages at the peak */
+	int64_t peak_pages;     /* the window's peak */
+	int64_t held_pages;     /* what all of them held then (listed or not) */
+	uint64_t end_ns;        /* the window's cut (CLOCK_MONOTONIC) */
+	bool blurred;           /* a change raced a new peak in the window */
+	bool read;              /* the kernel's marks were read at the cut */
+};
+
 struct agent_cg {
 	uint64_t id;            /* 0: free entry */
 	bool exported;          /* has a series (else dropped, or no process yet) */
@@ -45,6 +70,12 @@ struct agent_cg {
 	bool charge_read;
 	struct agent_window hist[AGENT_HISTORY];
 	unsigned n_hist, head;  /* head: where the next window goes */
+	/* By window, as hist (malloc'd when the cgroup is given series; NULL
+	 * before, or when that failed); and at the all-time peak. */
+	struct agent_holders *wh;
+	struct agent_holders max_holders;
+	bool max_now;           /* this cut's window raised the all-time peak */
+	uint64_t mark_races;    /* the kernel's count at the previous cut */
 };
 
 struct agent_scraper {
@@ -88,6 +119,20 @@ struct agent_cg *agent_state_find(struct agent_state *st, uint64_t id);
  * least recently used of AGENT_SCRAPERS gives way to a new name.
  */
 int agent_state_scraper(struct agent_state *st, const char *name, uint64_t now_ns, uint64_t *since);
+/* agent_holders.c. A holder of cgroup id at the current cut's window's
+ * peak (pages by kind); the cgroup's other holders follow. */
+void agent_state_holder(struct agent_state *st, uint64_t id, uint32_t pid, const char *comm, int64_t anon,
+			int64_t file, int64_t shmem);
+/* The kernel's count of marks raced for cg at this cut (blurs the
+ * window's holders when it moved). */
+void agent_state_mark_races(struct agent_cg *cg, uint64_t races);
+/* The cut's holders are all in (read: the kernel's maps were read): the
+ * all-time peak's follow. */
+void agent_state_holders_done(struct agent_state *st, bool read);
+/* The holders of the window whose peak agent_cg_peak_since gives for
+ * since (the latest of equal peaks); NULL when none are kept. */
+const struct agent_holders *agent_cg_holders_since(const struct agent_cg *cg, uint64_t since);
+
 /* cg's largest sum in the windows closed after cut since; *truncated when
  * some of those are no longer kept. */
 int64_t agent_cg_peak_since(const struct agent_cg *cg, uint64_t since, bool *truncated);

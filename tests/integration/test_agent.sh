@@ -9,7 +9,7 @@
 # exit status. Ports are free ones on 127.0.0.1, names carry $$.
 
 TESTS="$TESTS t_agent_promtool t_agent_prometheus_spike t_agent_bad_input t_agent_cgroups_churn \
- t_agent_oom_record t_agent_hostile_http t_agent_podman_oom"
+ t_agent_oom_record t_agent_hostile_http t_agent_podman_oom t_agent_holders t_agent_max_series"
 
 EXIT_AGENT_LISTEN=117
 EXIT_AGENT_PORT_IN_USE=118
@@ -405,4 +405,99 @@ PY
 		fi ;;
 	*) fail "t_agent_podman_oom: $check" ;;
 	esac
+}
+
+# Who held a cgroup's peak: two processes in one cgroup hold 32 and 64 MiB
+# at once for 1.2 s, free them, idle 1.2 s and exit; the agent is scraped
+# only after both exited (their /proc is gone, the cgroup's sum is back
+# near 0): the holders it serves are the kernel's marks of the peak's
+# instant, each process with its own block (plus its own base RSS), in the
+# metric and in GET /holders alike.
+t_agent_holders() {
+	need curl t_agent_holders || return
+	need python3 t_agent_holders || return
+	agent_memcg t_agent_holders || return
+	agent_start t_agent_holders || { rmdir "$AG_CG"; return; }
+	curl -s -m 5 "http://127.0.0.1:$AG_PORT/metrics?scraper=t" >/dev/null
+	sh -c "echo \$\$ >$AG_CG/cgroup.procs && exec \"$WORKLOAD\" -s 32MiB -t 1200ms spike" >/dev/null 2>&1 &
+	w32=$!
+	sh -c "echo \$\$ >$AG_CG/cgroup.procs && exec \"$WORKLOAD\" -s 64MiB -t 1200ms spike" >/dev/null 2>&1 &
+	w64=$!
+	wait "$w32" "$w64"
+	sleep 1.2                       # a tick's cut after both left
+	curl -s -m 5 "http://127.0.0.1:$AG_PORT/metrics?scraper=t" >"$TMP/holders.prom"
+	curl -s -m 5 --get "http://127.0.0.1:$AG_PORT/holders" --data-urlencode "cgroup=/agent-t_agent_holders-$$" \
+		>"$TMP/holders.json"
+	agent_stop
+	rmdir "$AG_CG"
+	if r=$(python3 - "$TMP/holders.prom" "$TMP/holders.json" "$w32" "$w64" "agent-t_agent_holders-$$" <<'PY'
+import json, re, sys
+prom, js, w32, w64, cg = sys.argv[1:]
+MiB = 1 << 20
+held = {}
+for line in open(prom):
+    m = re.match(r'peakbpf_cgroup_peak_holder_bytes\{cgroup="/%s",rank="(\d)",pid="(\d+)",comm="([^"]*)",kind="(\w+)"\} (\d+)$' % cg, line)
+    if m:
+        held.setdefault(m.group(2), {})[m.group(4)] = int(m.group(5))
+def ok(anon, size):     # its block, plus its own base (under 2 MiB)
+    return size * MiB <= anon < (size + 2) * MiB
+errs = []
+if not (w64 in held and ok(held[w64]["anon"], 64)):
+    errs.append("metric: the 64 MiB process %s holds %s" % (w64, held.get(w64)))
+if not (w32 in held and ok(held[w32]["anon"], 32)):
+    errs.append("metric: the 32 MiB process %s holds %s" % (w32, held.get(w32)))
+now = [l for l in open(prom) if l.startswith('peakbpf_cgroup_rss_bytes{cgroup="/%s"' % cg)]
+if not now or int(now[0].split()[-1]) > 4 * MiB:
+    errs.append("the sum at the scrape is not back near 0: %s" % now)
+c = json.load(open(js))["cgroups"]
+r = c[0]["recent"] if c else None
+if not r or r["processes"] != 2 or [h["pid"] for h in r["holders"]] != [int(w64), int(w32)] \
+        or not ok(r["holders"][0]["anon_bytes"], 64) or not ok(r["holders"][1]["anon_bytes"], 32):
+    errs.append("/holders: %s" % r)
+elif not r["blurred"] and abs(r["unaccounted_bytes"]) > MiB:
+    errs.append("/holders: %d bytes of the peak unaccounted" % r["unaccounted_bytes"])
+if errs:
+    print("; ".join(errs))
+    sys.exit(1)
+print("peak %.2f MiB: pid %s anon %.2f MiB, pid %s anon %.2f MiB, unaccounted %d B (blurred %s)" % (
+    r["peak_bytes"] / MiB, w64, r["holders"][0]["anon_bytes"] / MiB, w32,
+    r["holders"][1]["anon_bytes"] / MiB, r["unaccounted_bytes"], r["blurred"]))
+PY
+	); then
+		ok "t_agent_holders: read after both exited, the holders at the peak: $r"
+	else
+		fail "t_agent_holders: $r"
+	fi
+}
+
+# --max-series 3 under a cgroup with 5 children, each with a process (6
+# cgroups with processes counting in them: the parent counts its
+# children's): 3 have series, the dropped counter says 3 (reason
+# max_series), and the agent says so once on stderr, not once a cgroup.
+t_agent_max_series() {
+	need curl t_agent_max_series || return
+	agent_memcg t_agent_max_series || return
+	agent_start t_agent_max_series --select "/agent-t_agent_max_series-$$" --max-series 3 ||
+		{ rmdir "$AG_CG"; return; }
+	pids=""
+	for i in 1 2 3 4 5; do
+		mkdir "$AG_CG/c$i"
+		sh -c "echo \$\$ >$AG_CG/c$i/cgroup.procs && exec sleep 3" &
+		pids="$pids $!"
+	done
+	sleep 1.5
+	curl -s -m 5 "http://127.0.0.1:$AG_PORT/metrics" >"$TMP/maxs.prom"
+	# shellcheck disable=SC2086
+	wait $pids
+	agent_stop
+	for i in 1 2 3 4 5; do rmdir "$AG_CG/c$i"; done
+	rmdir "$AG_CG"
+	n=$(grep -c "^peakbpf_cgroup_rss_bytes{cgroup=\"/agent-t_agent_max_series-$$" "$TMP/maxs.prom")
+	d=$(sed -n 's/^peakbpf_cgroups_dropped_total{reason="max_series"} //p' "$TMP/maxs.prom")
+	said=$(grep -c -- "--max-series 3 reached" "$TMP/agent-t_agent_max_series.log")
+	if [ "$n" = 3 ] && [ "$d" = 3 ] && [ "$said" = 1 ]; then
+		ok "t_agent_max_series: 3 of 6 cgroups with series, 3 dropped (counted), said once on stderr"
+	else
+		fail "t_agent_max_series: $n series, dropped '$d', said $said times: $(head -c 300 "$TMP/agent-t_agent_max_series.log")"
+	fi
 }

@@ -61,6 +61,14 @@ static void test_statuses(void **state)
 	assert_int_equal(parse(&o, "--max-series", "5000"), EXIT_PEAKBPF_FAILED);
 	assert_int_equal(parse(&o, "--max-series", "12"), 0);
 	assert_int_equal(o.max_series, 12);
+	assert_int_equal(parse(&o, "--max-series", "1.5"), EXIT_PEAKBPF_FAILED);
+	assert_int_equal(parse(&o, "--max-series", "4096"), 0);
+	assert_int_equal(o.holders, AGENT_HOLDERS_DEFAULT);
+	assert_int_equal(parse(&o, "--holders", "0"), 0);
+	assert_int_equal(o.holders, 0);
+	assert_int_equal(parse(&o, "--holders", "5"), 0);
+	assert_int_equal(parse(&o, "--holders", "6"), EXIT_PEAKBPF_FAILED);
+	assert_int_equal(parse(&o, "--holders", "-1"), EXIT_PEAKBPF_FAILED);
 	assert_int_equal(parse(&o, "--select", "relative"), EXIT_PEAKBPF_FAILED);
 	assert_int_equal(parse(&o, "--select", "/a/../b"), EXIT_PEAKBPF_FAILED);
 	assert_int_equal(parse(&o, "--spool-bytes", "1KiB"), EXIT_PEAKBPF_FAILED);

@@ -162,6 +162,66 @@ static void test_metrics_text(void **state)
 	agent_state_free(&st);
 }
 
+/* Holders at a window's peak: the largest AGENT_HOLDERS kept, largest
+ * first, with the count and total of all; a scraper gets the holders of
+ * the window whose peak it is given; the all-time peak keeps its own;
+ * the metric lists --holders of them by kind, and what they leave. */
+static void test_holders(void **state)
+{
+	struct agent_facts f = { .page_size = 4096, .exact = true, .charge_source = "cgroup-v2", .holders = 2 };
+	const struct agent_holders *h;
+	struct agent_state st;
+	struct agent_cg *cg;
+	char *t;
+
+	(void)state;
+	assert_int_equal(agent_state_init(&st, 10), 0);
+	agent_state_cut(&st);
+	cg = row(&st, 7, 0, 0);                 /* admitted: holders from now on */
+	agent_state_holders_done(&st, true);
+	agent_state_cut(&st);                   /* cut 2: peak 100 pages */
+	cg = row(&st, 7, 10, 100);
+	for (uint32_t pid = 1; pid <= 7; pid++)
+		agent_state_holder(&st, 7, pid, "w", pid * 2, pid, 0);  /* 3, 6, ... 21 pages */
+	agent_state_holders_done(&st, true);
+	agent_state_cut(&st);                   /* cut 3: peak 40, one holder */
+	cg = row(&st, 7, 10, 40);
+	agent_state_holder(&st, 7, 99, "late", 40, 0, 0);
+	agent_state_holders_done(&st, true);
+	h = agent_cg_holders_since(cg, 0);      /* the largest window: cut 2's */
+	assert_non_null(h);
+	assert_int_equal(h->peak_pages, 100);
+	assert_int_equal(h->count, 7);
+	assert_int_equal(h->n, AGENT_HOLDERS);
+	assert_int_equal(h->held_pages, 84);    /* 3 * (1 + ... + 7) */
+	assert_int_equal(h->v[0].pid, 7);
+	assert_int_equal(h->v[0].anon, 14);
+	assert_int_equal(h->v[4].pid, 3);
+	assert_true(h->read);
+	h = agent_cg_holders_since(cg, 2);      /* since cut 2: cut 3's */
+	assert_non_null(h);
+	assert_int_equal(h->v[0].pid, 99);
+	assert_int_equal(cg->max_holders.peak_pages, 100);
+	assert_int_equal(cg->max_holders.v[0].pid, 7);
+	t = scrape(&st, 0, &f);
+	assert_non_null(strstr(t, "peakbpf_cgroup_peak_holder_bytes{cgroup=\"/cg7\",rank=\"1\",pid=\"7\","
+				  "comm=\"w\",kind=\"anon\"} 57344\n"));
+	assert_non_null(strstr(t, "rank=\"2\",pid=\"6\",comm=\"w\",kind=\"file\"} 24576\n"));
+	assert_null(strstr(t, "rank=\"3\""));            /* --holders 2 */
+	/* the other 5 held 84 - 39 pages; 100 - 84 held by none read */
+	assert_non_null(strstr(t, "held_by=\"other_processes\"} 184320\n"));
+	assert_non_null(strstr(t, "held_by=\"unaccounted\"} 65536\n"));
+	assert_non_null(strstr(t, "peakbpf_cgroups_dropped_total{reason=\"max_series\"} 0\n"));
+	free(t);
+	agent_state_cut(&st);                   /* cut 4: the maps not read */
+	cg = row(&st, 7, 10, 500);
+	agent_state_holders_done(&st, false);
+	t = scrape(&st, 3, &f);
+	assert_null(strstr(t, "peakbpf_cgroup_peak_holder_bytes{"));    /* not read: no sample */
+	free(t);
+	agent_state_free(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_bound_and_removal),
 		cmocka_unit_test(test_metrics_text),
+		cmocka_unit_test(test_holders),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
