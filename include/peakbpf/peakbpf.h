@@ -338,6 +338,16 @@ struct peakbpf_oom_victim {
  * kernel refused the recorder); why then says why (may be NULL). */
 PEAKBPF_API int peakbpf_oom_victims(struct peakbpf_session *s, struct peakbpf_oom_victim *out, size_t max,
 				    size_t *n, char *why, size_t why_len);
+/*
+ * A victim as one JSON object, the CLI's run record's and the agent's OOM
+ * records' alike: pid, comm, at_s (seconds since t0_ns, CLOCK_MONOTONIC;
+ * left out when t0_ns is 0), rss (null when not read), cgroup_id, cgroup,
+ * kill (null without its context). NUL-terminated, like snprintf: returns
+ * the length it needs (without the NUL) or a negative errno; truncates to
+ * len.
+ */
+PEAKBPF_API int peakbpf_oom_victim_json(const struct peakbpf_oom_victim *v, uint64_t t0_ns, char *buf,
+					size_t len);
 
 /* ---- a figure ---- */
 /* Each of these returns 0, or -ENODATA when the figure does not have it. */

@@ -89,37 +89,18 @@ static int by_rss(const void *a, const void *b)
 	return sx < sy ? 1 : sx > sy ? -1 : 0;
 }
 
+/* The victim as the library writes it (the CLI's run record too). */
 static void json_victim(struct json_writer *w, const struct peakbpf_oom_victim *v)
 {
+	int n = peakbpf_oom_victim_json(v, 0, NULL, 0);
+	char *one = n > 0 ? malloc((size_t)n + 1) : NULL;
+
 	json_key(w, "victim");
-	json_begin_object(w);
-	json_kv_int(w, "pid", v->pid);
-	json_kv_string(w, "comm", v->comm);
-	json_kv_string(w, "cgroup", v->cgroup);
-	json_kv_uint(w, "cgroup_id", v->cgroup_id);
-	json_key(w, "rss");
-	if (v->rss_read) {
-		json_begin_object(w);
-		json_kv_uint(w, "anon_bytes", v->anon_bytes);
-		json_kv_uint(w, "file_bytes", v->file_bytes);
-		json_kv_uint(w, "shmem_bytes", v->shmem_bytes);
-		json_kv_string(w, "read", "at the kill, the kernel's counters as its OOM report reads them");
-		json_end_object(w);
-	} else {
+	if (one && peakbpf_oom_victim_json(v, 0, one, (size_t)n + 1) == n)
+		json_raw_value(w, one);
+	else
 		json_null(w);
-	}
-	json_end_object(w);
-	json_key(w, "kill");
-	json_begin_object(w);
-	json_kv_string(w, "constraint", !v->has_context ? "unknown" : v->memcg_oom ? "memcg" : "global");
-	json_kv_bool(w, "inferred", v->context_inferred);
-	json_kv_string(w, "oom_cgroup", v->oom_cgroup);
-	json_kv_uint(w, v->memcg_oom ? "limit_bytes" : "total_bytes", v->limit_bytes);
-	if (v->memcg_oom)
-		json_kv_uint(w, "charge_bytes", v->charge_bytes);
-	json_kv_int(w, "trigger_pid", v->trigger_pid);
-	json_kv_string(w, "trigger_comm", v->trigger_comm);
-	json_end_object(w);
+	free(one);
 }
 
 /* The cgroup's figures from the agent's state (just cut), and its windows. */

@@ -190,6 +190,16 @@ void json_raw_members(struct json_writer *w, const char *members)
 	fputs(members, w->out);
 }
 
+void json_raw_value(struct json_writer *w, const char *value)
+{
+	if (!value || !*value) {
+		fail(w);
+		return;
+	}
+	if (begin_value(w))
+		fputs(value, w->out);
+}
+
 void json_key(struct json_writer *w, const char *key)
 {
 	if (w->failed)

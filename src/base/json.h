@@ -34,6 +34,9 @@ void json_key(struct json_writer *w, const char *key);
 /* Members already written as JSON ("\"a\":1,\"b\":2", no braces),
  * put in the open object as they are (a caller's own part of a record). */
 void json_raw_members(struct json_writer *w, const char *members);
+/* A whole value already written as JSON (another writer's object), put
+ * in where a value goes, as it is. */
+void json_raw_value(struct json_writer *w, const char *value);
 /* Strings are escaped per RFC 8259 ("\"", "\\", control chars as \n, \t or \u00XX);
  * valid UTF-8 is written as it is, and each byte of an invalid sequence
  * (overlong forms and surrogates included) becomes \ufffd; NULL writes null. */

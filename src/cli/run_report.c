@@ -86,43 +86,15 @@ static void json_oom(struct json_writer *w, const struct run_context *c)
 	json_key(w, "listed");
 	json_begin_array(w);
 	for (size_t i = 0; i < c->n_oom; i++) {
-		const struct peakbpf_oom_victim *v = &c->oom[i];
+		/* the library's writer: the agent's OOM records write the same */
+		int n = peakbpf_oom_victim_json(&c->oom[i], c->oom_t0_ns, NULL, 0);
+		char *one = n > 0 ? malloc((size_t)n + 1) : NULL;
 
-		json_begin_object(w);
-		json_kv_int(w, "pid", v->pid);
-		json_kv_string(w, "comm", v->comm);
-		json_kv_double(w, "at_s", v->mono_ns > c->oom_t0_ns ? (double)(v->mono_ns - c->oom_t0_ns) / 1e9 : 0,
-			       6);
-		json_key(w, "rss");
-		if (v->rss_read) {
-			json_begin_object(w);
-			json_kv_uint(w, "anon_bytes", v->anon_bytes);
-			json_kv_uint(w, "file_bytes", v->file_bytes);
-			json_kv_uint(w, "shmem_bytes", v->shmem_bytes);
-			json_kv_string(w, "read", "the kernel's counters, as its OOM report reads them");
-			json_end_object(w);
-		} else {
-			json_null(w);
-		}
-		json_kv_uint(w, "cgroup_id", v->cgroup_id);
-		json_kv_string(w, "cgroup", v->cgroup);
-		json_key(w, "kill");
-		if (v->has_context) {
-			json_begin_object(w);
-			json_kv_string(w, "constraint", v->memcg_oom ? "memcg" : "global");
-			json_kv_bool(w, "inferred", v->context_inferred);
-			json_kv_uint(w, "oom_cgroup_id", v->oom_cgroup_id);
-			json_kv_string(w, "oom_cgroup", v->oom_cgroup);
-			json_kv_uint(w, v->memcg_oom ? "limit_bytes" : "total_bytes", v->limit_bytes);
-			if (v->memcg_oom)
-				json_kv_uint(w, "charge_bytes", v->charge_bytes);
-			json_kv_int(w, "trigger_pid", v->trigger_pid);
-			json_kv_string(w, "trigger_comm", v->trigger_comm);
-			json_end_object(w);
-		} else {
-			json_null(w);
-		}
-		json_end_object(w);
+		if (one && peakbpf_oom_victim_json(&c->oom[i], c->oom_t0_ns, one, (size_t)n + 1) == n)
+			json_raw_value(w, one);
+		else
+			json_null(w);   /* out of memory: this victim unwritten, said as null */
+		free(one);
 	}
 	json_end_array(w);
 	json_end_object(w);

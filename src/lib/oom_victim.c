@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "json.h"
 #include "oom_victim.h"
 
 /* kernfs's file handle (fs/kernfs/mount.c, kernfs_encode_fh): its node id. */
@@ -86,4 +88,71 @@ void oom_victim_fill(const struct oom_event *e, long page, struct peakbpf_oom_vi
 	out->trigger_pid = (int32_t)e->ctx.trigger_tgid;
 	memcpy(out->trigger_comm, e->ctx.trigger_comm, sizeof(out->trigger_comm));
 	out->trigger_comm[sizeof(out->trigger_comm) - 1] = '\0';
+}
+
+static void json_kill(struct json_writer *w, const struct peakbpf_oom_victim *v)
+{
+	json_key(w, "kill");
+	if (!v->has_context) {
+		json_null(w);
+		return;
+	}
+	json_begin_object(w);
+	json_kv_string(w, "constraint", v->memcg_oom ? "memcg" : "global");
+	json_kv_bool(w, "inferred", v->context_inferred);
+	json_kv_uint(w, "oom_cgroup_id", v->oom_cgroup_id);
+	json_kv_string(w, "oom_cgroup", v->oom_cgroup);
+	json_kv_uint(w, v->memcg_oom ? "limit_bytes" : "total_bytes", v->limit_bytes);
+	if (v->memcg_oom)
+		json_kv_uint(w, "charge_bytes", v->charge_bytes);
+	json_kv_int(w, "trigger_pid", v->trigger_pid);
+	json_kv_string(w, "trigger_comm", v->trigger_comm);
+	json_end_object(w);
+}
+
+PEAKBPF_API int peakbpf_oom_victim_json(const struct peakbpf_oom_victim *v, uint64_t t0_ns, char *buf, size_t len)
+{
+	struct json_writer w;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem;
+	int err;
+
+	if (!v || (!buf && len))
+		return -EINVAL;
+	mem = open_memstream(&text, &size);
+	if (!mem)
+		return -errno;
+	json_init(&w, mem);
+	json_begin_object(&w);
+	json_kv_int(&w, "pid", v->pid);
+	json_kv_string(&w, "comm", v->comm);
+	if (t0_ns)
+		json_kv_double(&w, "at_s", v->mono_ns > t0_ns ? (double)(v->mono_ns - t0_ns) / 1e9 : 0, 6);
+	json_key(&w, "rss");
+	if (v->rss_read) {
+		json_begin_object(&w);
+		json_kv_uint(&w, "anon_bytes", v->anon_bytes);
+		json_kv_uint(&w, "file_bytes", v->file_bytes);
+		json_kv_uint(&w, "shmem_bytes", v->shmem_bytes);
+		json_kv_string(&w, "read", "at the kill, the kernel's counters, as its OOM report reads them");
+		json_end_object(&w);
+	} else {
+		json_null(&w);
+	}
+	json_kv_uint(&w, "cgroup_id", v->cgroup_id);
+	json_kv_string(&w, "cgroup", v->cgroup);
+	json_kill(&w, v);
+	json_end_object(&w);
+	err = json_finish(&w);
+	if (fclose(mem) || err) {
+		free(text);
+		return err ? err : -ENOMEM;
+	}
+	if (size && text[size - 1] == '\n')
+		text[--size] = '\0';
+	if (len)
+		snprintf(buf, len, "%s", text);
+	free(text);
+	return size > (size_t)0x7fffffff ? -E2BIG : (int)size;
 }

@@ -295,7 +295,7 @@ kl = re.findall(r"Killed process %d \(.*?\) total-vm:\d+kB, anon-rss:(\d+)kB, fi
                 % v["pid"], open(sys.argv[2], errors="replace").read())
 got = (v["rss"]["anon_bytes"], v["rss"]["file_bytes"], v["rss"]["shmem_bytes"])
 want = tuple(int(x) * 1024 for x in kl[-1]) if kl else None
-ok = want == got and r["kill"]["constraint"] == "memcg" and r["kill"]["limit_bytes"] == 64 << 20 \
+ok = want == got and r["victim"]["kill"]["constraint"] == "memcg" and r["victim"]["kill"]["limit_bytes"] == 64 << 20 \
     and r["cgroup"]["rss_max_bytes"] > 0 and r["holders"]["processes"] >= 0
 print("%s victim %d record %s dmesg %s; cgroup max %d" % ("ok" if ok else "MISMATCH", v["pid"], got, want,
       r["cgroup"]["rss_max_bytes"]))
@@ -387,12 +387,12 @@ for f in sorted(glob.glob(sys.argv[1] + "/oom-*[0-9].json")):
     kl = re.findall(r"Killed process %d \(.*?\) total-vm:\d+kB, anon-rss:(\d+)kB, file-rss:(\d+)kB, shmem-rss:(\d+)kB"
                     % v["pid"], dmesg)
     got = (v["rss"]["anon_bytes"], v["rss"]["file_bytes"], v["rss"]["shmem_bytes"])
-    if kl and tuple(int(x) * 1024 for x in kl[-1]) == got and r["kill"]["constraint"] == "memcg" \
-            and r["kill"]["limit_bytes"] == 64 << 20 and "libpod" in r["kill"]["oom_cgroup"]:
+    if kl and tuple(int(x) * 1024 for x in kl[-1]) == got and r["victim"]["kill"]["constraint"] == "memcg" \
+            and r["victim"]["kill"]["limit_bytes"] == 64 << 20 and "libpod" in r["victim"]["kill"]["oom_cgroup"]:
         good += 1
     else:
         bad += 1
-        print("MISMATCH", v["pid"], got, kl, r["kill"])
+        print("MISMATCH", v["pid"], got, kl, r["victim"]["kill"])
 print("%d good %d bad" % (good, bad))
 PY
 )

@@ -117,6 +117,30 @@ static void test_json_raw_members_outside_object(void **state)
 	assert_int_equal(json_finish(W), -EINVAL);
 }
 
+/* Another writer's whole value, where a value goes: after a key, as an
+ * array element; an empty one is misuse. */
+static void test_json_raw_value(void **state)
+{
+	json_begin_object(W);
+	json_key(W, "v");
+	json_raw_value(W, "{\"pid\":1}");
+	json_key(W, "l");
+	json_begin_array(W);
+	json_raw_value(W, "{}");
+	json_raw_value(W, "2");
+	json_end_array(W);
+	json_end_object(W);
+	EXPECT("{\"v\":{\"pid\":1},\"l\":[{},2]}\n");
+}
+
+static void test_json_raw_value_empty(void **state)
+{
+	json_begin_array(W);
+	json_raw_value(W, "");
+	json_end_array(W);
+	assert_int_equal(json_finish(W), -EINVAL);
+}
+
 static void test_json_array_elements_of_every_kind(void **state)
 {
 	json_begin_array(W);
@@ -649,6 +673,8 @@ int main(void)
 		T(test_json_kv_shorthands),
 		T(test_json_raw_members),
 		T(test_json_raw_members_outside_object),
+		T(test_json_raw_value),
+		T(test_json_raw_value_empty),
 		T(test_json_key_then_null_value),
 		T(test_json_empty_key_and_string),
 		T(test_json_top_level_string),

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -100,12 +101,49 @@ static void test_human_wording(void **state)
 	free(s);
 }
 
+/* The run record's victims are the library's writer's (the agent's OOM
+ * records use the same): at_s from the run's start, rss, the kill. */
+static void test_json_oom_victims(void **state)
+{
+	struct peakbpf_oom_victim v[2] = {
+		{ .mono_ns = 3500000000ULL, .pid = 77, .comm = "alloc", .rss_read = true, .anon_bytes = 4096,
+		  .file_bytes = 8192, .cgroup_id = 5, .cgroup = "/t", .has_context = true, .memcg_oom = true,
+		  .oom_cgroup_id = 5, .oom_cgroup = "/t", .limit_bytes = 1 << 20, .charge_bytes = 1 << 20,
+		  .trigger_pid = 77, .trigger_comm = "alloc" },
+		{ .pid = 78, .comm = "x" },
+	};
+	struct run_context ctx = { .run_record = true, .oom = v, .n_oom = 2, .oom_total = 2,
+				   .oom_t0_ns = 1000000000ULL };
+	char one[1024];
+	char *s;
+	int n;
+
+	(void)state;
+	s = run_report_json(&ctx);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"listed\":[{\"pid\":77,\"comm\":\"alloc\",\"at_s\":2.5,\"rss\":{\"anon_bytes\":4096,"
+				  "\"file_bytes\":8192,\"shmem_bytes\":0,"));
+	assert_non_null(strstr(s, "\"kill\":{\"constraint\":\"memcg\",\"inferred\":false,\"oom_cgroup_id\":5,"
+				  "\"oom_cgroup\":\"/t\",\"limit_bytes\":1048576,\"charge_bytes\":1048576,"));
+	assert_non_null(strstr(s, "{\"pid\":78,\"comm\":\"x\",\"at_s\":0,\"rss\":null,\"cgroup_id\":0,"
+				  "\"cgroup\":\"\",\"kill\":null}]"));
+	free(s);
+	/* without t0, no at_s; like snprintf: the length needed, truncated */
+	n = peakbpf_oom_victim_json(&v[1], 0, one, sizeof(one));
+	assert_string_equal(one, "{\"pid\":78,\"comm\":\"x\",\"rss\":null,\"cgroup_id\":0,\"cgroup\":\"\",\"kill\":null}");
+	assert_int_equal(n, (int)strlen(one));
+	assert_int_equal(peakbpf_oom_victim_json(&v[1], 0, one, 5), n);
+	assert_string_equal(one, "{\"pi");
+	assert_int_equal(peakbpf_oom_victim_json(NULL, 0, one, 5), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_json_command),
 		cmocka_unit_test(test_json_signal_and_attach),
 		cmocka_unit_test(test_human_wording),
+		cmocka_unit_test(test_json_oom_victims),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
