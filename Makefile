@@ -108,13 +108,13 @@ $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/bpf/tracker.bpf.o: bpf/tracker.bpf.c bpf/tracker.h bpf/compat.bpf.h bpf/percpu_sum.bpf.h bpf/tracker_cgroup.bpf.h bpf/cgroup_move.bpf.h bpf/cgroup_target.h \
-	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h | $(OUTPUT)/bpf
+	bpf/tracker_maps.bpf.h bpf/tracker_tree.bpf.h bpf/tracker_event.bpf.h bpf/tracker_shared_maps.bpf.h | $(OUTPUT)/bpf
 # The tree's unique memory (issue 17): its program loads only in command mode.
 $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
 # The OOM flight recorder (issue 34): every OOM victim, into its own ring.
-$(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h bpf/tracker_shared_maps.bpf.h | $(OUTPUT)/bpf
 # Every cgroup's summed RSS for peakbpf agent (issue 34): off unless it asks.
-$(OUTPUT)/bpf/cgsum.bpf.o: bpf/cgsum.bpf.c bpf/cgsum.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/cgsum.bpf.o: bpf/cgsum.bpf.c bpf/cgsum.h bpf/tracker.h bpf/compat.bpf.h bpf/tracker_shared_maps.bpf.h | $(OUTPUT)/bpf
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)

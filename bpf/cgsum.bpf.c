@@ -42,13 +42,8 @@ struct cg_counters cg_counters;
 /* The tracker's (tracker_maps.bpf.h): the filter and the mms' states. */
 extern __u32 mm_filter[MM_FILTER_SLOTS];
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DEFAULT_MAX_TRACKED);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);             /* struct mm_struct * */
-	__type(value, struct mm_state);
-} mm_states SEC(".maps") __weak;
+#define SHARED_MAP __weak
+#include "tracker_shared_maps.bpf.h"
 
 /* A cgroup's slot, by its kernfs id: written at mkdir and by userspace. */
 struct {

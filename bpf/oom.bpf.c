@@ -40,16 +40,11 @@ struct {
 	__type(value, struct oom_context);
 } oom_kills SEC(".maps");
 
-/* The tracker's process map (tracker_maps.bpf.h), the same definition:
- * the linker merges this weak one into it, so a victim is found in its
- * tree with one lookup. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DEFAULT_MAX_TRACKED);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);             /* tgid */
-	__type(value, struct task_state);
-} task_states SEC(".maps") __weak;
+/* The tracker's process map (tracker_shared_maps.bpf.h): the linker
+ * merges this weak definition into the tracker's, so a victim is found in
+ * its tree with one lookup. */
+#define SHARED_MAP __weak
+#include "tracker_shared_maps.bpf.h"
 
 __u64 oom_victims;              /* victims marked */
 __u64 oom_ring_drops;           /* victims the ring had no room for */

@@ -103,13 +103,9 @@ struct {
 	__type(value, __u64);
 } percpu_probe SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DEFAULT_MAX_TRACKED);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u64);             /* struct mm_struct * */
-	__type(value, struct mm_state);
-} mm_states SEC(".maps");
+/* mm_states (by struct mm_struct *) and task_states (by tgid): shared
+ * with the object's other units. */
+#include "tracker_shared_maps.bpf.h"
 
 /*
  * The maps of mms and processes are allocated per entry (BPF_F_NO_PREALLOC),
@@ -126,14 +122,6 @@ struct {
 	__type(key, __u64);             /* struct mm_struct * */
 	__type(value, struct mm_cpu_slots);
 } mm_cpu_slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DEFAULT_MAX_TRACKED);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);             /* tgid */
-	__type(value, struct task_state);
-} task_states SEC(".maps");
 
 /* Before 6.2: the tree's threads (struct thread_state), entered at fork,
  * exec and attach, never on the rss_stat path. */
