@@ -16,8 +16,21 @@ EXIT_AGENT_PORT_IN_USE=118
 EXIT_AGENT_SPOOL=119
 EXIT_AGENT_NO_MATCH=120
 
+# free_port: a loopback port nothing listens on. The kernel picks one where
+# python3 is; without it (the kernel-matrix VMs) a random one of 20000-59999
+# that curl cannot connect to (its status 7) is taken.
 free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	if command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+		return
+	fi
+	n=0
+	while [ "$n" -lt 50 ]; do
+		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 40000))
+		curl -s -m 1 -o /dev/null "http://127.0.0.1:$p/" 2>/dev/null
+		[ $? = 7 ] && echo "$p" && return
+		n=$((n + 1))
+	done
 }
 
 # agent_memcg NAME: sets AG_MOUNT (the memory hierarchy) and AG_CG (a

@@ -3,7 +3,7 @@
 # inside each VM (make vmtest, tools/vm/vm.mk) as /bin/sh /opt/test/run.sh.
 # /opt/test holds peakbpf, workload, integration/ (tests/integration), this
 # file, test_cgroup_v2.sh, and the host tools the suite uses when the host
-# had them: dash, setpriv (util-linux), bpftool.
+# had them: dash, setpriv (util-linux), bpftool, curl (the agent's tests).
 #
 # Runs tests/integration/run.sh with QUICK=1 (sizes, counts and waits fit
 # for qemu's TCG) and the VM-only tests of test_cgroup_v2.sh.
@@ -22,9 +22,10 @@ tool_runs() {
 	dash) "$here/dash" -c 'exit 0' ;;
 	setpriv) "$here/setpriv" --help ;;
 	bpftool) "$here/bpftool" version ;;
+	curl) "$here/curl" --version ;;
 	esac >/dev/null 2>&1
 }
-for t in dash setpriv bpftool; do
+for t in dash setpriv bpftool curl; do
 	if [ -x "$here/$t" ] && tool_runs "$t"; then
 		ln -sf "$here/$t" "$bin/$t"
 	else

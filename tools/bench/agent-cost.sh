@@ -37,7 +37,7 @@ BPFSTAT=$OUT/bpfstat
 : "${AC_SIZE:=256MiB}" "${AC_ROUNDS:=5}" "${AC_BUILD_ROUNDS:=4}" "${AC_BUILD_SET:=cli}"
 : "${AC_CGROUPS:=1000}" "${AC_SCRAPES:=100}" "${AC_EV_REPS:=3}"
 # The agent's --max-series: above the test cgroups and the host's own, so
-# every test cgroup has series (the default, 1000, would drop some).
+# every test cgroup has series (at most 4096, the default: the kernel's slots).
 AC_MAX_SERIES=$((AC_CGROUPS + 500))
 
 die() { echo "agent-cost: $*" >&2; exit 1; }

@@ -17,8 +17,8 @@ VMTEST_FLAGS ?=
 VMTEST_ONLY ?=
 # Host tools the suite uses, shipped in when the host has them
 # (tests/vm/run.sh says which it left out): dash runs the suite, setpriv
-# drops capabilities, bpftool lists loaded programs.
-VMTEST_TOOLS = $(foreach t,dash setpriv bpftool,$(shell command -v $(t) 2>/dev/null))
+# drops capabilities, bpftool lists loaded programs, curl scrapes the agent.
+VMTEST_TOOLS = $(foreach t,dash setpriv bpftool curl,$(shell command -v $(t) 2>/dev/null))
 VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/unique_trees tests/integration \
 	tests/vm/test_cgroup_v2.sh $(VMTEST_TOOLS) $(OUTPUT)/only
 
