@@ -12,8 +12,8 @@
 #include "clock.h"
 #include "json.h"
 
-static void holders_obj(struct json_writer *w, const char *key, const struct agent_holders *h, long page,
-			uint64_t now)
+void agent_holders_obj(struct json_writer *w, const char *key, const struct agent_holders *h, long page,
+		       uint64_t now)
 {
 	json_key(w, key);
 	if (!h || !h->read) {
@@ -47,8 +47,8 @@ static void cgroup_obj(struct json_writer *w, const struct agent_cg *cg, long pa
 	json_begin_object(w);
 	json_kv_string(w, "cgroup", cg->path);
 	/* the largest window kept (the last AGENT_HISTORY cuts) */
-	holders_obj(w, "recent", agent_cg_holders_since(cg, 0), page, now);
-	holders_obj(w, "max", &cg->max_holders, page, now);
+	agent_holders_obj(w, "recent", agent_cg_holders_since(cg, 0), page, now);
+	agent_holders_obj(w, "max", &cg->max_holders, page, now);
 	json_end_object(w);
 }
 

@@ -49,6 +49,10 @@ void agent_reclaim(struct agent *a);
 /* agent_holders_json.c: GET /holders (cgroup: one path, NULL: every
  * exported one), malloc'd JSON; NULL when out of memory. Takes the lock. */
 char *agent_holders_json(struct agent *a, const char *cgroup, size_t *len);
+struct json_writer;
+/* key: one window's holders (NULL or unread: null), its times against now. */
+void agent_holders_obj(struct json_writer *w, const char *key, const struct agent_holders *h, long page,
+		       uint64_t now);
 
 /* agent_http.c: serve on a->lfd. 0 or -errno. */
 int agent_http_start(struct agent *a);

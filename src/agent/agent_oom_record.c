@@ -240,6 +240,10 @@ int oom_record_write(struct agent *a, const struct oom_event *e, const struct pe
 	json_victim(&w, v);
 	json_cgroup(&w, a, cg);
 	json_holders(&w, a, cg);
+	/* the kernel's marks: who held the largest peak of the windows kept
+	 * (the last cut is the record's own), at that instant */
+	agent_holders_obj(&w, "holders_at_peak", cg ? agent_cg_holders_since(cg, 0) : NULL, a->page_size,
+			  a->st.cut_ns);
 	json_kv_string(&w, "timeline", cg && cg->n_hist ? "ID.timeline.json: the cgroup's windows" : "none");
 	json_end_object(&w);
 	err = json_finish(&w);

@@ -308,10 +308,16 @@ kl = re.findall(r"Killed process %d \(.*?\) total-vm:\d+kB, anon-rss:(\d+)kB, fi
                 % v["pid"], open(sys.argv[2], errors="replace").read())
 got = (v["rss"]["anon_bytes"], v["rss"]["file_bytes"], v["rss"]["shmem_bytes"])
 want = tuple(int(x) * 1024 for x in kl[-1]) if kl else None
+hp = r["holders_at_peak"]
+# who held the peak before the kill: the children's blocks (32 MiB each),
+# listed or, torn down before the record's cut, unaccounted; together the peak
 ok = want == got and r["victim"]["kill"]["constraint"] == "memcg" and r["victim"]["kill"]["limit_bytes"] == 64 << 20 \
-    and r["cgroup"]["rss_max_bytes"] > 0 and r["holders"]["processes"] >= 0
-print("%s victim %d record %s dmesg %s; cgroup max %d" % ("ok" if ok else "MISMATCH", v["pid"], got, want,
-      r["cgroup"]["rss_max_bytes"]))
+    and r["cgroup"]["rss_max_bytes"] > 0 and r["holders"]["processes"] >= 0 \
+    and hp is not None and hp["peak_bytes"] > 32 << 20 and hp["held_bytes"] + hp["unaccounted_bytes"] == hp["peak_bytes"]
+print("%s victim %d record %s dmesg %s; cgroup max %d; at the peak %s of %d B held by %s, %d B unaccounted" % (
+      "ok" if ok else "MISMATCH", v["pid"], got, want, r["cgroup"]["rss_max_bytes"],
+      hp and hp["processes"], hp and hp["peak_bytes"],
+      hp and ["%d:%d" % (h["pid"], h["anon_bytes"]) for h in hp["holders"]], hp and hp["unaccounted_bytes"]))
 PY
 )
 	if [ "$st" = 0 ] && [ "${kills:-0}" -ge 1 ] && [ "${check#ok}" != "$check" ] && grep -q '<html' "$TMP/agoom.html" &&
