@@ -270,18 +270,38 @@ int cgsum_enter_existing(struct bpf_iter__task *ctx)
 	return 0;
 }
 
-/* The mm's teardown (after its pages are unmapped): what it still adds
- * leaves its chain, and so does the mm. */
-SEC("?tp_btf/exit_mmap")
-int BPF_PROG(cgsum_teardown, struct mm_struct *mm)
+/* The mm's teardown: what it still adds leaves its chain, and so does
+ * the mm. */
+static __always_inline void teardown(struct mm_struct *mm)
 {
 	__u64 key = (__u64)mm;
 	struct cg_mm *cm = bpf_map_lookup_elem(&cg_mms, &key);
 
 	if (!cm)
-		return 0;
+		return;
 	chain_add(cm->slot, -__sync_lock_test_and_set(&cm->applied, 0), -1);
 	bpf_map_delete_elem(&cg_mms, &key);
+}
+
+/*
+ * 6.1+: the mmap:exit_mmap tracepoint, after the pages are unmapped (the
+ * tracker's handle_exit_mmap__exit_mmap_tp, bpf/tracker.bpf.c, cites the
+ * commit). Before it, fentry at exit_mmap's entry, as the tracker's own
+ * teardown: the mm leaves with the pages it still holds (its unmapping's
+ * events find no tracker state after the tracker's fentry, which runs
+ * first). has_exit_mmap_tp picks one (load_variants, tracker_load.c).
+ */
+SEC("?tp_btf/exit_mmap")
+int BPF_PROG(cgsum_teardown__exit_mmap_tp, struct mm_struct *mm)
+{
+	teardown(mm);
+	return 0;
+}
+
+SEC("?fentry/exit_mmap")
+int BPF_PROG(cgsum_teardown, struct mm_struct *mm)
+{
+	teardown(mm);
 	return 0;
 }
 

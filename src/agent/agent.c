@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,19 @@
 #include "agent.h"
 #include "agent_int.h"
 #include "status.h"
+#include "kfeatures.h"
 #include "tracker_load.h"
 #include "tracker_tree.h"
 #include "clock.h"
 
 #define AGENT_MAX_TRACKED 65536         /* mms of the whole node */
 #define TICK_MS 1000
+
+/* -v: libbpf's own warnings (a refused program, a missing attach target). */
+static int libbpf_warn(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, args);
+}
 
 static int say(int status, const char *fmt, const char *a, const char *b)
 {
@@ -96,6 +104,27 @@ static int enter_all(struct agent *a, size_t *roots)
 	return err;
 }
 
+/* Why the load failed, in the words of what this kernel lacks
+ * (docs/agent.md, "Kernels"): the per-cgroup sums exchange and compare
+ * values in BPF (atomics with a result, 5.12), and leave an address space
+ * at exit_mmap (its tracepoint, 6.1, or fentry on it). */
+static int load_failed(int err)
+{
+	struct tracker_features f;
+
+	features_probe(&f);
+	if (!f.has_fetch_atomics)
+		return say(EXIT_PEAKBPF_FAILED, "cannot load the BPF programs: %s%s", "this kernel's BPF has no "
+			   "atomics that return a value (Linux 5.12+), which the per-cgroup sums need; the agent "
+			   "runs on 5.12+ (tested on 6.1, 6.12 and 6.18; docs/agent.md, \"Kernels\")", "");
+	if (err == -ESRCH || err == -ENOENT)
+		return say(EXIT_PEAKBPF_FAILED, "cannot load the BPF programs: %s%s", "a kernel function or "
+			   "tracepoint they attach to is missing (the agent needs the exit_mmap tracepoint, Linux "
+			   "6.1+, or fentry on exit_mmap before it; docs/agent.md, \"Kernels\")", "");
+	return say(EXIT_PEAKBPF_FAILED, "cannot load the BPF programs: %s%s", strerror(-err),
+		   getuid() ? " (run as root, or with CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE)" : "");
+}
+
 /* Load, give every cgroup its slot, enter every process. */
 static int load(struct agent *a)
 {
@@ -104,13 +133,12 @@ static int load(struct agent *a)
 	size_t walked = 0, roots = 0;
 	int err;
 
-	libbpf_set_print(NULL);
+	libbpf_set_print(a->o.verbose ? libbpf_warn : NULL);
 	err = tracker_load__open(&to, &a->l);
 	if (!err)
 		err = tracker_tree__add(a->l, 0, 0, &a->tree);
 	if (err)
-		return say(EXIT_PEAKBPF_FAILED, "cannot load the BPF programs: %s%s", strerror(-err),
-			   getuid() ? " (run as root, or with CAP_BPF, CAP_PERFMON, CAP_SYS_RESOURCE)" : "");
+		return load_failed(err);
 	err = cgsum_start(tracker_load__skel(a->l), &a->hier, &a->cs, &walked, why, sizeof(why));
 	if (err)
 		return say(EXIT_PEAKBPF_FAILED, "%s%s", why, "");

@@ -32,7 +32,7 @@ const char AGENT_USAGE[] =
 "  --spool DIR          where OOM records go (default " AGENT_SPOOL_DEFAULT ")\n"
 "  --spool-bytes SIZE   the spool's bound (default 16MiB): the oldest records go\n"
 "  --timeline SECONDS   seconds of the cgroup's sum an OOM record keeps (default 10)\n"
-"  -v, --verbose        log what it loaded and each OOM kill\n"
+"  -v, --verbose        log what it loaded (and libbpf's warnings) and each OOM kill\n"
 "  -h, --help           this help\n"
 "Scrape GET /metrics[?scraper=NAME]: each NAME sees the peak since its own\n"
 "previous scrape. GET /holders[?cgroup=PATH]: who held each peak (JSON).\n"

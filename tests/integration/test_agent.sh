@@ -68,7 +68,13 @@ agent_start() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	fail "$name: the agent did not answer: $(head -c 300 "$TMP/agent-$name.log")"
+	# A kernel the agent refuses (before 5.12: docs/agent.md, "Kernels") is
+	# a skip that says why, not a failure.
+	if grep -q "BPF has no atomics that return a value" "$TMP/agent-$name.log"; then
+		skip "$name: the agent does not run on $(uname -r): $(head -c 200 "$TMP/agent-$name.log")"
+	else
+		fail "$name: the agent did not answer: $(head -c 300 "$TMP/agent-$name.log")"
+	fi
 	kill "$AG_PID" 2>/dev/null
 	return 1
 }
@@ -477,9 +483,13 @@ t_agent_holders() {
 	a64=$(holder_anon "$TMP/holders.prom" "$w64")
 	a32=$(holder_anon "$TMP/holders.prom" "$w32")
 	now=$(sed -n "s/^peakbpf_cgroup_rss_bytes{cgroup=\"\/agent-t_agent_holders-$$\"} //p" "$TMP/holders.prom")
+	# Before 6.2 (exact="false") a thread's last faults wait in its cache,
+	# seen by no event (docs/design.md, "The bound before 6.2"): 1 MiB less.
+	short=0
+	grep -q '^peakbpf_agent_info{.*exact="false"' "$TMP/holders.prom" && short=$mib
 	if [ -z "$a64" ] || [ -z "$a32" ] || [ -z "$now" ] ||
-		[ "$a64" -lt $((64 * mib)) ] || [ "$a64" -ge $((66 * mib)) ] ||
-		[ "$a32" -lt $((32 * mib)) ] || [ "$a32" -ge $((34 * mib)) ] || [ "$now" -gt $((4 * mib)) ]; then
+		[ "$a64" -lt $((64 * mib - short)) ] || [ "$a64" -ge $((66 * mib)) ] ||
+		[ "$a32" -lt $((32 * mib - short)) ] || [ "$a32" -ge $((34 * mib)) ] || [ "$now" -gt $((4 * mib)) ]; then
 		fail "t_agent_holders: metric: pid $w64 anon '$a64', pid $w32 anon '$a32' (want 64 and 32 MiB + base), sum at the scrape '$now'"
 		return
 	fi
@@ -488,6 +498,7 @@ t_agent_holders() {
 		fail "t_agent_holders: $j"
 		return
 	fi
+	[ "$short" = 0 ] || j="$j; inexact kernel (before 6.2): within 1 MiB below"
 	ok "t_agent_holders: read after both exited (sum then $now B), the holders at the peak: pid $w64 anon $a64 B, pid $w32 anon $a32 B; $j"
 }
 

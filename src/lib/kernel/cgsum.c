@@ -80,9 +80,17 @@ struct cgsum {
 };
 
 static const char *const PROGS[] = {
-	"cgsum_rss", "cgsum_teardown", "cgsum_mkdir", "cgsum_rmdir", "cgsum_move", "cgsum_enter_existing",
+	"cgsum_rss", "cgsum_mkdir", "cgsum_rmdir", "cgsum_move", "cgsum_enter_existing",
 };
 #define N_PROGS (sizeof(PROGS) / sizeof(PROGS[0]))
+
+/* The teardown the kernel has: the exit_mmap tracepoint (6.1+), else
+ * fentry on exit_mmap; load_variants chose one by has_exit_mmap_tp. */
+static struct bpf_program *teardown_prog(struct tracker_bpf *skel)
+{
+	return bpf_program__autoload(skel->progs.cgsum_teardown__exit_mmap_tp) ? skel->progs.cgsum_teardown__exit_mmap_tp
+									       : skel->progs.cgsum_teardown;
+}
 
 void cgsum_prepare(struct tracker_bpf *skel, const struct cgsum_hier *h)
 {
@@ -91,6 +99,13 @@ void cgsum_prepare(struct tracker_bpf *skel, const struct cgsum_hier *h)
 
 		bpf_program__set_autoload(p, h != NULL);
 		bpf_program__set_autoattach(p, false);
+	}
+	/* of the teardown pair, load_variants' choice, and only for the agent */
+	bpf_program__set_autoattach(skel->progs.cgsum_teardown, false);
+	bpf_program__set_autoattach(skel->progs.cgsum_teardown__exit_mmap_tp, false);
+	if (!h) {
+		bpf_program__set_autoload(skel->progs.cgsum_teardown, false);
+		bpf_program__set_autoload(skel->progs.cgsum_teardown__exit_mmap_tp, false);
 	}
 	if (!h)
 		return;
@@ -161,7 +176,7 @@ int cgsum_start(struct tracker_bpf *s, const struct cgsum_hier *h, struct cgsum 
 {
 	struct cgsum *t = calloc(1, sizeof(*t));
 	struct bpf_program *order[] = { s->progs.cgsum_mkdir, s->progs.cgsum_rmdir, s->progs.cgsum_rss,
-					s->progs.cgsum_teardown, s->progs.cgsum_move };
+					teardown_prog(s), s->progs.cgsum_move };
 	__u32 next = 0;
 	int fd, err = 0;
 
