@@ -22,22 +22,13 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from layers import read_rows  # noqa: E402  one reader of the Layers table
+
 
 def read_rules(path):
-    rules = {}
-    in_layers = False
-    for line in open(path, encoding="utf-8"):
-        if line.startswith("## "):
-            in_layers = line.strip() == "## Layers"
-            continue
-        if not in_layers or not line.startswith("| `"):
-            continue
-        cols = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cols) < 3:
-            continue
-        folder = re.findall(r"`([^`]+)`", cols[0])[0]
-        rules[folder] = re.findall(r"`([^`]+)`", cols[2])
-    return rules
+    """folder -> what it may use: the rows layers.py reads for the build."""
+    return dict(read_rows(path))
 
 
 def closure(rules, folder):

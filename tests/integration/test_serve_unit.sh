@@ -59,8 +59,11 @@ t_serve_as_unit() {
 	chmod 755 "$SERVE_DIR"
 	SOCK=$SERVE_DIR/peakbpf.sock
 	stage=/dev/shm/pkb-helper2-unit.$$
+	# Without CAP_SYS_RESOURCE (some sandboxes) the unit's limits cannot go
+	# above the hard ones: the hard ones then, as a unit's would be capped.
 	# shellcheck disable=SC2086,SC2154,SC3045 # opts, ns and exec_start are words; here is run.sh's; ulimit -n, -l: dash and busybox have them
-	(ulimit -n "$(unit_key "$svc" LimitNOFILE)"; ulimit -l unlimited; umask "$(unit_key "$svc" UMask)"
+	(ulimit -n "$(unit_key "$svc" LimitNOFILE)" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+	 ulimit -l unlimited 2>/dev/null; umask "$(unit_key "$svc" UMask)"
 	 exec systemd-socket-activate --seqpacket -l "$SOCK" unshare $ns sh "$here/unit_ns.sh" "$svc" "$stage" \
 		setpriv $opts $exec_start -v) 2>"$TMP/unit.log" &
 	SERVE_PID=$!
