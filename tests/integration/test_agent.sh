@@ -391,16 +391,27 @@ t_agent_podman_oom() {
 	agent_start t_agent_podman_oom || { ct_podman_stop; return; }
 	sp=$TMP/spool-t_agent_podman_oom
 	name=$(ct_name agentoom)
+	# Scraped while the container runs: once --rm has removed its cgroup,
+	# the agent's next tick removes its series (a scrape after the run
+	# found them or not by that race).
+	rm -f "$TMP/pdo.done" "$TMP/pdo.prom"
+	(while [ ! -f "$TMP/pdo.done" ]; do
+		curl -s -m 2 "http://127.0.0.1:$AG_PORT/metrics" >>"$TMP/pdo.prom"
+		sleep 0.3
+	done) &
+	scr=$!
 	# shellcheck disable=SC2086
 	ct_podman run --rm --network none --memory 64m --memory-swap 64m --name "$name" "$CT_IMAGE" \
 		sh -c '/bin/shape -n 3 -s 32MiB -t 2s concurrent & sleep 1; cat /proc/self/cgroup; wait' \
 		>"$TMP/pdo.out" 2>&1
-	curl -s "http://127.0.0.1:$AG_PORT/metrics" >"$TMP/pdo.prom"
+	touch "$TMP/pdo.done"
+	wait "$scr"
 	sleep 1
 	agent_stop
 	ct_podman_stop
 	dmesg >"$TMP/pdo.dmesg" 2>&1
-	series=$(grep -c '^peakbpf_cgroup_rss_max_bytes{.*runtime="podman",container_id="[0-9a-f]\{64\}"' "$TMP/pdo.prom")
+	series=$(grep '^peakbpf_cgroup_rss_max_bytes{.*runtime="podman",container_id="[0-9a-f]\{64\}"' "$TMP/pdo.prom" |
+		sed 's/}.*//' | sort -u | wc -l)
 	"$PEAKBPF" oom list --spool "$sp" --json >"$TMP/pdo.list"
 	check=$(python3 - "$sp" "$TMP/pdo.dmesg" <<'PY'
 import glob, json, re, sys
