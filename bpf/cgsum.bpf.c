@@ -35,7 +35,11 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 cg_hier_id = 0;    /* the memory hierarchy's id (v2: 0) */
 const volatile bool cg_v1 = false;      /* v1: the memory controller's cgroup; v2: the task's */
 
+/* The departed ring's size less one (a power of two): set by userspace. */
+const volatile __u32 cg_departed_mask = 0;
+
 struct cg_slot cg_slots[CG_SLOTS];
+__u64 cg_departed_seq;                  /* departures so far */
 struct cg_free cg_free;
 struct cg_counters cg_counters;
 
@@ -52,6 +56,14 @@ struct {
 	__type(key, __u64);
 	__type(value, __u32);
 } cg_index SEC(".maps");
+
+/* Departed mms (struct cg_departed; sized by userspace). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cg_departed);
+} cg_departed SEC(".maps");
 
 /* Each tracked mm's chain (sized by userspace as the tracker's maps). */
 struct {
@@ -178,7 +190,7 @@ static const struct cg_mm cg_mm_empty = {
  * stack: from the template), its chain read into it, nothing applied. An
  * event of the same mm on another CPU meanwhile finds it not ready and
  * adds nothing; the next one adds what it missed. */
-static __always_inline struct cg_mm *enter_mm(struct mm_struct *mm, __u64 key)
+static __always_inline struct cg_mm *enter_mm(struct mm_struct *mm, __u64 key, struct mm_state *ms)
 {
 	struct cgroup *cg = mm_cgroup(mm);
 	struct cg_mm *cm;
@@ -195,6 +207,8 @@ static __always_inline struct cg_mm *enter_mm(struct mm_struct *mm, __u64 key)
 	if (!cm)
 		return NULL;
 	read_chain(cg, cm->slot);
+	cm->tgid = ms->tgid;
+	__builtin_memcpy(cm->comm, ms->comm, COMM_LEN);
 	chain_add(cm->slot, 0, 1);
 	WRITE_ONCE(cm->ready, 1);
 	return cm;
@@ -217,7 +231,7 @@ static __always_inline void apply_mm(struct mm_struct *mm, __u64 key, struct mm_
 	__s64 split[RSS_SLOTS], now;
 
 	if (!cm)
-		cm = enter_mm(mm, key);
+		cm = enter_mm(mm, key, ms);
 	if (!cm || !READ_ONCE(cm->ready))
 		return;
 	split[RSS_FILE] = READ_ONCE(ms->pages[RSS_FILE]);
@@ -270,8 +284,26 @@ int cgsum_enter_existing(struct bpf_iter__task *ctx)
 	return 0;
 }
 
+/* Keep what a leaving mm held at its chain's peaks: its marks. */
+static __always_inline void note_departure(const struct cg_mm *cm)
+{
+	__u64 seq = __sync_fetch_and_add(&cg_departed_seq, 1) + 1;
+	__u32 i = (__u32)(seq - 1) & cg_departed_mask;
+	struct cg_departed *e = bpf_map_lookup_elem(&cg_departed, &i);
+
+	if (!e)
+		return;
+	WRITE_ONCE(e->seq, 0);          /* userspace skips it while written */
+	e->tgid = cm->tgid;
+	__builtin_memcpy(e->slot, cm->slot, sizeof(e->slot));
+	__builtin_memcpy(e->comm, cm->comm, COMM_LEN);
+	__builtin_memcpy(e->mark, cm->mark, sizeof(e->mark));
+	WRITE_ONCE(e->seq_end, seq);
+	WRITE_ONCE(e->seq, seq);
+}
+
 /* The mm's teardown: what it still adds leaves its chain, and so does
- * the mm. */
+ * the mm, its marks kept in the departed ring. */
 static __always_inline void teardown(struct mm_struct *mm)
 {
 	__u64 key = (__u64)mm;
@@ -280,6 +312,7 @@ static __always_inline void teardown(struct mm_struct *mm)
 	if (!cm)
 		return;
 	chain_add(cm->slot, -__sync_lock_test_and_set(&cm->applied, 0), -1);
+	note_departure(cm);
 	bpf_map_delete_elem(&cg_mms, &key);
 }
 

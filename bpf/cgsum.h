@@ -45,9 +45,26 @@ struct cg_mm {
 	__s64 applied;          /* the mm's pages added to its chain's slots */
 	__u32 slot[CG_DEPTH];   /* CG_NO_SLOT past the chain's end */
 	__u32 ready;            /* slot[] written (an entry is made, then filled) */
-	__u32 pad;
+	__u32 tgid;             /* a process using it (the tracker's, at entry) */
+	char comm[COMM_LEN];
 	__s64 split[RSS_SLOTS]; /* applied, by counter */
 	struct peak_mark mark[CG_DEPTH][2];
+};
+
+/*
+ * An mm that left, with its marks: who held a peak and exited before the
+ * window's cut is still read (cgsum_holders). A ring (the map cg_departed,
+ * CG_DEPARTED entries for the agent, 1 otherwise), written like a seqlock:
+ * seq 0 while written, seq_end == seq once whole.
+ */
+#define CG_DEPARTED 512
+struct cg_departed {
+	__u64 seq;              /* departure number; 0: being written */
+	__u32 tgid;
+	__u32 slot[CG_DEPTH];
+	char comm[COMM_LEN];
+	struct peak_mark mark[CG_DEPTH][2];
+	__u64 seq_end;
 };
 
 /*

@@ -66,8 +66,9 @@ char *agent_holders_json(struct agent *a, const char *cgroup, size_t *len)
 	json_begin_object(&w);
 	json_kv_string(&w, "at", "peak");
 	json_kv_string(&w, "read", "each process's pages at the cgroup's peak, as the kernel noted them before "
-		       "its first change after that peak (bpf/cgsum.bpf.c); read at the window's cut, so a "
-		       "process gone between the peak and the cut is not listed (unaccounted_bytes)");
+		       "its first change after that peak (bpf/cgsum.bpf.c), read at the window's cut (of a "
+		       "process gone before it, as its teardown kept them); unaccounted_bytes: read from no "
+		       "mark (more departures than the ring keeps, or changes racing the peak)");
 	json_kv_bool(&w, "exact", a->facts.exact);
 	json_key(&w, "cgroups");
 	json_begin_array(&w);

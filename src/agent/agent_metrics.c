@@ -66,12 +66,12 @@ static const struct family {
 	  "The largest holders (--holders of them, rank 1 first) at the peak that peakbpf_cgroup_rss_peak_bytes "
 	  "gives: what each process's address space held at that instant, by kind (anon, file, shmem), as the "
 	  "kernel noted it before the process's first change after the peak; read at the window's cut (the "
-	  "agent's, each second and at each scrape), so a process gone between the peak and the cut is not listed." },
+	  "agent's, each second and at each scrape), a process gone before the cut as its teardown kept them." },
 #define F_UNLISTED 20
 	{ "peakbpf_cgroup_peak_unlisted_bytes", GAUGE,
 	  "The part of that peak not in peakbpf_cgroup_peak_holder_bytes: held_by=other_processes, the holders "
-	  "past --holders; held_by=unaccounted, processes gone between the peak and the cut (or changes racing "
-	  "the peak: peakbpf_cgroup_holders_info's blurred)." },
+	  "past --holders; held_by=unaccounted, read from no mark (more departures in a second than the kernel's "
+	  "ring of 512 keeps, or changes racing the peak: peakbpf_cgroup_holders_info's blurred)." },
 #define F_HINFO 21
 	{ "peakbpf_cgroup_holders_info", GAUGE,
 	  "How the holders at that peak were read: at=peak (the kernel's marks of the peak's instant, read at "

@@ -77,6 +77,7 @@ struct cgsum {
 	char mount[128];
 	struct bpf_link *links[5];
 	struct cgsum_closed closed[CG_SLOTS];   /* the last cut's windows, by slot */
+	__u64 departed_at_cut;                  /* cg_departed_seq at the holders' last read */
 };
 
 static const char *const PROGS[] = {
@@ -111,6 +112,8 @@ void cgsum_prepare(struct tracker_bpf *skel, const struct cgsum_hier *h)
 		return;
 	skel->rodata->cg_v1 = h->v1;
 	skel->rodata->cg_hier_id = h->hierarchy_id;
+	skel->rodata->cg_departed_mask = CG_DEPARTED - 1;
+	bpf_map__set_max_entries(skel->maps.cg_departed, CG_DEPARTED);
 	bpf_map__set_max_entries(skel->maps.cg_mms, bpf_map__max_entries(skel->maps.mm_states));
 }
 
@@ -267,7 +270,11 @@ int cgsum_cut(struct cgsum *t, void (*fn)(void *ctx, const struct cgsum_row *r),
 
 int cgsum_holders(struct cgsum *t, void (*fn)(void *ctx, const struct cgsum_holder *h), void *ctx)
 {
-	return cgsum_holders_read(t->skel, t->closed, fn, ctx);
+	__u64 now = LOAD(t->skel->bss->cg_departed_seq);
+	int err = cgsum_holders_read(t->skel, t->closed, t->departed_at_cut, fn, ctx);
+
+	t->departed_at_cut = now;
+	return err;
 }
 
 /* Whether the cgroup id still opens in the hierarchy (no walk: by handle). */

@@ -2,7 +2,7 @@
 /*
  * Who held each cgroup's memory at its window's peak (cgsum_holders.c),
  * for the per-cgroup sums (cgsum.c): every tracked mm's marks (struct
- * cg_mm, bpf/cgsum.h) read after the cut, one batched walk of the mm maps.
+ * cg_mm, bpf/cgsum.h) and the departed ring's, read after the cut.
  * Below cgsum.c, which hands it the skeleton and the windows it cut.
  */
 #ifndef PEAKBPF_CGSUM_HOLDERS_H
@@ -16,7 +16,9 @@ struct cgsum_closed {
 	__s64 peak;
 };
 
-int cgsum_holders_read(struct tracker_bpf *skel, const struct cgsum_closed closed[CG_SLOTS],
+/* departed_since: the departed ring's count when the windows began (those
+ * that left before held nothing at their peaks). */
+int cgsum_holders_read(struct tracker_bpf *skel, const struct cgsum_closed closed[CG_SLOTS], __u64 departed_since,
 		       void (*fn)(void *ctx, const struct cgsum_holder *h), void *ctx);
 
 #endif
