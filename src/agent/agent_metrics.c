@@ -76,6 +76,10 @@ static const struct family {
 	{ "peakbpf_cgroup_holders_info", GAUGE,
 	  "How the holders at that peak were read: at=peak (the kernel's marks of the peak's instant, read at "
 	  "the cut), processes (address spaces that held pages then), blurred (a change raced a new peak)." },
+#define F_LOST 22
+	{ "peakbpf_holder_departures_lost_total", COUNTER,
+	  "Address spaces that ended while the kernel's ring of departures was full (more than 512 between two "
+	  "cuts): what they held at a peak is in peakbpf_cgroup_peak_unlisted_bytes{held_by=\"unaccounted\"}." },
 };
 #define N_FAMILIES (sizeof(FAMILIES) / sizeof(FAMILIES[0]))
 
@@ -274,6 +278,7 @@ int agent_metrics_write(FILE *out, const struct agent_state *st, uint64_t since,
 	one(out, F_OOM, f->oom_kills);
 	one(out, F_OOMREC, f->oom_records);
 	one(out, F_OOMDROP, f->oom_ring_drops);
+	one(out, F_LOST, f->departed_lost);
 	head(out, F_AGENT);
 	s = sample_open(out, F_AGENT, NULL);
 	label(&s, "version", f->version ? f->version : "");

@@ -22,6 +22,7 @@ struct agent_facts {
 	const char *version, *kernel;
 	uint64_t slots_free, no_slot, chain_missing, mm_full, moves;
 	uint64_t oom_kills, oom_records, oom_ring_drops;
+	uint64_t departed_lost;         /* departures whose marks the kernel's ring lost */
 	uint64_t scrape_cut_ns;         /* how long this scrape's cut took */
 	unsigned holders;               /* holders a cgroup's peak lists (--holders) */
 };

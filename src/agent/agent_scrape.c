@@ -134,6 +134,7 @@ static void counters(struct agent *a)
 	a->facts.chain_missing = c.chain_missing;
 	a->facts.mm_full = c.mm_full;
 	a->facts.moves = c.moves;
+	a->facts.departed_lost = cgsum_departed_lost(a->cs);
 }
 
 char *agent_scrape(struct agent *a, const char *scraper, size_t *len, int *err)

@@ -212,6 +212,7 @@ static void test_holders(void **state)
 	assert_non_null(strstr(t, "held_by=\"other_processes\"} 184320\n"));
 	assert_non_null(strstr(t, "held_by=\"unaccounted\"} 65536\n"));
 	assert_non_null(strstr(t, "peakbpf_cgroups_dropped_total{reason=\"max_series\"} 0\n"));
+	assert_non_null(strstr(t, "\npeakbpf_holder_departures_lost_total 0\n"));
 	free(t);
 	agent_state_cut(&st);                   /* cut 4: the maps not read */
 	cg = row(&st, 7, 10, 500);

@@ -78,6 +78,7 @@ struct cgsum {
 	struct bpf_link *links[5];
 	struct cgsum_closed closed[CG_SLOTS];   /* the last cut's windows, by slot */
 	__u64 departed_at_cut;                  /* cg_departed_seq at the holders' last read */
+	__u64 departed_lost;                    /* departures the ring had lost at a read */
 };
 
 static const char *const PROGS[] = {
@@ -273,6 +274,9 @@ int cgsum_holders(struct cgsum *t, void (*fn)(void *ctx, const struct cgsum_hold
 	__u64 now = LOAD(t->skel->bss->cg_departed_seq);
 	int err = cgsum_holders_read(t->skel, t->closed, t->departed_at_cut, fn, ctx);
 
+	/* more since the previous read than the ring holds: the oldest lost */
+	if (now - t->departed_at_cut > CG_DEPARTED)
+		t->departed_lost += now - t->departed_at_cut - CG_DEPARTED;
 	t->departed_at_cut = now;
 	return err;
 }
@@ -331,6 +335,11 @@ void cgsum_counters(const struct cgsum *t, struct cg_counters *out, __u64 *free_
 	out->mm_full = LOAD(s->bss->cg_counters.mm_full);
 	out->moves = LOAD(s->bss->cg_counters.moves);
 	*free_slots = LOAD(s->bss->cg_free.tail) - LOAD(s->bss->cg_free.head);
+}
+
+__u64 cgsum_departed_lost(const struct cgsum *t)
+{
+	return t->departed_lost;
 }
 
 void cgsum_stop(struct cgsum *t)

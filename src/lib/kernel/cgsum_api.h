@@ -80,6 +80,9 @@ int cgsum_holders(struct cgsum *c, void (*fn)(void *ctx, const struct cgsum_hold
  * longer opens by id) with no mm counting in them; fn hears each id. */
 int cgsum_reclaim(struct cgsum *c, void (*fn)(void *ctx, __u64 id), void *ctx);
 void cgsum_counters(const struct cgsum *c, struct cg_counters *out, __u64 *free_slots);
+/* Departed mms whose marks the ring lost before cgsum_holders read them
+ * (more than CG_DEPARTED between two reads). */
+__u64 cgsum_departed_lost(const struct cgsum *c);
 /* Detach and free (before the load is destroyed); NULL is fine. */
 void cgsum_stop(struct cgsum *c);
 
