@@ -7,8 +7,11 @@
  * The memcg tracepoints (6.13, "memcg: add tracing for memcg stat
  * updates") fire on every memcg statistic update on the machine, so the
  * program rejects first on the item (a register compare), then on the
- * cgroup (three loads for its id, then its group's one line of the table
- * of the load's trees, unique.h), and only then works on that tree's
+ * cgroup: by its struct cgroup's address, read from the memcg (a line the
+ * kernel has just used) and compared with the load's trees' (one line of
+ * struct unique_fast, unique.h), once every tree's address is learned;
+ * until then by its id (two loads further, then its group's one line of
+ * the table of the load's trees). Only then it works on that tree's
  * state: an atomic add and, when the sum rises above the peak, a
  * compare-and-swap. O(1) per event, whatever the number of trees.
  *
