@@ -9,6 +9,10 @@
 #   make bench-short   the same rows, smaller and fewer runs, for CI (251 s on
 #                      the 2-CPU machine at load 6-9; most of it fault loops
 #                      and standalone loads, which the load stretches)
+#   make bench-pieces  what each piece of an event program costs (a cold page,
+#                      a hash lookup, the clock...), each alone (~1 min, root)
+#   make bench-ab      the per-event rows of two peakbpf binaries side by side
+#                      (AB_A, AB_B; ~15 s a round, 5 rounds, root)
 #   make bench-cpus    per-event cost and load time at -smp 2 vs -smp 64 in
 #                      the 6.12 kernel-matrix VM (~2 min, qemu TCG; too slow
 #                      for make check); uses $(VMTEST_CACHE) from vm.mk
