@@ -98,7 +98,7 @@ tracked() {  # BIN POS -> V[t.POS]
 	[ "$pos" = first ] && bs attach
 	bs "snap $pb"; s1=$R
 	kill -USR1 "$wpid"
-	wait_line "$fd_wl" done "$pb"
+	wait_line "$fd_wl" "done" "$pb"
 	bs "snap $pb"; s2=$R
 	kill -USR1 "$wpid"
 	bs detach
@@ -108,7 +108,7 @@ tracked() {  # BIN POS -> V[t.POS]
 # One binary's round: the four windows, then its ratios appended to RR[X.k].
 declare -A RR
 round() {  # X BIN
-	local x=$1 bin=$2 f1 f2 p1 p2 u1 u2 t1 t2 fns fcnt pns pcnt
+	local x=$1 bin=$2 f1 f2 p1 p2 m1 m2 q1 q2 g1 g2 r1 r2 n1 n2 s1 s2 u1 u2 pns pcnt pos
 	untracked "$bin" first && untracked "$bin" second && tracked "$bin" first && tracked "$bin" second || return 1
 	ratio() {  # PNS PCNT FNS FCNT
 		awk -v a="$1" -v b="$2" -v c="$3" -v d="$4" 'BEGIN { if (b > 0 && d > 0) printf "%.4f", (a / b) / (c / d) }'; }
@@ -123,7 +123,7 @@ round() {  # X BIN
 	fi
 	# Tracked: the other processes' events, rejected, out at the untracked cost.
 	for pos in first second; do
-		read -r fns fcnt pns pcnt _ <<<"${V[t.$pos]}"
+		read -r _ _ pns pcnt _ <<<"${V[t.$pos]}"
 		local un tu ffns ffcnt
 		if [ $pos = first ]; then tu=$(calc "$p1 / $p2"); read -r ffns ffcnt _ <<<"${V[t.second]}"
 		else tu=$(calc "$r1 / $r2"); read -r ffns ffcnt _ <<<"${V[t.first]}"; fi
@@ -140,15 +140,15 @@ for ((r = 0; r < ROUNDS; r++)); do
 		if [ $x = A ]; then round A "$A" || echo "round $r A failed" >&2
 		else round B "$B" || echo "round $r B failed" >&2; fi
 	done
-	last() { local a=(${RR[$1]:-}); echo "${a[-1]:-?}"; }
+	last() { local l; read -r -a l <<<"${RR[$1]:-?}"; echo "${l[-1]}"; }
 	echo "  round $((r + 1)) ($order): u.first A $(last A.u.first) B $(last B.u.first), t.first A $(last A.t.first) B $(last B.t.first)" >&2
 done
 printf '%-34s %-22s %-22s\n' "median of rounds (min–max)" "A: $(basename "$A")" "B: $(basename "$B")"
 for k in u.first u.second m.first m.second t.first t.second; do
-	a=${RR[A.$k]:-} b=${RR[B.$k]:-}
-	[ -n "$a$b" ] || continue
+	ra=${RR[A.$k]:-} rb=${RR[B.$k]:-}
+	[ -n "$ra$rb" ] || continue
 	# shellcheck disable=SC2086
-	printf '%-34s %-22s %-22s\n' "$k (× floor)" "$( [ -n "$a" ] && stats $a)" "$( [ -n "$b" ] && stats $b)"
+	printf '%-34s %-22s %-22s\n' "$k (× floor)" "$( [ -n "$ra" ] && stats $ra)" "$( [ -n "$rb" ] && stats $rb)"
 done
 for k in ns.u.first ns.floor.first ns.t.first ns.t.second; do
 	# shellcheck disable=SC2086
