@@ -11,6 +11,8 @@ VERSION := 0.4.0
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# --stacks names frames from ELF files (src/lib/kernel/stacks_sym.c): libelf, from libelf-dev.
+LIBBPF_LIBS += -lelf
 # peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev.
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 WARN := -Wall -Wextra
@@ -102,7 +104,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 # One BPF object, so that libbpf parses the kernel's BTF once: each BPF unit
 # is compiled alone, then statically linked (bpftool gen object); the one
 # skeleton is generated from the linked object.
-BPF_UNITS := tracker unique oom cgsum
+BPF_UNITS := tracker unique oom cgsum stacks
 
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
@@ -115,6 +117,8 @@ $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
 $(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
 # Every cgroup's summed RSS for peakbpf agent (issue 34): off unless it asks.
 $(OUTPUT)/bpf/cgsum.bpf.o: bpf/cgsum.bpf.c bpf/cgsum.h bpf/tracker.h bpf/compat.bpf.h | $(OUTPUT)/bpf
+# --stacks (docs/stacks.md): its programs load only when it is asked.
+$(OUTPUT)/bpf/stacks.bpf.o: bpf/stacks.bpf.c bpf/stacks.h bpf/tracker.h | $(OUTPUT)/bpf
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
