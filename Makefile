@@ -93,7 +93,7 @@ test_sources_EXTRA := tests/unit/cgroup_fixture.c
 .PHONY: all deps check test unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
 	python-test check-cli-api check-layers check-size check-abi check-man check-unit check-deploy soak
 
-all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
+all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known lib
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -213,6 +213,12 @@ $(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h $(
 
 # Two trees of one load, each with its unique memory (test_unique.sh): the
 # library's internals, from the static library.
+# t_stacks_known's workload: frame pointers, no inlining, so that each
+# function is a frame of its own (tests/integration/stacks_known.c).
+$(OUTPUT)/stacks_known: tests/integration/stacks_known.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls $(WARN) $< -o $@
+
 $(OUTPUT)/unique_trees: tests/integration/unique_trees.c $(OUTPUT)/libpeakbpf.a | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LAYER_INC_lib) $< $(OUTPUT)/libpeakbpf.a \
@@ -296,7 +302,7 @@ $(UNIT_RUNS) $(UNIT_ASAN_RUNS): run/%: $(OUTPUT)/tests/%
 		then printf '  %-8s %-28s %s\n' UNIT "$*" "$$(grep -a 'PASSED\|SKIPPED' $$log | tr -s ' ' | tr '\n' ' ')"; \
 		rm -f $$log; else cat $$log; rm -f $$log; echo "unit: $* failed" >&2; exit 1; fi
 
-integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees
+integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
 
 # The edit-compile-test loop: the unit tests, the sanitizers and the

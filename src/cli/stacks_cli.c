@@ -50,7 +50,8 @@ int stacks_cli_open(struct run *r)
 		return 0;
 	err = -errno;
 	fprintf(stderr, "peakbpf: --stacks: cannot write %s: %s%s\n", r->opts->stacks, strerror(-err),
-		err == -ELOOP ? " (it is a symbolic link: name the file itself)" : "");
+		err == -ELOOP ? " (it is a symbolic link: name the file itself)" :
+		" (name a file in a directory you may write)");
 	r->exit_status = EXIT_STACKS_UNWRITABLE;
 	return err;
 }

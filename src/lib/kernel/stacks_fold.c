@@ -166,10 +166,16 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 	    format_bytes(p->peak_bytes, b, sizeof(b)),
 	    p->peak_bytes ? 100.0 * (double)s->exact_bytes / (double)p->peak_bytes : 0.0, l->n);
 	for (size_t i = 0; i < l->n && i < top; i++) {
-		const char *inner = strrchr(l->v[i].text, ';');
+		const char *t = l->v[i].text, *end = t + strlen(t), *semi;
 
-		PUT("  %10s  [%u] %.*s ... %s\n", format_bytes(l->v[i].bytes, a, sizeof(a)), l->v[i].tgid,
-		    (int)strcspn(l->v[i].text, ";"), l->v[i].text, inner ? inner + 1 : "");
+		PUT("  %10s  %.*s[%u]", format_bytes(l->v[i].bytes, a, sizeof(a)), (int)strcspn(t, ";"), t,
+		    l->v[i].tgid);
+		/* The three innermost frames, innermost first. */
+		for (int k = 0; k < 3 && (semi = memrchr(t, ';', (size_t)(end - t))); k++) {
+			PUT("%s%.*s", k ? " < " : " ", (int)(end - semi - 1), semi + 1);
+			end = semi;
+		}
+		PUT("%s\n", memrchr(t, ';', (size_t)(end - t)) ? " < ..." : "");
 	}
 	for (int i = 0; i < STACKS_BUCKETS; i++)
 		if (s->bucket[i])

@@ -1,0 +1,70 @@
+# shellcheck shell=sh
+# --stacks (issue 35, docs/stacks.md): the resident pages at the peak by the
+# user stack of the fault that brought each in. stacks_known's functions map
+# and touch known amounts (tests/integration/stacks_known.c): each gets its
+# bytes at the peak, within STACKS_TOL (stack pages the calls themselves may
+# fault); the freed, the madvised and the untouched regions 0; and the
+# folded lines (exact stacks + named buckets) add up to the peak figure.
+
+TESTS="$TESTS t_stacks_known t_stacks_unwritable"
+
+STACKS_TOL=$((64 * 1024))
+STACKS_KNOWN=${STACKS_KNOWN:-$OUTPUT/stacks_known}
+
+# stacks_bytes FILE FUNC: the bytes of the folded lines with FUNC as a frame.
+stacks_bytes() {
+	awk -v f="$2" '{ n = split($0, a, " "); split(a[1], fr, ";");
+		for (i in fr) if (fr[i] == f) { s += a[n]; break } } END { printf "%d\n", s }' "$1"
+}
+
+t_stacks_known() {
+	if [ ! -x "$STACKS_KNOWN" ]; then
+		skip "t_stacks_known: $STACKS_KNOWN not built (make all)"
+		return
+	fi
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip "t_stacks_known: --stacks is x86-64's only in this version (exceptions:page_fault_user)"
+		return
+	fi
+	out=$TMP/stacks-$$.folded
+	"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- "$STACKS_KNOWN" 2>"$TMP/stacks.err"
+	rc=$?
+	if [ "$rc" != 0 ] || [ ! -s "$out" ]; then
+		fail "t_stacks_known: rc $rc: $(grep -m 2 'stacks' "$TMP/stacks.err" | tr '\n' ' ')"
+		return
+	fi
+	peak=$(json_num "$TMP/stacks.json" peak_bytes)
+	total=$(awk '{ s += $NF } END { printf "%d\n", s }' "$out")
+	bad=""
+	for want in alloc_64:64 alloc_128:128 freed_32:0 dontneed_16:0 untouched_4g:0; do
+		f=${want%%:*}
+		expect=$((${want#*:} * MIB))
+		got=$(stacks_bytes "$out" "$f")
+		[ "$(abs $((got - expect)))" -le "$STACKS_TOL" ] || bad="$bad $f=$got (want $expect)"
+	done
+	[ "$total" = "$peak" ] || bad="$bad lines add up to $total, the peak is $peak"
+	exact=$(awk '!/^\[not attributed\]/ { s += $NF } END { printf "%d\n", s }' "$out")
+	if [ -n "$bad" ]; then
+		fail "t_stacks_known:$bad"
+	else
+		ok "t_stacks_known: alloc_64 $(mib "$(stacks_bytes "$out" alloc_64)"), alloc_128" \
+			"$(mib "$(stacks_bytes "$out" alloc_128)"), freed, madvised and untouched 0;" \
+			"$(mib "$exact") exact + buckets = the peak $(mib "$peak")"
+	fi
+	rm -f "$out"
+}
+
+# A stacks file that cannot be written: one line, 116, and the command not run.
+t_stacks_unwritable() {
+	marker=$TMP/stacks-ran-$$
+	"$PEAKBPF" --stacks "$TMP/no-such-dir-$$/x.folded" -- sh -c ": >$marker" 2>"$TMP/stacks-bad.err"
+	rc=$?
+	lines=$(wc -l <"$TMP/stacks-bad.err")
+	if [ "$rc" = 116 ] && [ "$lines" = 1 ] && [ ! -e "$marker" ] &&
+		grep -q -- '--stacks: cannot write' "$TMP/stacks-bad.err"; then
+		ok "t_stacks_unwritable: 116 before the run: $(cat "$TMP/stacks-bad.err")"
+	else
+		fail "t_stacks_unwritable: rc $rc, $lines lines, ran: $([ -e "$marker" ] && echo yes || echo no): $(head -c 300 "$TMP/stacks-bad.err")"
+	fi
+	rm -f "$marker"
+}
