@@ -201,7 +201,7 @@ static void remove_range(struct shadow_mm *m, __u64 start, __u64 len)
 	for (size_t i = 0; i < m->pages.cap;) {
 		__u64 k = m->pages.keys[i];
 
-		if (k >= first && k < end)
+		if (k && k >= first && k < end)
 			u64map_del(&m->pages, k);       /* a key shifted into i is looked at next */
 		else
 			i++;
