@@ -365,9 +365,6 @@ static enum cli_action parse_flag(int c, char **argv, struct options *o, char *e
 			return CLI_RUN;
 		snprintf(err, errlen, "--timeline: '%s': the extension names the format: .json, .csv, .svg or .html", optarg);
 		return CLI_ERROR;
-	case OPT_STACKS:
-		o->stacks = optarg;
-		return stacks_cli_parse(optarg, err, errlen);
 	case OPT_RECORD:
 		o->record_dir = optarg;
 		if (*optarg)
@@ -432,6 +429,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		return CLI_ERROR;
 	case 'i':
 		return parse_interval(argv, o, err, errlen);
+	case OPT_STACKS:
+		return stacks_cli_parse(o->stacks = optarg, err, errlen);
 	case 'd':
 		return bad_duration("--duration", optarg, &duration_range, &o->duration_ns, err, errlen) ?
 		       CLI_ERROR : CLI_RUN;
