@@ -8,7 +8,10 @@
  *   alloc_64     64 MiB, resident at the peak          -> 64 MiB
  *   alloc_128   128 MiB, resident at the peak          -> 128 MiB
  *   untouched_4g  4 GiB mapped, never touched          -> 0
- * Then it holds 200 ms (the peak) and exits. Every region is
+ * Then it holds 200 ms (the peak) and exits. With "fork" it forks after
+ * them: the child's copy of every page keeps the parent's stack (summed
+ * RSS counts it in both), the child maps and touches 32 MiB more
+ * (child_32), both hold, the child exits, then the parent. Every region is
  * MADV_NOHUGEPAGE: one fault, one 4 KiB page (THP is a limit of this
  * version: docs/stacks.md). Each page is written, so each is a write
  * fault of its own; touch_pages is the one frame below each function.
@@ -16,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MIB (1024UL * 1024)
 
@@ -75,16 +81,38 @@ __attribute__((noinline)) static char *untouched_4g(void)
 	return map(4096 * MIB);
 }
 
-int main(void)
+__attribute__((noinline)) static char *child_32(void)
+{
+	char *p = map(32 * MIB);
+
+	touch_pages(p, 32 * MIB);
+	return p;
+}
+
+int main(int argc, char **argv)
 {
 	struct timespec hold = { 0, 200 * 1000 * 1000 };
-	volatile char *keep[3];
+	volatile char *keep[4];
+	int status = 0;
+	pid_t child;
 
 	freed_32();
 	dontneed_16();
 	keep[0] = alloc_64();
 	keep[1] = alloc_128();
 	keep[2] = untouched_4g();
+	if (argc > 1 && !strcmp(argv[1], "fork")) {
+		child = fork();
+		if (child < 0)
+			return 1;
+		if (child == 0) {
+			keep[3] = child_32();
+			nanosleep(&hold, NULL);
+			_exit(keep[3][0] == 1 ? 0 : 1);
+		}
+		if (waitpid(child, &status, 0) != child || status)
+			return 1;
+	}
 	nanosleep(&hold, NULL);
 	return keep[0][0] + keep[1][0] + keep[2][0] == 2 ? 0 : 1;
 }

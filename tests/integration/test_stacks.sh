@@ -6,7 +6,7 @@
 # fault); the freed, the madvised and the untouched regions 0; and the
 # folded lines (exact stacks + named buckets) add up to the peak figure.
 
-TESTS="$TESTS t_stacks_known t_stacks_unwritable"
+TESTS="$TESTS t_stacks_known t_stacks_fork t_stacks_unwritable"
 
 STACKS_TOL=$((64 * 1024))
 STACKS_KNOWN=${STACKS_KNOWN:-$OUTPUT/stacks_known}
@@ -17,41 +17,54 @@ stacks_bytes() {
 		for (i in fr) if (fr[i] == f) { s += a[n]; break } } END { printf "%d\n", s }' "$1"
 }
 
-t_stacks_known() {
+# stacks_check NAME ARG EXPECT...: run stacks_known ARG under --stacks; each
+# EXPECT is FUNC:MiB at the peak; and the lines must add up to the peak.
+stacks_check() {
+	name=$1 arg=$2
+	shift 2
 	if [ ! -x "$STACKS_KNOWN" ]; then
-		skip "t_stacks_known: $STACKS_KNOWN not built (make all)"
+		skip "$name: $STACKS_KNOWN not built (make all)"
 		return
 	fi
 	if [ "$(uname -m)" != x86_64 ]; then
-		skip "t_stacks_known: --stacks is x86-64's only in this version (exceptions:page_fault_user)"
+		skip "$name: --stacks is x86-64's only in this version (exceptions:page_fault_user)"
 		return
 	fi
 	out=$TMP/stacks-$$.folded
-	"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- "$STACKS_KNOWN" 2>"$TMP/stacks.err"
+	"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- "$STACKS_KNOWN" $arg 2>"$TMP/stacks.err"
 	rc=$?
 	if [ "$rc" != 0 ] || [ ! -s "$out" ]; then
-		fail "t_stacks_known: rc $rc: $(grep -m 2 'stacks' "$TMP/stacks.err" | tr '\n' ' ')"
+		fail "$name: rc $rc: $(grep -m 2 'stacks' "$TMP/stacks.err" | tr '\n' ' ')"
 		return
 	fi
 	peak=$(json_num "$TMP/stacks.json" peak_bytes)
 	total=$(awk '{ s += $NF } END { printf "%d\n", s }' "$out")
-	bad=""
-	for want in alloc_64:64 alloc_128:128 freed_32:0 dontneed_16:0 untouched_4g:0; do
+	bad="" seen=""
+	for want in "$@"; do
 		f=${want%%:*}
 		expect=$((${want#*:} * MIB))
 		got=$(stacks_bytes "$out" "$f")
+		seen="$seen $f $(mib "$got"),"
 		[ "$(abs $((got - expect)))" -le "$STACKS_TOL" ] || bad="$bad $f=$got (want $expect)"
 	done
 	[ "$total" = "$peak" ] || bad="$bad lines add up to $total, the peak is $peak"
 	exact=$(awk '!/^\[not attributed\]/ { s += $NF } END { printf "%d\n", s }' "$out")
 	if [ -n "$bad" ]; then
-		fail "t_stacks_known:$bad"
+		fail "$name:$bad"
 	else
-		ok "t_stacks_known: alloc_64 $(mib "$(stacks_bytes "$out" alloc_64)"), alloc_128" \
-			"$(mib "$(stacks_bytes "$out" alloc_128)"), freed, madvised and untouched 0;" \
-			"$(mib "$exact") exact + buckets = the peak $(mib "$peak")"
+		ok "$name:$seen $(mib "$exact") exact + buckets = the peak $(mib "$peak")"
 	fi
 	rm -f "$out"
+}
+
+t_stacks_known() {
+	stacks_check t_stacks_known "" alloc_64:64 alloc_128:128 freed_32:0 dontneed_16:0 untouched_4g:0
+}
+
+# After a fork the child's copies keep the parent's stacks (and count in
+# both, as summed RSS counts them); the child's own 32 MiB are its own.
+t_stacks_fork() {
+	stacks_check t_stacks_fork fork alloc_64:128 alloc_128:256 child_32:32 freed_32:0 untouched_4g:0
 }
 
 # A stacks file that cannot be written: one line, 116, and the command not run.
