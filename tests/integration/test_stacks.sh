@@ -6,7 +6,7 @@
 # fault); the freed, the madvised and the untouched regions 0; and the
 # folded lines (exact stacks + named buckets) add up to the peak figure.
 
-TESTS="$TESTS t_stacks_known t_stacks_fork t_stacks_unwritable"
+TESTS="$TESTS t_stacks_known t_stacks_fork t_stacks_exec t_stacks_unwritable"
 
 STACKS_TOL=$((64 * 1024))
 STACKS_KNOWN=${STACKS_KNOWN:-$OUTPUT/stacks_known}
@@ -31,7 +31,11 @@ stacks_check() {
 		return
 	fi
 	out=$TMP/stacks-$$.folded
-	"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- "$STACKS_KNOWN" $arg 2>"$TMP/stacks.err"
+	if [ "$arg" = exec ]; then
+		"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- sh -c "\"$STACKS_KNOWN\"; true" 2>"$TMP/stacks.err"
+	else
+		"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- "$STACKS_KNOWN" $arg 2>"$TMP/stacks.err"
+	fi
 	rc=$?
 	if [ "$rc" != 0 ] || [ ! -s "$out" ]; then
 		fail "$name: rc $rc: $(grep -m 2 'stacks' "$TMP/stacks.err" | tr '\n' ' ')"
@@ -65,6 +69,12 @@ t_stacks_known() {
 # both, as summed RSS counts them); the child's own 32 MiB are its own.
 t_stacks_fork() {
 	stacks_check t_stacks_fork fork alloc_64:128 alloc_128:256 child_32:32 freed_32:0 untouched_4g:0
+}
+
+# A forked child of the root that execs: its pages are its new image's,
+# named from its own maps; the shell's copy it was forked with went at exec.
+t_stacks_exec() {
+	stacks_check t_stacks_exec exec alloc_64:64 alloc_128:128 freed_32:0 untouched_4g:0
 }
 
 # A stacks file that cannot be written: one line, 116, and the command not run.
