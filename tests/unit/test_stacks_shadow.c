@@ -230,6 +230,26 @@ static void test_cut(void **state)
 	shadow_free(sh);
 }
 
+/* Past SHADOW_PENDING_MAX bytes of events after the cut, they are lost
+ * and counted (the output then calls nothing exact). */
+static void test_pending_overflow(void **state)
+{
+	struct stack_shadow *sh;
+	struct shadow_counts c;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(shadow_new(&sh), 0);
+	do {
+		fault(sh, MM1, BASE + (n++ % 1024) * PG, WRITE, ANON_RW, 1);
+		shadow_counts_get(sh, &c);
+	} while (!c.lost && n < 4 * (SHADOW_PENDING_MAX / 64));
+	assert_int_not_equal(c.lost, 0);
+	/* Each fault of 2 frames kept in fewer bytes than a whole event. */
+	assert_true(n > SHADOW_PENDING_MAX / sizeof(struct stack_fault));
+	shadow_free(sh);
+}
+
 static void test_bad_events(void **state)
 {
 	struct stack_shadow *sh = fresh();
@@ -310,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_brk_and_mremap),
 		cmocka_unit_test(test_fork_exec_gone),
 		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_pending_overflow),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_u64map),
 		cmocka_unit_test(test_split),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* stacks_shadow.h: the ring's events replayed into a page shadow per mm. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "stacks_shadow.h"
@@ -334,9 +335,15 @@ static bool valid(const void *ev, size_t size)
 
 static int keep(struct stack_shadow *sh, const void *ev, size_t size)
 {
-	size_t need = sizeof(size_t) + size;
+	const struct stack_fault *f = ev;
+	size_t need;
 
-	if (sh->pending_n >= SHADOW_PENDING_MAX) {
+	/* A fault's unused frames are not kept (apply reads nframes of them). */
+	if (f->h.kind == STK_FAULT)
+		size = offsetof(struct stack_fault, frames) +
+		       (f->nframes < STACK_MAX_FRAMES ? f->nframes : STACK_MAX_FRAMES) * sizeof(__u64);
+	need = sizeof(size_t) + size;
+	if (sh->pending_len + need > SHADOW_PENDING_MAX) {
 		sh->counts.lost++;
 		return 0;
 	}

@@ -25,8 +25,9 @@
 
 #define SHADOW_PAGE_SHIFT 12
 /* Events after the cut kept until the peak moves past them or the run
- * ends: beyond this, they are dropped and counted (shadow_counts.lost). */
-#define SHADOW_PENDING_MAX (1u << 20)
+ * ends, in bytes (a fault's frames only as many as it has: ~170 B with
+ * 10): beyond this, they are dropped and counted (shadow_counts.lost). */
+#define SHADOW_PENDING_MAX (64u << 20)
 
 struct stack_shadow;
 
