@@ -36,7 +36,10 @@ int lib_stacks_poll(struct session *s)
 
 static void say_why(int why, char *summary, size_t len)
 {
-	if (why == -ENOTCONN)
+	if (why == -EOPNOTSUPP)
+		snprintf(summary, len, "this kernel has no exceptions:page_fault_user tracepoint (x86's; other "
+			 "architectures are not done: docs/stacks.md)");
+	else if (why == -ENOTCONN)
 		snprintf(summary, len, "--stacks needs the bpf source loaded by peakbpf itself (root, or CAP_BPF and "
 			 "CAP_PERFMON; not through peakbpf serve, not a fallback)");
 	else

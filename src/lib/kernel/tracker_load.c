@@ -321,7 +321,9 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	t->oom_level = opts && opts->without_oom ? OOM_OFF :
 		       opts && opts->oom_context && oom_context_probe() ? OOM_FULL : OOM_VICTIMS;
 	t->oom_err = opts && opts->without_oom ? -ENODATA : t->oom_level == OOM_VICTIMS ? -ENOTSUP : 0;
-	t->stacks_err = opts && opts->stacks ? 0 : -ENODATA;
+	if (opts && opts->stacks)
+		features_probe_stacks(&t->features);
+	t->stacks_err = !opts || !opts->stacks ? -ENODATA : t->features.has_page_fault_tp ? 0 : -EOPNOTSUPP;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);
