@@ -2,11 +2,13 @@
 /* stacks_api.h: --stacks' programs turned on, and their ring's reader. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 #include "mapped_internal.h"
 #include "stacks_api.h"
 #include "stacks_shadow.h"
 #include "stacks_sym.h"
+#include "u64map.h"
 #include "tracker.skel.h"
 
 struct stacks_reader {
@@ -16,7 +18,27 @@ struct stacks_reader {
 	struct stacks_sym *sym;
 	unsigned tree;                  /* a drain's, while it runs */
 	int err;                        /* the drain's first failure */
+	/* Each mm address's generation: an exec or fork that names an address
+	 * again (a freed mm_struct reused) starts a new one, so that the shadow
+	 * and the maps of the old address space are never the new one's. */
+	struct u64map gen;
+	uint32_t next_gen;
 };
+
+/* An mm as the shadow and the symbols key it: its address with the top 16
+ * bits (all ones in a kernel address) replaced by its generation. */
+#define MM_ADDR_BITS 48
+static __u64 mm_key(struct stacks_reader *r, __u64 mm, bool fresh)
+{
+	uint32_t *slot = u64map_get(&r->gen, mm);
+
+	if (fresh || !slot) {
+		if (!slot && !u64map_put(&r->gen, mm, 0, &slot) && !slot)
+			return mm;      /* ENOMEM: the address alone */
+		*slot = ++r->next_gen & 0xffff;
+	}
+	return (mm & ((1ULL << MM_ADDR_BITS) - 1)) | ((__u64)*slot << MM_ADDR_BITS);
+}
 
 void stacks_prepare(struct tracker_bpf *skel, bool on)
 {
@@ -33,15 +55,21 @@ void stacks_prepare(struct tracker_bpf *skel, bool on)
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct stacks_reader *r = ctx;
-	const struct stack_fault *f = data;
+	union { struct stack_fault f; struct stack_ev e; } buf;
+	const struct stack_fault *f = &buf.f;
 	int err;
 
 	if (size < sizeof(struct stack_ev))
 		return 0;
+	memcpy(&buf, data, size < sizeof(buf) ? size : sizeof(buf));
+	size = size < sizeof(buf) ? size : sizeof(buf);
 	/* A teardown names no tree: the shadow knows its mms. */
-	if (f->h.kind != STK_MM_GONE && f->h.tree != r->tree)
+	if (buf.e.kind != STK_MM_GONE && buf.e.tree != r->tree)
 		return 0;
-	err = shadow_event(r->shadow, data, size);
+	if (buf.e.kind == STK_FORK)
+		buf.e.a = mm_key(r, buf.e.a, false);
+	buf.e.mm = mm_key(r, buf.e.mm, buf.e.kind == STK_FORK || buf.e.kind == STK_EXEC);
+	err = shadow_event(r->shadow, &buf, size);
 	if (err && !r->err)
 		r->err = err;
 	if (f->h.kind == STK_FAULT && size >= sizeof(*f) && shadow_mm_known(r->shadow, f->h.mm, NULL))
@@ -82,6 +110,7 @@ void stacks_reader_free(struct stacks_reader *r)
 	ring_buffer__free(r->ring);
 	shadow_free(r->shadow);
 	stacks_sym_free(r->sym);
+	u64map_free(&r->gen);
 	free(r);
 }
 
