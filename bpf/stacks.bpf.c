@@ -55,6 +55,26 @@ struct {
 	__type(value, struct task_state);
 } task_states SEC(".maps") __weak;
 
+/*
+ * Each mm's last VMA looked up (bpf_find_vma takes the mmap lock and walks
+ * the maple tree: about 3 us a fault here): a fault inside it reuses its
+ * kind. A call that can change what an address maps (munmap, mremap, mmap
+ * MAP_FIXED, mprotect) drops the mm's entry at its return; a fault racing
+ * with such a call in another thread may see the old kind (docs/stacks.md).
+ */
+struct vma_seen {
+	__u64 start, end;
+	__u32 kind;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__type(key, __u64);             /* struct mm_struct * */
+	__type(value, struct vma_seen);
+} stack_vmas SEC(".maps");
+
 __u64 stk_drops;                /* events the ring had no room for */
 __u64 stk_vma_busy;             /* faults whose VMA could not be looked up */
 
@@ -76,12 +96,30 @@ static __always_inline void fill_head(struct stack_ev *h, __u32 kind, __u32 tgid
 
 static long vma_kind(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
 {
-	__u32 *out = ctx;
+	struct vma_seen *out = ctx;
 	unsigned long flags = vma->vm_flags;
 
-	*out = STK_VMA_FOUND | (vma->vm_file ? STK_VMA_FILE : 0) | (flags & VM_SHARED ? STK_VMA_SHARED : 0) |
-	       (flags & VM_WRITE ? STK_VMA_WRITE : 0) | (flags & VM_HUGEPAGE ? STK_VMA_HUGE : 0);
+	out->kind = STK_VMA_FOUND | (vma->vm_file ? STK_VMA_FILE : 0) | (flags & VM_SHARED ? STK_VMA_SHARED : 0) |
+		    (flags & VM_WRITE ? STK_VMA_WRITE : 0) | (flags & VM_HUGEPAGE ? STK_VMA_HUGE : 0);
+	out->start = vma->vm_start;
+	out->end = vma->vm_end;
 	return 0;
+}
+
+/* The kind of the VMA at address: the mm's last one if it holds it, else
+ * looked up (and kept); 0 when it cannot be (the mmap lock is taken). */
+static __always_inline __u32 vma_at(struct task_struct *task, __u64 mm, unsigned long address)
+{
+	struct vma_seen *seen = bpf_map_lookup_elem(&stack_vmas, &mm), now = {};
+
+	if (seen && address >= seen->start && address < seen->end)
+		return seen->kind;
+	if (bpf_find_vma(task, address, vma_kind, &now, 0)) {
+		__sync_fetch_and_add(&stk_vma_busy, 1);
+		return 0;
+	}
+	bpf_map_update_elem(&stack_vmas, &mm, &now, BPF_ANY);
+	return now.kind;
 }
 
 /* The user stack by frame pointers, into e->frames; the fault's ip first. */
@@ -115,7 +153,7 @@ int BPF_PROG(stk_fault, unsigned long address, struct pt_regs *regs, unsigned lo
 	struct task_struct *task;
 	struct stack_fault *e;
 	struct task_state *ts;
-	__u32 tgid, vma = 0;
+	__u32 tgid;
 
 	ts = tracked_current(&tgid);
 	if (!ts)
@@ -131,9 +169,7 @@ int BPF_PROG(stk_fault, unsigned long address, struct pt_regs *regs, unsigned lo
 	e->h.ret = 0;
 	e->addr = address;
 	e->error_code = (__u32)error_code;
-	if (bpf_find_vma(task, address, vma_kind, &vma, 0))
-		__sync_fetch_and_add(&stk_vma_busy, 1);
-	e->vma = vma;
+	e->vma = vma_at(task, (__u64)task->mm, address);
 	e->pad = 0;
 	walk_user_stack(e, regs);
 	bpf_ringbuf_submit(e, 0);
@@ -159,6 +195,7 @@ static __always_inline void send(__u32 kind, __u32 tgid, __u64 mm, __u32 tree, _
 
 /* x86-64's syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
 #define NR_mmap 9
+#define NR_mprotect 10
 #define NR_munmap 11
 #define NR_brk 12
 #define NR_mremap 25
@@ -178,8 +215,12 @@ int BPF_PROG(stk_sys_exit, struct pt_regs *regs, long ret)
 	struct task_struct *task;
 	struct task_state *ts;
 	__u32 kind, tgid;
+	__u64 mm;
 
 	switch (nr) {
+	case NR_mprotect:
+		kind = 0;       /* no event: the VMA seen goes (below) */
+		break;
 	case NR_munmap:
 		kind = STK_MUNMAP;
 		break;
@@ -204,7 +245,11 @@ int BPF_PROG(stk_sys_exit, struct pt_regs *regs, long ret)
 	if (!ts)
 		return 0;
 	task = bpf_get_current_task_btf();
-	send(kind, tgid, (__u64)task->mm, ts->tree, regs->di, regs->si, regs->dx, ret);
+	mm = (__u64)task->mm;
+	if (kind != STK_BRK && kind != STK_MADVISE)
+		bpf_map_delete_elem(&stack_vmas, &mm);  /* what an address maps may have changed */
+	if (kind)
+		send(kind, tgid, mm, ts->tree, regs->di, regs->si, regs->dx, ret);
 	return 0;
 }
 
@@ -259,6 +304,7 @@ int BPF_PROG(stk_mm_gone, struct mm_struct *mm)
 
 	if (bpf_map_delete_elem(&stack_mms, &key))
 		return 0;
+	bpf_map_delete_elem(&stack_vmas, &key);
 	send(STK_MM_GONE, 0, key, 0, 0, 0, 0, 0);
 	return 0;
 }

@@ -50,6 +50,7 @@ void stacks_prepare(struct tracker_bpf *skel, bool on)
 	/* Off: not even the ring's 32 MiB are made. */
 	bpf_map__set_autocreate(skel->maps.stack_events, on);
 	bpf_map__set_autocreate(skel->maps.stack_mms, on);
+	bpf_map__set_autocreate(skel->maps.stack_vmas, on);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
