@@ -4,8 +4,10 @@
 # idle-plus-faulter, with and without --stacks in alternating rounds, from
 # the kernel's BPF statistics (bpfstat's snap-stacks, read just before and
 # just after the fault loop) and the workload's own fault-loop time:
-#   - stk_fault's ns per run (one per fault), against the floor (the empty
-#     tp_btf program on rss_stat, attached by bpfstat) in the same window;
+#   - stk_fault's ns per run (every user fault on the machine: the
+#     untracked ones stop at its filter), against the floor (the empty
+#     tp_btf program on rss_stat, attached by bpfstat) in the same window,
+#     and at most per tracked fault (all its time over the loop's faults);
 #   - handle_rss_stat's ns per event, with and without (its path is not
 #     touched: the two should agree);
 #   - the fault loop's time, with against without.
@@ -47,7 +49,7 @@ for _ in $(seq 1 "${REPS:-9}"); do
 done		# no pipe: a subshell would not have the coprocess
 cmd detach >/dev/null
 echo quit >&"${BS[1]}"
-awk 'function med(k, c,   m, i, j, t) { m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, c, i]
+awk -v LOOP=$((256 * 1048576 / $(getconf PAGESIZE))) 'function med(k, c,   m, i, j, t) { m = n[k]; for (i = 1; i <= m; i++) a[i] = v[k, c, i]
 	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
 { n[$1]++; for (c = 2; c <= 6; c++) v[$1, c, n[$1]] = $c }
@@ -55,5 +57,6 @@ END {
 	printf "fault loop (256 MiB, 4 KiB faults), median of %d rounds each:\n", n["off"]
 	printf "  without --stacks %.3f s, with %.3f s: x%.2f\n", med("off", 2) / 1e9, med("stacks", 2) / 1e9, med("stacks", 2) / med("off", 2)
 	printf "  handle_rss_stat: %.0f ns per event without, %.0f with; floor %.0f / %.0f ns\n", med("off", 4), med("stacks", 4), med("off", 3), med("stacks", 3)
-	printf "  stk_fault: %.0f ns per fault (%d faults), x%.1f the floor in the same runs\n", med("stacks", 5), med("stacks", 6), med("stacks", 5) / med("stacks", 3)
+	printf "  stk_fault: %.0f ns per run (%d runs: every user fault on the machine, the untracked ones stop at the filter), x%.1f the floor in the same runs\n", med("stacks", 5), med("stacks", 6), med("stacks", 5) / med("stacks", 3)
+	printf "  per tracked fault at most %.0f ns: all its runs time over the loop faults (%d)\n", med("stacks", 5) * med("stacks", 6) / LOOP, LOOP
 }' "$TMP/runs"
