@@ -50,7 +50,6 @@ static double timeval_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-
 /* Signals handled synchronously through a signalfd: the command's end,
  * SIGUSR1 (close a window), and every other signal whose default would end
  * peakbpf without a report: passed on to the command, or, attached, the
@@ -64,7 +63,6 @@ static void handled_signals(sigset_t *set)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(set, sigs[i]);
 }
-
 
 /* What a signal to peakbpf does. Returns true when the run should end. */
 static bool on_signal(struct run *r, const struct signalfd_siginfo *si)
@@ -195,6 +193,8 @@ static int wait_descendants(struct run *r)
 
 		if (n < 0 && errno != EINTR)
 			return -errno;
+		if (run_keeps_sum_log(r) || r->stacks)
+			run_drain_trace(r);     /* the kernel's rings fill while the tree runs on */
 		if (r->next_window_ns && monotonic_ns() >= r->next_window_ns && run_close_window(r))
 			return -EIO;
 		if (n > 0 && read(r->sigfd, &si, sizeof(si)) == sizeof(si) && on_signal(r, &si))
