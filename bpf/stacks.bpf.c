@@ -58,9 +58,10 @@ struct {
 /*
  * Each mm's last VMA looked up (bpf_find_vma takes the mmap lock and walks
  * the maple tree: about 3 us a fault here): a fault inside it reuses its
- * kind. A call that can change what an address maps (munmap, mremap, mmap
- * MAP_FIXED, mprotect) drops the mm's entry at its return; a fault racing
- * with such a call in another thread may see the old kind (docs/stacks.md).
+ * kind. A call that can change what an address maps (munmap, mremap,
+ * mmap MAP_FIXED, mprotect, brk, shmdt) drops the mm's entry at its
+ * return; a fault racing with such a call in another thread may see the
+ * old kind (docs/stacks.md).
  */
 struct vma_seen {
 	__u64 start, end;
@@ -200,6 +201,7 @@ static __always_inline void send(__u32 kind, __u32 tgid, __u64 mm, __u32 tree, _
 #define NR_brk 12
 #define NR_mremap 25
 #define NR_madvise 28
+#define NR_shmdt 67
 
 /*
  * A syscall's return, on every syscall of the machine (raw_syscalls: no
@@ -219,6 +221,7 @@ int BPF_PROG(stk_sys_exit, struct pt_regs *regs, long ret)
 
 	switch (nr) {
 	case NR_mprotect:
+	case NR_shmdt:
 		kind = 0;       /* no event: the VMA seen goes (below) */
 		break;
 	case NR_munmap:
@@ -246,7 +249,7 @@ int BPF_PROG(stk_sys_exit, struct pt_regs *regs, long ret)
 		return 0;
 	task = bpf_get_current_task_btf();
 	mm = (__u64)task->mm;
-	if (kind != STK_BRK && kind != STK_MADVISE)
+	if (kind != STK_MADVISE)
 		bpf_map_delete_elem(&stack_vmas, &mm);  /* what an address maps may have changed */
 	if (kind)
 		send(kind, tgid, mm, ts->tree, regs->di, regs->si, regs->dx, ret);
