@@ -36,6 +36,7 @@ struct session_opts {
 	/* Keep this process's BPF load when the session closes, for the next
 	 * session (bpf_source_open: one load per process). */
 	bool keep_loaded;
+	bool stacks;                    /* bpf here: --stacks' programs and ring */
 };
 
 /* Whether source names one the session can open. */

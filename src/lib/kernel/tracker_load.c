@@ -18,6 +18,7 @@
 #include "unique_hook.h"
 #include "oom_api.h"
 #include "cgsum_api.h"
+#include "stacks_api.h"
 #include "tracker.skel.h"
 
 struct ring_buffer;
@@ -43,6 +44,8 @@ struct tracker_load {
 	int oom_level;
 	int oom_err;
 	struct oom_reader *oom;
+	struct stacks_reader *stacks;   /* --stacks (stacks_api.h), NULL: off */
+	int stacks_err;                 /* -ENODATA: not asked; else why off */
 };
 
 /*
@@ -168,6 +171,7 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	bpf_program__set_autoattach(s->progs.settle_attach__percpu_sum, false);
 	oom_prepare(s, (enum oom_level)t->oom_level);
 	cgsum_prepare(s, opts ? opts->cgsum : NULL);
+	stacks_prepare(s, t->stacks_err == 0);
 	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -203,6 +207,12 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 	 * without them (docs/design.md, "Cgroup targets"). */
 	if (err == -EACCES && t->features.has_cgroup_targets) {
 		t->features.has_cgroup_targets = false;
+		err = reload(t, opts);
+	}
+	/* Nor do --stacks' programs cost it its load (a kernel without
+	 * page_fault_user or the syscalls' fexit): the run says why. */
+	if (err && t->stacks_err == 0) {
+		t->stacks_err = err;
 		err = reload(t, opts);
 	}
 	/* The OOM recorder's fentry first: a kernel without fentry (no
@@ -311,6 +321,9 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	t->oom_level = opts && opts->without_oom ? OOM_OFF :
 		       opts && opts->oom_context && oom_context_probe() ? OOM_FULL : OOM_VICTIMS;
 	t->oom_err = opts && opts->without_oom ? -ENODATA : t->oom_level == OOM_VICTIMS ? -ENOTSUP : 0;
+	if (opts && opts->stacks)
+		features_probe_stacks(&t->features);
+	t->stacks_err = !opts || !opts->stacks ? -ENODATA : t->features.has_page_fault_tp ? 0 : -EOPNOTSUPP;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);
@@ -333,6 +346,8 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	/* A reader that cannot be made leaves the recorder off. */
 	if (t->oom_level != OOM_OFF && oom_reader_new(t->skel, &t->oom))
 		t->oom_level = OOM_OFF;
+	if (t->stacks_err == 0)
+		t->stacks_err = stacks_reader_new(t->skel, &t->stacks);
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
@@ -457,6 +472,7 @@ void tracker_load__destroy(struct tracker_load *t)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
 	oom_reader_free(t->oom);
+	stacks_reader_free(t->stacks);
 	tracker_bpf__destroy(t->skel);
 	free(t);
 }
@@ -466,4 +482,10 @@ struct oom_reader *tracker_load__oom(const struct tracker_load *l, int *level, i
 	*level = l->oom_level;
 	*err = l->oom_err;
 	return l->oom;
+}
+
+struct stacks_reader *tracker_load__stacks(const struct tracker_load *l, int *err)
+{
+	*err = l->stacks_err;
+	return l->stacks;
 }

@@ -237,7 +237,8 @@ static bool cache_fits(const struct tracker_opts *want)
 	__u32 have_max = cache.opts.max_tracked ? cache.opts.max_tracked : DEFAULT_MAX_TRACKED;
 	__u32 want_max = want->max_tracked ? want->max_tracked : DEFAULT_MAX_TRACKED;
 
-	if (want_max > have_max || want->record_ring_bytes != cache.opts.record_ring_bytes)
+	if (want_max > have_max || want->record_ring_bytes != cache.opts.record_ring_bytes ||
+	    want->stacks != cache.opts.stacks)
 		return false;
 	return !want->with_unique || cache.opts.with_unique;
 }
@@ -289,7 +290,7 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 {
 	struct tracker_opts topts = { .max_tracked = o->max_tracked,
 				      .record_ring_bytes = o->record_ring_bytes,
-				      .with_unique = o->with_unique };
+				      .with_unique = o->with_unique, .stacks = o->stacks };
 	struct tracker_load *own;
 	struct tracker_tree *t;
 	bool loaded;

@@ -60,6 +60,7 @@ struct bpf_source_opts {
 	/* Keep the process's load after this source closes, for the next
 	 * (bpf_source_open takes a tree of it while the options fit). */
 	bool keep_loaded;
+	bool stacks;            /* tracker_opts: with --stacks' programs */
 };
 
 /* bpf (source_bpf.c): opens, loads and attaches; fills host's BPF facts.
