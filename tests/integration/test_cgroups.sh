@@ -123,7 +123,12 @@ cg_shape() {
 	cg_run "$cg" "$WORKLOAD" "$@" 2>/dev/null
 	cg_end "$name" || return 1
 	check_growth "$name" "$TMP/$name.json" "$expected"
-	[ "$(json_raw "$TMP/$name.json" exact)" = true ] || fail "$name: not exact: $(json_raw "$TMP/$name.json" inexact_reason)"
+	# Exact from 6.2; before, check_growth checked the stated bound.
+	[ "$(json_raw "$TMP/$name.json" exact)" = true ] && return 0
+	case $(json_raw "$TMP/$name.json" inexact_reason) in
+	*"(before 6.2)"*) ;;
+	*) fail "$name: not exact: $(json_raw "$TMP/$name.json" inexact_reason)" ;;
+	esac
 }
 
 t_cgroup_spike() {
@@ -264,6 +269,11 @@ t_cgroup_limit() {
 		echo $((512 * MIB)) >"$cg/memory.max"
 	else
 		skip "$name: no memory limit file (no memory controller in $cg)"
+		cg_drop_all
+		return
+	fi
+	if [ ! -f "$cg/memory.peak" ] && [ ! -f "$cg/memory.max_usage_in_bytes" ]; then
+		skip "$name: the cgroup keeps no peak here (memory.peak came with 5.19)"
 		cg_drop_all
 		return
 	fi

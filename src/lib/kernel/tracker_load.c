@@ -197,14 +197,6 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 
 	if (!err)
 		err = tracker_bpf__load(t->skel);
-	/* The verifiers of 5.10, 6.1 and 6.12 (not 6.18's) add a global
-	 * function's stack to its callers' (handle_fork's is 448 bytes): the
-	 * cgroup targets' programs are refused (EACCES); the tracker loads
-	 * without them (docs/design.md, "Cgroup targets"). */
-	if (err == -EACCES && t->features.has_cgroup_targets) {
-		t->features.has_cgroup_targets = false;
-		err = reload(t, opts);
-	}
 	/* The OOM recorder's fentry first: a kernel without fentry (no
 	 * CONFIG_FUNCTION_TRACER) refuses it with EPERM, which would else be
 	 * taken for the unique program's failure. Without the kill's context
@@ -221,6 +213,15 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 	if (err && err != -ENOENT && err != -ESRCH && t->oom_level > OOM_OFF) {
 		t->oom_err = err;
 		t->oom_level = OOM_OFF;
+		err = reload(t, opts);
+	}
+	/* Should a verifier still refuse the cgroup targets' programs
+	 * (EACCES; 5.10-6.12 did before handle_fork's frame shrank, adding a
+	 * global function's stack to their callers'), the tracker loads
+	 * without them (docs/design.md, "Cgroup targets"). After the OOM
+	 * recorder, which 6.1 refuses with the same EACCES. */
+	if (err == -EACCES && t->features.has_cgroup_targets) {
+		t->features.has_cgroup_targets = false;
 		err = reload(t, opts);
 	}
 	if (err && t->unique_err == 0) {
