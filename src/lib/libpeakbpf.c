@@ -105,6 +105,7 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	so.use_helper = o.use_helper;
 	so.no_helper = o.no_helper;
 	so.keep_loaded = o.keep_loaded;
+	so.no_cgroup_targets = o.no_cgroup_targets;
 	so.measure_unique = o.measure == PEAKBPF_MEASURE_UNIQUE;
 	p = calloc(1, sizeof(*p));
 	if (!p)

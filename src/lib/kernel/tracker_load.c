@@ -116,6 +116,33 @@ static int load_variants(struct bpf_object *obj, const struct tracker_features *
 	return 0;
 }
 
+/*
+ * Leave out what no tree of this load will run (issue 37: each program
+ * costs its verification at start-up): the cgroup targets' programs, and
+ * the per-CPU settle of a move that only a target's move needs; the settle
+ * of a walk's mms when the walk enters no mm; unique memory's notes of
+ * processes charged elsewhere without unique memory.
+ */
+static void leave_out_unneeded(struct tracker_load *t, const struct tracker_opts *opts)
+{
+	struct tracker_bpf *s = t->skel;
+	bool cgroup = t->features.has_cgroup_targets && !(opts && opts->without_cgroup_targets);
+
+	if (!cgroup) {
+		bpf_program__set_autoload(s->progs.handle_cgroup_attach__cgroup_targets, false);
+		bpf_program__set_autoload(s->progs.check_cgroup_members__cgroup_targets, false);
+		bpf_program__set_autoload(s->progs.settle_attach__percpu_sum, false);
+		bpf_program__set_autoload(s->progs.handle_fork__cgroup_targets, false);
+		bpf_program__set_autoload(s->progs.handle_fork, true);
+	}
+	if (!cgroup && opts && opts->commands_only)
+		bpf_program__set_autoload(s->progs.settle_entered__percpu_sum, false);
+	if (t->unique_err) {
+		bpf_program__set_autoload(s->progs.note_fork_memcg, false);
+		bpf_program__set_autoload(s->progs.note_attach_memcg, false);
+	}
+}
+
 /* Open the object and set everything that must be known before load. */
 static int open_configured(struct tracker_load *t, const struct tracker_opts *opts)
 {
@@ -171,6 +198,7 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
+	leave_out_unneeded(t, opts);
 	err = 0;
 	if (!t->features.has_fetch_atomics)
 		return poison_fetch_atomics(s->obj);
@@ -219,8 +247,9 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 	 * (EACCES; 5.10-6.12 did before handle_fork's frame shrank, adding a
 	 * global function's stack to their callers'), the tracker loads
 	 * without them (docs/design.md, "Cgroup targets"). After the OOM
-	 * recorder, which 6.1 refuses with the same EACCES. */
-	if (err == -EACCES && t->features.has_cgroup_targets) {
+	 * recorder, which 6.1 refuses with the same EACCES: the cgroup target
+	 * was asked for (tracker_opts.without_cgroup_targets), the recorder not. */
+	if (err == -EACCES && t->features.has_cgroup_targets && !(opts && opts->without_cgroup_targets)) {
 		t->features.has_cgroup_targets = false;
 		err = reload(t, opts);
 	}
@@ -277,6 +306,8 @@ static int attach(struct tracker_load *t)
 	err = tracker_bpf__attach(s);
 
 	for (int i = 0; i < 3 && !err && t->features.has_percpu_sum; i++) {
+		if (!bpf_program__autoload(later[i]))
+			continue;       /* left out (leave_out_unneeded) */
 		t->settle_links[i] = bpf_program__attach(later[i]);
 		if (!t->settle_links[i])
 			err = -errno;
