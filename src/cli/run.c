@@ -298,8 +298,8 @@ static int run_prepare(struct run *r)
 		.use_helper = o->use_helper,
 		.measure_fallback = true,
 		.no_helper = o->no_helper,
-		/* -r, -c, sweeps, --fit: every run takes a tree of one load. */
-		.keep_loaded = true,
+		.keep_loaded = true,    /* -r, -c, sweeps, --fit: every run takes a tree of one load */
+		.no_cgroup_targets = !o->target_cgroup && !container_run_possible(o->command),
 	);
 	char why[256] = "";
 	const char *note;
@@ -467,9 +467,8 @@ static int start_target(struct run *r)
 	}
 	err = peakbpf_add_cgroup(r->session, o->target_cgroup);
 	if (err == -EOPNOTSUPP && !strcmp(peakbpf_session_source(r->session), "bpf"))
-		fprintf(stderr, "peakbpf: %s: this kernel refused the BPF programs that follow a cgroup (its "
-			"verifier adds up their calls' stacks: 5.10 to 6.12 do, 6.18 does not); measure its "
-			"processes with -p instead\n", o->target_label);
+		fprintf(stderr, "peakbpf: %s: this kernel refused the BPF programs that follow a cgroup (-v "
+			"shows its verifier's log); measure its processes with -p instead\n", o->target_label);
 	else if (err == -EOPNOTSUPP)
 		fprintf(stderr, "peakbpf: %s: %s cannot follow a cgroup (the bpf source here can: run as root, "
 			"or with CAP_BPF, CAP_PERFMON and --no-helper)\n", o->target_label,

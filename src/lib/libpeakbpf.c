@@ -109,6 +109,7 @@ static int open_session(const struct peakbpf_opts *opts, bool stacks, struct pea
 	so.keep_loaded = o.keep_loaded;
 	so.stacks = stacks;
 	so.no_helper |= stacks;         /* the ring is read here */
+	so.no_cgroup_targets = o.no_cgroup_targets;
 	so.measure_unique = o.measure == PEAKBPF_MEASURE_UNIQUE;
 	p = calloc(1, sizeof(*p));
 	if (!p)

@@ -41,6 +41,15 @@ struct tracker_opts {
 	/* With the per-cgroup sums of this hierarchy (cgsum_api.h); NULL: off. */
 	const struct cgsum_hier *cgsum;
 	bool stacks;            /* with --stacks' programs and ring (stacks_api.h) */
+	/* No tree of the load takes a cgroup target (cgroup_target_api.h):
+	 * their programs stay out of the load, and tracker_set_cgroup fails
+	 * with -EOPNOTSUPP. */
+	bool without_cgroup_targets;
+	/* Every root is a command stopped before exec, entered without its mm
+	 * (tracker_tree__add_roots, enter_mm false): the program that settles
+	 * the mms a walk entered stays out, unless cgroup targets are in
+	 * (their processes enter with their mms). */
+	bool commands_only;
 };
 
 /* How long each start-up step took, ns. */
