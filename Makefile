@@ -11,6 +11,8 @@ VERSION := 0.4.0
 
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
+# --stacks names frames from ELF files (src/lib/kernel/stacks_sym.c): libelf, from libelf-dev.
+LIBBPF_LIBS += -lelf
 # peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev.
 MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
 WARN := -Wall -Wextra
@@ -91,7 +93,7 @@ test_sources_EXTRA := tests/unit/cgroup_fixture.c
 .PHONY: all deps check test unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
 	python-test check-cli-api check-layers check-size check-abi check-man check-unit check-deploy soak
 
-all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees lib
+all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known lib
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -102,7 +104,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 # One BPF object, so that libbpf parses the kernel's BTF once: each BPF unit
 # is compiled alone, then statically linked (bpftool gen object); the one
 # skeleton is generated from the linked object.
-BPF_UNITS := tracker unique oom cgsum
+BPF_UNITS := tracker unique oom cgsum stacks
 
 $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
@@ -115,6 +117,8 @@ $(OUTPUT)/bpf/unique.bpf.o: bpf/unique.bpf.c bpf/unique.h | $(OUTPUT)/bpf
 $(OUTPUT)/bpf/oom.bpf.o: bpf/oom.bpf.c bpf/oom.h bpf/tracker.h bpf/compat.bpf.h bpf/tracker_shared_maps.bpf.h | $(OUTPUT)/bpf
 # Every cgroup's summed RSS for peakbpf agent (issue 34): off unless it asks.
 $(OUTPUT)/bpf/cgsum.bpf.o: bpf/cgsum.bpf.c bpf/cgsum.h bpf/tracker.h bpf/compat.bpf.h bpf/tracker_shared_maps.bpf.h | $(OUTPUT)/bpf
+# --stacks (docs/stacks.md): its programs load only when it is asked.
+$(OUTPUT)/bpf/stacks.bpf.o: bpf/stacks.bpf.c bpf/stacks.h bpf/tracker.h | $(OUTPUT)/bpf
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
@@ -209,6 +213,12 @@ $(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h $(
 
 # Two trees of one load, each with its unique memory (test_unique.sh): the
 # library's internals, from the static library.
+# t_stacks_known's workload: frame pointers, no inlining, so that each
+# function is a frame of its own (tests/integration/stacks_known.c).
+$(OUTPUT)/stacks_known: tests/integration/stacks_known.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls $(WARN) $< -o $@
+
 $(OUTPUT)/unique_trees: tests/integration/unique_trees.c $(OUTPUT)/libpeakbpf.a | $(OUTPUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LAYER_INC_lib) $< $(OUTPUT)/libpeakbpf.a \
@@ -292,7 +302,7 @@ $(UNIT_RUNS) $(UNIT_ASAN_RUNS): run/%: $(OUTPUT)/tests/%
 		then printf '  %-8s %-28s %s\n' UNIT "$*" "$$(grep -a 'PASSED\|SKIPPED' $$log | tr -s ' ' | tr '\n' ' ')"; \
 		rm -f $$log; else cat $$log; rm -f $$log; echo "unit: $* failed" >&2; exit 1; fi
 
-integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees
+integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
 
 # The edit-compile-test loop: the unit tests, the sanitizers and the

@@ -53,7 +53,7 @@ static __always_inline bool cg_enter(struct task_struct *leader, __u32 tgid, __u
 	COUNT(&t->procs_live, 1);
 	if (!has_percpu_rss())
 		enter_thread(t, now, BPF_CORE_READ(leader, pid), false, false);
-	enter_live_mm(leader, leader, tgid, now);
+	enter_live_mm(leader, leader, tgid, now, ENTRY_SCRATCH_MOVE);
 	return true;
 }
 

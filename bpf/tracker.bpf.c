@@ -122,7 +122,7 @@ static __always_inline int fork_into(struct task_struct *parent, struct task_str
 	/* The child's copied pages were counted (from the parent's context)
 	 * before this event: enter_mm takes them now. A vfork or CLONE_VM
 	 * child shares an mm that is already in: enter_mm sees EEXIST. */
-	enter_mm(child, child->mm, ctgid, cs.tree);
+	enter_mm(child, child->mm, ctgid, cs.tree, ENTRY_SCRATCH_FORK);
 	return 0;
 }
 
@@ -154,7 +154,7 @@ int BPF_PROG(handle_exec, struct task_struct *p, pid_t old_pid, struct linux_bin
 		leave_thread(old_pid);
 		enter_thread(TREE(tree), tree, p->pid, true, true);
 	}
-	enter_mm(p, p->mm, tgid, tree);
+	enter_mm(p, p->mm, tgid, tree, ENTRY_ON_STACK);
 	return 0;
 }
 
@@ -264,13 +264,13 @@ int BPF_PROG(handle_exit_mmap__exit_mmap_tp, struct mm_struct *mm)
  * run already, and the entry goes now.
  */
 static __always_inline void enter_live_mm(struct task_struct *task, struct task_struct *leader,
-					  __u32 tgid, __u32 tree)
+					  __u32 tgid, __u32 tree, int scratch)
 {
 	struct mm_struct *mm = task->mm;
 
 	if (!mm || (task->flags & PF_EXITING))
 		return;
-	enter_mm(leader, mm, tgid, tree);
+	enter_mm(leader, mm, tgid, tree, scratch);
 	if (task->mm != mm)
 		leave_mm(mm, false);
 }
@@ -397,7 +397,7 @@ int enter_existing(struct bpf_iter__task *ctx)
 		leader = task;
 	}
 	if (enter)
-		enter_live_mm(task, leader, tgid, tree & (MAX_TREES - 1));
+		enter_live_mm(task, leader, tgid, tree & (MAX_TREES - 1), ENTRY_ON_STACK);
 	return 0;
 }
 

@@ -218,32 +218,65 @@ static __always_inline bool tree_full(struct tree_state *t, __s64 *live)
 	return max && READ_ONCE(*live) >= (__s64)max;
 }
 
+/*
+ * Where a new mm's entry is made before it is inserted: the stack
+ * (ENTRY_ON_STACK), or this CPU's slot of entry_scratch for the programs
+ * whose stacks cannot hold its 248 bytes: the verifiers of 5.10, 6.1 and
+ * 6.12 add a global function's stack (the cgroup targets' decision,
+ * tracker_cgroup.bpf.h) to its caller's and refuse more than 512 bytes
+ * ("combined stack size"). One slot per program: a tp_btf program runs with
+ * preemption off, never from an interrupt and never nested in itself on a
+ * CPU, so its slot is its own while it runs. The iterators, which may be
+ * preempted, keep the stack.
+ */
+#define ENTRY_ON_STACK (-1)
+#define ENTRY_SCRATCH_FORK 0           /* handle_fork (both variants) */
+#define ENTRY_SCRATCH_MOVE 1           /* handle_cgroup_attach__cgroup_targets */
+#define ENTRY_SCRATCH_SLOTS 2
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, ENTRY_SCRATCH_SLOTS);
+	__type(key, __u32);
+	__type(value, struct mm_state);
+} entry_scratch SEC(".maps");
+
 /* Enter an mm with its shared counter parts as they are now; on the exact
- * path the per-CPU parts follow (settle_mm, or each CPU's next event). */
+ * path the per-CPU parts follow (settle_mm, or each CPU's next event).
+ * scratch: where the entry is made (a constant, above). */
 static __always_inline void enter_mm(struct task_struct *task, struct mm_struct *mm, __u32 tgid,
-				     __u32 tree)
+				     __u32 tree, int scratch)
 {
 	struct tree_state *t = TREE(tree);
-	struct mm_state init = { .tgid = tgid, .tree = tree & (MAX_TREES - 1) };
+	struct mm_state on_stack, *init = &on_stack;
 	struct mm_cpu_slots zero = {};
 	struct mm_state *ms;
 	__u64 key = (__u64)mm;
 	__s64 d[RSS_SLOTS];
+	__u32 slot_key = (__u32)scratch;
 	int err;
 
 	if (!mm)
 		return;
+	if (scratch != ENTRY_ON_STACK) {
+		init = bpf_map_lookup_elem(&entry_scratch, &slot_key);
+		if (!init)
+			return;
+	}
 	if (tree_full(t, &t->mms_live)) {
 		COUNT(&t->drop_mm_full, 1);
 		return;
 	}
-	init.vpid = tree_vpid(task, tree);
-	init.record = tree_record[tree & (MAX_TREES - 1)];
-	BPF_CORE_READ_STR_INTO(&init.comm, task, comm);
+	__builtin_memset(init, 0, sizeof(*init));
+	init->tgid = tgid;
+	init->tree = tree & (MAX_TREES - 1);
+	init->vpid = tree_vpid(task, tree);
+	init->record = tree_record[tree & (MAX_TREES - 1)];
+	BPF_CORE_READ_STR_INTO(&init->comm, task, comm);
 	if (exact_path()) {
-		init.counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);
-		init.counters[RSS_ANON] = mm_slot_counters(mm, RSS_ANON);
-		init.counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
+		init->counters[RSS_FILE] = mm_slot_counters(mm, RSS_FILE);
+		init->counters[RSS_ANON] = mm_slot_counters(mm, RSS_ANON);
+		init->counters[RSS_SHMEM] = mm_slot_counters(mm, RSS_SHMEM);
 		err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_cpu_slots, &key, &zero, BPF_NOEXIST));
 		if (err && err != -EEXIST) {
 			COUNT(&t->drop_mm_full, 1);
@@ -251,7 +284,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 		}
 	}
 	NOTE_INSERT(tree);
-	err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_states, &key, &init, BPF_NOEXIST));
+	err = MAP_UPDATE_ERR(bpf_map_update_elem(&mm_states, &key, init, BPF_NOEXIST));
 	if (err == -EEXIST)
 		return;
 	if (err) {

@@ -7,8 +7,11 @@
  * The memcg tracepoints (6.13, "memcg: add tracing for memcg stat
  * updates") fire on every memcg statistic update on the machine, so the
  * program rejects first on the item (a register compare), then on the
- * cgroup (three loads for its id, then its group's one line of the table
- * of the load's trees, unique.h), and only then works on that tree's
+ * cgroup: by its struct cgroup's address, read from the memcg (a line the
+ * kernel has just used) and compared with the load's trees' (one line of
+ * struct unique_fast, unique.h), once every tree's address is learned;
+ * until then by its id (two loads further, then its group's one line of
+ * the table of the load's trees). Only then it works on that tree's
  * state: an atomic add and, when the sum rises above the peak, a
  * compare-and-swap. O(1) per event, whatever the number of trees.
  *
@@ -33,6 +36,7 @@
 #include "unique.h"
 
 #define PEAK_CAS_TRIES 16
+#define READ_ONCE_U64(x) (*(const volatile __u64 *)&(x))
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -41,6 +45,7 @@ char LICENSE[] SEC("license") = "GPL";
  * (src/lib/kernel/unique.c). */
 struct unique_state ustates[MAX_TREES];
 struct unique_group ugroups[UNIQUE_GROUPS];
+struct unique_fast ufast;       /* unique_stat's reject by address (unique.h) */
 
 static __always_inline void raise_peak(struct unique_state *st, __s64 now)
 {
@@ -75,7 +80,7 @@ static __always_inline void count(struct unique_state *st, bool anon, int val)
  * userspace sets after the way and clears before it: a way being reused
  * for another tree, or read half-written, counts nowhere.
  */
-static __always_inline struct unique_state *tree_of_cgroup(__u64 id)
+static __always_inline __u32 tree_index_of_cgroup(__u64 id)
 {
 	const struct unique_group *g = &ugroups[unique_group_of(id)];
 	struct unique_state *st;
@@ -86,10 +91,17 @@ static __always_inline struct unique_state *tree_of_cgroup(__u64 id)
 	barrier_var(g);
 	tree = unique_group_tree(g, id);
 	if (tree >= MAX_TREES)
-		return NULL;
+		return MAX_TREES;
 	st = &ustates[tree & (MAX_TREES - 1)];
 	barrier_var(st);
-	return st->cgroup_id == id ? st : NULL;
+	return st->cgroup_id == id ? tree : MAX_TREES;
+}
+
+static __always_inline struct unique_state *tree_of_cgroup(__u64 id)
+{
+	__u32 tree = tree_index_of_cgroup(id);
+
+	return tree < MAX_TREES ? &ustates[tree & (MAX_TREES - 1)] : NULL;
 }
 
 /* NR_ANON_MAPPED: 1, NR_FILE_MAPPED: 0, another item: -1. */
@@ -103,16 +115,47 @@ static __always_inline int mapped_item(int item)
 }
 
 
+/*
+ * The tree of a memcg's update, by the id, and the address learned
+ * (unique.h, struct unique_fast): the first update a tree counts this way
+ * gives its cgroup's address, and the tree leaves pending.
+ */
+static __always_inline struct unique_state *tree_by_id_learn(struct cgroup *cg)
+{
+	__u32 tree = tree_index_of_cgroup(cg->kn->id);
+
+	if (tree >= MAX_TREES)
+		return NULL;
+	tree &= MAX_TREES - 1;
+	if (__sync_val_compare_and_swap(&ufast.cgroup[tree], UNIQUE_UNLEARNED, (__u64)cg) ==
+	    UNIQUE_UNLEARNED)
+		__sync_fetch_and_add(&ufast.pending, -1);
+	return &ustates[tree];
+}
+
 SEC("?tp_btf/mod_memcg_lruvec_state")
 int BPF_PROG(unique_stat, struct mem_cgroup *memcg, int item, int val)
 {
 	int anon = mapped_item(item);
 	struct unique_state *st;
+	struct cgroup *cg;
+	__u32 tree;
 
 	/* Filter first: this runs on every statistic update of every cgroup. */
 	if (anon < 0)
 		return 0;
-	st = tree_of_cgroup(memcg->css.cgroup->kn->id);
+	cg = memcg->css.cgroup;
+	if (READ_ONCE_U64(ufast.pending)) {
+		st = tree_by_id_learn(cg);
+	} else {
+		/* Every tree's address known: no walk for another cgroup's. */
+		tree = unique_fast_tree(&ufast, (__u64)cg);
+		if (tree >= MAX_TREES)
+			return 0;
+		st = &ustates[tree & (MAX_TREES - 1)];
+		if (st->cgroup_id != cg->kn->id)
+			return 0;
+	}
 	if (st)
 		count(st, anon, val);
 	return 0;

@@ -82,4 +82,50 @@ unique_group_tree(const struct unique_group *g, __u64 id)
 	return tree;
 }
 
+/*
+ * The event's fast reject (6.13+, unique_stat): a tree's cgroup by its
+ * struct cgroup's address, which the event reads from the memcg it is
+ * given (memcg->css.cgroup, a line the kernel has just used): no walk to
+ * the kernfs node for its id, whose two structs cost an event two cold
+ * pages on a machine whose TLB every fault flushes (docs/performance.md,
+ * "What an event's pieces cost"). Userspace cannot know the address: the
+ * event learns it, from the first update it counts by the id (the walk,
+ * as before); until every tree's is learned, every event walks. So no
+ * update is missed: a tree is either walked for or found by its address,
+ * which its cgroup keeps for life (a memcg of the cgroup made later, as
+ * when the memory controller is turned off and on, points to the same
+ * cgroup). A match is checked against the state's id, as before, so an
+ * address reused by a later cgroup counts nowhere.
+ *
+ * cgroup[tree]: 0, no tree; UNIQUE_UNLEARNED, a tree whose address is not
+ * known yet (counted in pending); else the address. Exactly one side takes
+ * a tree out of pending: the event, by its compare-and-swap from
+ * UNLEARNED to the address; or userspace, by its exchange to 0 of an
+ * UNLEARNED (unique_fast_leave). In one 256-byte block: one page.
+ */
+#define UNIQUE_UNLEARNED 1ULL   /* never a struct's address */
+#ifdef __clang__
+#define UNIQUE_UNROLL _Pragma("unroll")
+#else
+#define UNIQUE_UNROLL
+#endif
+struct unique_fast {
+	__u64 cgroup[MAX_TREES];
+	__u64 pending;          /* trees at UNIQUE_UNLEARNED */
+} __attribute__((aligned(256)));
+
+/* The tree whose cgroup's address is cg, or MAX_TREES: every tree
+ * compared, unrolled, no early exit (as unique_group_tree). */
+static inline __attribute__((always_inline)) __u32
+unique_fast_tree(const struct unique_fast *f, __u64 cg)
+{
+	__u32 tree = MAX_TREES;
+
+UNIQUE_UNROLL
+	for (__u32 t = 0; t < MAX_TREES; t++)
+		if (f->cgroup[t] == cg)
+			tree = t;
+	return tree;
+}
+
 #endif

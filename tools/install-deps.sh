@@ -9,6 +9,8 @@ set -eu
 # The container tests (tests/integration/containers.sh): podman with runc and
 # conmon, docker.io with containerd (the tests start their own dockerd), and
 # busybox-static for the image's rootfs (no registry is needed).
+# libelf-dev is libbpf's, and --stacks' too: it names frames from the ELF
+# files (src/lib/kernel/stacks_sym.c).
 
 pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
       pkg-config make gcc libc6-dev python3-pytest python3-venv python3-pip chromium

@@ -109,6 +109,11 @@ struct peakbpf_opts {
 	 * session whose options fit it takes a tree of it instead of loading
 	 * again (each session is still its own tree). peakbpf_unload drops it. */
 	bool keep_loaded;
+	/* ---- since 0.4 (PEAKBPF_0.4) ---- */
+	/* The session takes no cgroup target: bpf loads without the programs
+	 * of peakbpf_add_cgroup, _add_cgroup_except and _exclude_cgroup
+	 * (these then fail with -EOPNOTSUPP), and starts faster. */
+	bool no_cgroup_targets;
 };
 
 /* peakbpf_open, for a caller whose opts.sz covers .command (0.2): the

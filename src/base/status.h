@@ -5,6 +5,7 @@
 
 #define EXIT_NOT_PERMITTED  123 /* -p: not the caller's to measure (ptrace rules); --helper
                                    named and cannot be reached or refused */
+#define EXIT_STACKS_UNWRITABLE 116 /* --stacks FILE cannot be written (checked before the run) */
 /* Targets by where memory is charged (--cgroup, --container, --unit). */
 #define EXIT_TARGET_RUNTIME_MISSING 117 /* --container: neither podman nor docker installed, or
                                            the one named (docker:NAME) not */

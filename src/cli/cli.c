@@ -7,6 +7,7 @@
 #include "rank_file.h"
 #include "runs.h"
 #include "runs_cli.h"
+#include "stacks_cli.h"
 #include "timeline.h"
 #include "units.h"
 
@@ -24,6 +25,7 @@ enum {
 	OPT_CGROUP,
 	OPT_CONTAINER,
 	OPT_UNIT,
+	OPT_STACKS,
 };
 
 static const struct option long_options[] = {
@@ -50,6 +52,7 @@ static const struct option long_options[] = {
 	{ "measure", required_argument, NULL, OPT_MEASURE },
 	{ "record", required_argument, NULL, OPT_RECORD },
 	{ "record-interval", required_argument, NULL, OPT_RECORD_INTERVAL },
+	{ "stacks", required_argument, NULL, OPT_STACKS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RUNS_LONG_OPTIONS
@@ -119,6 +122,9 @@ static const char usage_options[] =
 "                        names the format: .json (Chrome/Perfetto trace: open it\n"
 "                        in ui.perfetto.dev), .csv, .svg, or .html (one page:\n"
 "                        hover, drag to zoom); needs the bpf source\n"
+"      --stacks FILE     write the tree's resident memory at the peak by the user\n"
+"                        stack whose fault brought each page in, as folded stacks\n"
+"                        (flamegraph.pl); a command's run, bpf, x86-64 (docs/stacks.md)\n"
 "      --record DIR      one rank of a job (mpirun/srun peakbpf --record DIR --\n"
 "                        APP): write DIR/HOST.PID.jsonl, a line per window\n"
 "                        ending on wall-clock multiples of --record-interval\n"
@@ -150,7 +156,8 @@ static const char usage_tail[] =
 "but exceeded --max; 121 if the cgroup root was refused as unsafe (a symbolic\n"
 "link; as root, not root's alone); 120 if the --cgroup, --container or --unit\n"
 "does not exist; 119 if the --cgroup path is not a cgroup; 118 if --container\n"
-"matches several containers; 117 if its runtime is not installed.\n"
+"matches several containers; 117 if its runtime is not installed; 116 if the\n"
+"--stacks FILE cannot be written.\n"
 "SIGINT, SIGTERM, SIGHUP and any other signal that would end peakbpf are\n"
 "passed to COMMAND (attached: they end the run), and the result is still\n"
 "reported.\n"
@@ -422,6 +429,8 @@ static enum cli_action parse_option(int c, char **argv, struct options *o, char 
 		return CLI_ERROR;
 	case 'i':
 		return parse_interval(argv, o, err, errlen);
+	case OPT_STACKS:
+		return stacks_cli_parse(o->stacks = optarg, err, errlen);
 	case 'd':
 		return bad_duration("--duration", optarg, &duration_range, &o->duration_ns, err, errlen) ?
 		       CLI_ERROR : CLI_RUN;
@@ -499,7 +508,7 @@ static enum cli_action check_options(int argc, char **argv, struct options *o, c
 		snprintf(err, errlen, "--helper gives the bpf source: use it with --source auto or bpf");
 		return CLI_ERROR;
 	}
-	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN)
+	if (runs_cli_check(argc, argv, o, err, errlen, &done) != CLI_RUN || stacks_cli_check(o, argc - optind, err, errlen))
 		return CLI_ERROR;
 	if (o->record_dir && runs_wanted(&o->runs)) {
 		snprintf(err, errlen, "--record is one rank's run: it does not go with -r, -c or a sweep");

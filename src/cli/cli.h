@@ -58,6 +58,7 @@ struct options {
 	enum target_kind target_kind;
 	const char *target_cgroup;      /* the cgroup's directory */
 	const char *target_label;       /* "container NAME (ID)", "unit NAME", for the report */
+	const char *stacks;     /* --stacks FILE: folded stacks at the peak (stacks_cli.c) */
 };
 
 enum cli_action {

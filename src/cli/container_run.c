@@ -10,6 +10,13 @@
 #include "cgroup_paths.h"
 #include "container_argv.h"
 
+bool container_run_possible(char **argv)
+{
+	const char *runtime = NULL;
+
+	return argv && container_argv_run_index(argv, &runtime) != 0;
+}
+
 bool container_run_wanted(char **argv, bool quiet)
 {
 	const char *runtime = NULL, *mgr = NULL;
@@ -100,7 +107,7 @@ int container_run_open(struct container_run *c, const struct peakbpf_opts *opts,
 		err = peakbpf_start(c->session);
 	if (err == -EOPNOTSUPP) {
 		fprintf(stderr, "peakbpf: notice: %s run: this kernel refused the BPF programs that follow a "
-			"cgroup (5.10 to 6.12 do): the container is measured with its runtime, by fork lineage\n",
+			"cgroup (-v shows its verifier's log): the container is measured with its runtime, by fork lineage\n",
 			c->runtime);
 		return err;
 	}

@@ -34,6 +34,9 @@ struct container_run {
  * its own and on a host without systemd's cgroup driver. Prints why not
  * (a notice, unless quiet) when it runs one it cannot. */
 bool container_run_wanted(char **argv, bool quiet);
+/* Whether argv (NULL: no command) runs a container at all, found or not:
+ * then its sessions may take cgroup targets (peakbpf_opts.no_cgroup_targets). */
+bool container_run_possible(char **argv);
 /* Make PARENT and the command (c->argv); 0 or -errno (said on stderr). */
 int container_run_prepare(struct container_run *c, char **argv);
 /* The container's session (opts as the command's, no command) on PARENT,

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 #include <peakbpf/peakbpf.h>
+#include <peakbpf/peakbpf_stacks.h>
 #include "clock.h"
 #include "cli.h"
 #include "run.h"
@@ -32,7 +33,7 @@
 #include "spawn.h"
 #include "status.h"
 #include "sum_log.h"
-
+#include "stacks_cli.h"
 
 static bool verbose;
 
@@ -49,7 +50,6 @@ static double timeval_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-
 /* Signals handled synchronously through a signalfd: the command's end,
  * SIGUSR1 (close a window), and every other signal whose default would end
  * peakbpf without a report: passed on to the command, or, attached, the
@@ -63,7 +63,6 @@ static void handled_signals(sigset_t *set)
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaddset(set, sigs[i]);
 }
-
 
 /* What a signal to peakbpf does. Returns true when the run should end. */
 static bool on_signal(struct run *r, const struct signalfd_siginfo *si)
@@ -130,7 +129,7 @@ static int event_loop(struct run *r)
 			wake = r->deadline_ns;
 		if (r->target_fd >= 0 && now + TARGET_POLL_MS * 1000000ULL < wake)
 			wake = now + TARGET_POLL_MS * 1000000ULL;
-		if (run_keeps_sum_log(r)) {
+		if (run_keeps_sum_log(r) || r->stacks) {
 			run_drain_trace(r);
 			if (now + SUM_LOG_DRAIN_MS * 1000000ULL < wake)
 				wake = now + SUM_LOG_DRAIN_MS * 1000000ULL;
@@ -194,6 +193,8 @@ static int wait_descendants(struct run *r)
 
 		if (n < 0 && errno != EINTR)
 			return -errno;
+		if (run_keeps_sum_log(r) || r->stacks)
+			run_drain_trace(r);     /* the kernel's rings fill while the tree runs on */
 		if (r->next_window_ns && monotonic_ns() >= r->next_window_ns && run_close_window(r))
 			return -EIO;
 		if (n > 0 && read(r->sigfd, &si, sizeof(si)) == sizeof(si) && on_signal(r, &si))
@@ -221,6 +222,8 @@ static int open_outputs(struct run *r)
 			return err;
 		}
 	}
+	if ((err = stacks_cli_open(r)))
+		return err;
 	err = sum_log_open(&r->log, o->timeline, o->n_samplers > 0, o->command, o->pids, o->n_pids);
 	if (!err && o->timeline && o->run_count > 1)
 		sum_log_name_run(&r->log, o->run_warmup, o->run_index, o->run_count);
@@ -295,8 +298,8 @@ static int run_prepare(struct run *r)
 		.use_helper = o->use_helper,
 		.measure_fallback = true,
 		.no_helper = o->no_helper,
-		/* -r, -c, sweeps, --fit: every run takes a tree of one load. */
-		.keep_loaded = true,
+		.keep_loaded = true,    /* -r, -c, sweeps, --fit: every run takes a tree of one load */
+		.no_cgroup_targets = !o->target_cgroup && !container_run_possible(o->command),
 	);
 	char why[256] = "";
 	const char *note;
@@ -333,7 +336,7 @@ static int run_prepare(struct run *r)
 		if (peakbpf_open(&po, &r->session, why, sizeof(why)))
 			po.source = PEAKBPF_SOURCE_AUTO;
 	}
-	err = r->session ? 0 : peakbpf_open(&po, &r->session, why, sizeof(why));
+	err = r->session ? 0 : (o->stacks ? peakbpf_open_stacks : peakbpf_open)(&po, &r->session, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "peakbpf: %s\n", why);
 		r->exit_status = open_failed_status(r->opts, err);
@@ -464,9 +467,8 @@ static int start_target(struct run *r)
 	}
 	err = peakbpf_add_cgroup(r->session, o->target_cgroup);
 	if (err == -EOPNOTSUPP && !strcmp(peakbpf_session_source(r->session), "bpf"))
-		fprintf(stderr, "peakbpf: %s: this kernel refused the BPF programs that follow a cgroup (its "
-			"verifier adds up their calls' stacks: 5.10 to 6.12 do, 6.18 does not); measure its "
-			"processes with -p instead\n", o->target_label);
+		fprintf(stderr, "peakbpf: %s: this kernel refused the BPF programs that follow a cgroup (-v "
+			"shows its verifier's log); measure its processes with -p instead\n", o->target_label);
 	else if (err == -EOPNOTSUPP)
 		fprintf(stderr, "peakbpf: %s: %s cannot follow a cgroup (the bpf source here can: run as root, "
 			"or with CAP_BPF, CAP_PERFMON and --no-helper)\n", o->target_label,
@@ -550,6 +552,7 @@ static void run_cleanup(struct run *r)
 	peakbpf_close(r->session);
 	container_run_cleanup(&r->ctr);
 	sum_log_free(&r->log);
+	stacks_cli_close(r);
 	rank_file_close(&r->rank);
 	if (r->out && r->out_errno)
 		safe_discard(r->out, r->opts->output, r->out_created);  /* a full disk: no empty -o */

@@ -56,6 +56,9 @@ struct run {
 	size_t n_oom;
 	bool oom_recorded;
 	char oom_why[192];
+	FILE *stacks;                   /* --stacks FILE (stacks_cli.c), or NULL */
+	bool stacks_created;
+	int stacks_err;                 /* its first failure: the file is removed */
 };
 
 #define SUM_LOG_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */

@@ -10,6 +10,7 @@
 #include "output.h"
 #include "status.h"
 #include "run.h"
+#include "stacks_cli.h"
 
 bool run_keeps_sum_log(const struct run *r)
 {
@@ -36,6 +37,7 @@ void run_drain_trace(struct run *r)
 {
 	if (run_keeps_sum_log(r) && peakbpf_changes_drain(r->session, feed_sum_log, &r->log, &r->record_drops))
 		fprintf(stderr, "peakbpf: reading the sum log failed\n");
+	stacks_cli_poll(r);
 }
 
 /* --compare-sampler: model each interval over the whole run, and check a
@@ -298,6 +300,7 @@ void run_report(struct run *r)
 		r->result->system_s = r->command.sys_s;
 	}
 	write_record(r, shown, &c);
+	stacks_cli_report(r, f);
 	peakbpf_figure_free(fc);
 	peakbpf_figure_free(f);
 }

@@ -22,6 +22,8 @@
 #include "libpeakbpf_figure.h"
 #include "libpeakbpf_cgroup.h"
 #include "libpeakbpf_oom.h"
+#include "libpeakbpf_stacks.h"
+#include <peakbpf/peakbpf_stacks.h>
 
 #define LIB_RING_BYTES (8U << 20)      /* the timeline's kernel buffer: ~175 k changes */
 #define LIB_ROOTS_NAMED 8               /* the timeline's title names these */
@@ -53,8 +55,8 @@ static int copy_opts(const struct peakbpf_opts *in, struct peakbpf_opts *out)
 	return lib_copy_sized(in, in ? in->sz : 0, out, sizeof(*out));
 }
 
-PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_session **out,
-			     char *why, size_t why_len)
+static int open_session(const struct peakbpf_opts *opts, bool stacks, struct peakbpf_session **out,
+			char *why, size_t why_len)
 {
 	struct peakbpf_opts o;
 	struct session_opts so = { 0 };
@@ -105,6 +107,9 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	so.use_helper = o.use_helper;
 	so.no_helper = o.no_helper;
 	so.keep_loaded = o.keep_loaded;
+	so.stacks = stacks;
+	so.no_helper |= stacks;         /* the ring is read here */
+	so.no_cgroup_targets = o.no_cgroup_targets;
 	so.measure_unique = o.measure == PEAKBPF_MEASURE_UNIQUE;
 	p = calloc(1, sizeof(*p));
 	if (!p)
@@ -128,6 +133,29 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 	p->command = o.command;
 	*out = p;
 	return 0;
+}
+
+PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_session **out,
+			     char *why, size_t why_len)
+{
+	return open_session(opts, false, out, why, why_len);
+}
+
+/* --stacks: hidden, the CLI's alone for now (peakbpf_stacks.h). */
+int peakbpf_open_stacks(const struct peakbpf_opts *opts, struct peakbpf_session **out, char *why, size_t why_len)
+{
+	return open_session(opts, true, out, why, why_len);
+}
+
+int peakbpf_stacks_poll(struct peakbpf_session *p)
+{
+	return p ? lib_stacks_poll(p->s) : -EINVAL;
+}
+
+int peakbpf_stacks_write(struct peakbpf_session *p, const struct peakbpf_figure *f, FILE *out, unsigned top,
+			 char *summary, size_t len)
+{
+	return p && f && out ? lib_stacks_write(p->s, f, out, top, summary, len) : -EINVAL;
 }
 
 /* The caller itself, and in command mode its own children (stopped

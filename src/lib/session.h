@@ -36,6 +36,10 @@ struct session_opts {
 	/* Keep this process's BPF load when the session closes, for the next
 	 * session (bpf_source_open: one load per process). */
 	bool keep_loaded;
+	bool stacks;                    /* bpf here: --stacks' programs and ring */
+	/* No cgroup target will be added (session_add_cgroup,
+	 * session_exclude_cgroup): the bpf source loads without their programs. */
+	bool no_cgroup_targets;
 };
 
 /* Whether source names one the session can open. */

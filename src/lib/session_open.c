@@ -32,7 +32,8 @@ static int open_bpf(struct session *s, const struct session_opts *o, char *why, 
 	struct bpf_source_opts bo = { .max_tracked = o->max_tracked, .command_mode = o->command_mode,
 				      .record_ring_bytes = o->record_ring_bytes,
 				      .with_unique = s->unique_wanted,
-				      .keep_loaded = o->keep_loaded };
+				      .keep_loaded = o->keep_loaded, .stacks = o->stacks,
+				      .without_cgroup_targets = o->no_cgroup_targets };
 	struct source *src;
 	int err = bpf_source_open(&bo, &s->host, &src);
 

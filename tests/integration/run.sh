@@ -55,6 +55,7 @@ TESTS=""
 . "$here/test_hugetlb.sh"
 . "$here/test_oom.sh"
 . "$here/test_agent.sh"
+. "$here/test_stacks.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).
 for extra in ${EXTRA_TESTS:-}; do
 	. "$extra"
@@ -69,12 +70,37 @@ why=""
 [ -r /sys/kernel/btf/vmlinux ] || why="kernel has no BTF"
 [ -x "$PEAKBPF" ] && [ -x "$WORKLOAD" ] || why="binaries not built (make all)"
 
+# Tests of userspace logic alone: the helper's protocol, limits and hostile
+# clients, output formats and writers, option handling, the merge. The
+# kernel matrix adds nothing to them but minutes of TCG (make check stays
+# under 35 minutes), so the VMs (QUICK=1) skip them unless ONLY names them;
+# the host runs them all. What differs by kernel (loading, tracking, the
+# helper's BPF side: t_serve_nobody_exact, t_serve_unique_*, ...) stays.
+HOST_ONLY="t_serve_client_killed t_serve_two_trees t_serve_limits t_serve_socket_activation
+	t_serve_refuses_root_pid t_serve_ptrace_rule t_writers_refuse_symlinks t_failed_run_keeps_output
+	t_serve_status_own t_add_pid_authorised t_serve_linger t_serve_hostile t_serve_accept_emfile
+	t_serve_killed_restarted t_serve_fair t_serve_record_timeline t_serve_record_sampler
+	t_serve_record_python t_serve_record_nodrain t_serve_record_version t_runs_compare
+	t_budget_exceeded t_budget_within t_budget_failing_command t_exports_parse t_sweep_slope
+	t_runs_terminal t_runs_ctrl_c t_output_modes t_output_full_disk t_output_node_exporter
+	t_timeline_json t_timeline_plots t_timeline_plot_cmd t_timeline_errors t_timeline_legend
+	t_merge_two_hosts t_merge_bad_inputs t_env_misspelt_helper t_hyperfine_same_flags
+	t_command_string_exec t_show_output_and_hooks t_progress_bar t_ci_exports
+	t_honest_helper_unreachable"
+host_only() {
+	[ "$QUICK" = 1 ] && [ -z "${ONLY:-}" ] || return 1
+	for h in $HOST_ONLY; do [ "$h" = "$1" ] && return 0; done
+	return 1
+}
+
 # Seconds per test (whole seconds: busybox's date has no %N), so that the
 # slow ones show in CI's log; the ten slowest are printed at the end.
 TIMES=$TMP/times.txt
 for t in $TESTS; do
 	if [ -n "$why" ]; then
 		skip "$t: $why"
+	elif host_only "$t"; then
+		skip "$t: userspace logic, the same on every kernel: run on the host (make integration)"
 	else
 		run_t0=$(date +%s)
 		"$t"

@@ -27,7 +27,7 @@ for l in open(sys.argv[1]): json.loads(l)' "$1"
 
 # A sleeping process that later forks a child that spikes: the spike counts.
 t_attach_later_spike() {
-	sh -c "sleep $(q 1 4); $WORKLOAD -s 64MiB -t 5ms spike 2>/dev/null" &
+	sh -c "sleep $(q 1 8); $WORKLOAD -s 64MiB -t 5ms spike 2>/dev/null" &
 	target=$!
 	sleep 0.3
 	"$PEAKBPF" -q -o "$TMP/later.json" -p "$target" 2>"$TMP/later.err"

@@ -123,7 +123,12 @@ cg_shape() {
 	cg_run "$cg" "$WORKLOAD" "$@" 2>/dev/null
 	cg_end "$name" || return 1
 	check_growth "$name" "$TMP/$name.json" "$expected"
-	[ "$(json_raw "$TMP/$name.json" exact)" = true ] || fail "$name: not exact: $(json_raw "$TMP/$name.json" inexact_reason)"
+	# Exact from 6.2; before, check_growth checked the stated bound.
+	[ "$(json_raw "$TMP/$name.json" exact)" = true ] && return 0
+	case $(json_raw "$TMP/$name.json" inexact_reason) in
+	*"(before 6.2)"*) ;;
+	*) fail "$name: not exact: $(json_raw "$TMP/$name.json" inexact_reason)" ;;
+	esac
 }
 
 t_cgroup_spike() {
@@ -156,7 +161,9 @@ t_cgroup_transient() {
 # processes read from cgroup.procs at the start are entered with their RSS.
 t_cgroup_existing() {
 	cg=$(cg_new existing) || { skip "cgroup existing: no memory cgroup hierarchy"; return; }
-	cg_bg "$cg" "$WORKLOAD" -s 48MiB -n 2 -t "$(q 3s 8s)" late-children 2>/dev/null
+	# The VMs idle longer: with a target the load verifies ~117,000 (6.18)
+	# instructions, 5-10 s under TCG on a shared host.
+	cg_bg "$cg" "$WORKLOAD" -s 48MiB -n 2 -t "$(q 3s 15s)" late-children 2>/dev/null
 	w=$CG_W
 	sleep 0.3
 	name="cgroup: processes inside before the start"
@@ -193,7 +200,8 @@ t_cgroup_leave() {
 	out=$(cg_new leave-out) || { skip "cgroup leave: cannot make a second cgroup"; cg_drop_all; return; }
 	name="cgroup: a process leaves"
 	if cg_measure leave --cgroup "$cg"; then
-		cg_bg "$cg" "$WORKLOAD" -s 64MiB -t 1500ms phases 2>/dev/null
+		# The VMs' phases are longer: under TCG the move lands late.
+		cg_bg "$cg" "$WORKLOAD" -s 64MiB -t "$(q 1500ms 5s)" phases 2>/dev/null
 		w=$CG_W
 		wait_rss "$w" $((64 * MIB))
 		echo "$w" >"$out/cgroup.procs"
@@ -264,6 +272,11 @@ t_cgroup_limit() {
 		echo $((512 * MIB)) >"$cg/memory.max"
 	else
 		skip "$name: no memory limit file (no memory controller in $cg)"
+		cg_drop_all
+		return
+	fi
+	if [ ! -f "$cg/memory.peak" ] && [ ! -f "$cg/memory.max_usage_in_bytes" ]; then
+		skip "$name: the cgroup keeps no peak here (memory.peak came with 5.19)"
 		cg_drop_all
 		return
 	fi

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <peakbpf/peakbpf.h>
 
@@ -418,6 +419,39 @@ static void one_load(void)
 	peakbpf_close(a);
 }
 
+/* A session that takes no cgroup target (0.4) loads without their
+ * programs: peakbpf_add_cgroup says -EOPNOTSUPP, a later session that may
+ * take one does not reuse that load, and one that takes none reuses a
+ * fuller one. */
+static void no_cgroup_targets(void)
+{
+	PEAKBPF_OPTS(lean, .source = PEAKBPF_SOURCE_BPF, .no_helper = true, .keep_loaded = true,
+		     .no_cgroup_targets = true);
+	PEAKBPF_OPTS(full, .source = PEAKBPF_SOURCE_BPF, .no_helper = true, .keep_loaded = true);
+	const char *roots[] = { "/sys/fs/cgroup/memory", "/sys/fs/cgroup" };
+	struct peakbpf_session *s;
+	char cg[128] = "";
+
+	for (size_t i = 0; i < 2 && !cg[0]; i++) {
+		snprintf(cg, sizeof(cg), "%s/peakbpf-api-load-%d", roots[i], (int)getpid());
+		if (mkdir(cg, 0755))
+			cg[0] = '\0';
+	}
+	if (!cg[0]) {
+		printf("skip no_cgroup_targets: cannot make a cgroup under /sys/fs/cgroup\n");
+		return;
+	}
+	CHECK(peakbpf_open(&lean, &s, NULL, 0) == 0 && peakbpf_add_cgroup(s, cg) == -EOPNOTSUPP);
+	peakbpf_close(s);
+	CHECK(peakbpf_open(&full, &s, NULL, 0) == 0 && !strcmp(peakbpf_bpf_load(s), "loaded") &&
+	      peakbpf_add_cgroup(s, cg) == 0);
+	peakbpf_close(s);
+	CHECK(peakbpf_open(&lean, &s, NULL, 0) == 0 && !strcmp(peakbpf_bpf_load(s), "reused"));
+	peakbpf_close(s);
+	peakbpf_unload();
+	rmdir(cg);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--hold")) {
@@ -432,6 +466,7 @@ int main(int argc, char **argv)
 		cli_calls();
 		command_mode();
 		one_load();
+		no_cgroup_targets();
 	}
 	printf("api: %d checks passed, libpeakbpf %s\n", checks, peakbpf_version());
 	return 0;

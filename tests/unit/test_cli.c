@@ -339,10 +339,34 @@ static void test_record(void **state)
 	assert_int_equal(o.record_interval_ns, 0);
 }
 
+/* --stacks FILE: a command's one window, the bpf source here; a name. */
+static void test_stacks(void **state)
+{
+	struct options o;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(PARSE(&o, err, "--stacks", "s.folded", "--", "true"), CLI_RUN);
+	assert_string_equal(o.stacks, "s.folded");
+	assert_int_equal(PARSE(&o, err, "--stacks", "", "--", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "empty file name"));
+	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-p", "1"), CLI_ERROR);
+	assert_non_null(strstr(err, "not with -p"));
+	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-i", "1s", "--", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "not with -i"));
+	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-s", "proc", "--", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "not with --source"));
+	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-r", "3", "--", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "not with -r"));
+	assert_int_equal(PARSE(&o, err, "--stacks", "s"), CLI_ERROR);
+	assert_non_null(strstr(err, "no command given"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_after_double_dash),
+		cmocka_unit_test(test_stacks),
 		cmocka_unit_test(test_command_without_double_dash_keeps_its_options),
 		cmocka_unit_test(test_all_options),
 		cmocka_unit_test(test_long_forms),

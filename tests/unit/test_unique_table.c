@@ -35,11 +35,67 @@ static void same_group_ids(__u64 start, __u32 g, __u64 *ids, int n)
 	}
 }
 
+static struct unique_fast fast;
+
 static int reset(void **state)
 {
 	(void)state;
 	memset(groups, 0, sizeof(groups));
+	memset(&fast, 0, sizeof(fast));
 	return 0;
+}
+
+/* What unique_stat does when it counts tree's update by the id
+ * (bpf/unique.bpf.c, tree_by_id_learn). */
+static void event_learns(__u32 tree, __u64 cg)
+{
+	__u64 want = UNIQUE_UNLEARNED;
+
+	if (__atomic_compare_exchange_n(&fast.cgroup[tree], &want, cg, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST))
+		__atomic_fetch_sub(&fast.pending, 1, __ATOMIC_SEQ_CST);
+}
+
+/* The fast reject: a tree enters unlearned (every event walks while one
+ * is), its first counted update learns its address, and it leaves with
+ * pending right whichever side took it out. */
+static void test_fast_reject(void **state)
+{
+	const __u64 a = 0xffff888100001000ULL, b = 0xffff888100002000ULL;
+
+	(void)state;
+	assert_int_equal(sizeof(struct unique_fast), 256);
+	assert_int_equal(unique_fast_tree(&fast, a), MAX_TREES);
+	unique_fast_enter(&fast, 3);
+	unique_fast_enter(&fast, 9);
+	assert_int_equal(fast.pending, 2);
+	assert_int_equal(unique_fast_tree(&fast, a), MAX_TREES);
+	event_learns(3, a);
+	event_learns(3, a);             /* learned once */
+	assert_int_equal(fast.pending, 1);
+	assert_int_equal(unique_fast_tree(&fast, a), 3);
+	/* Unlearned, it leaves: userspace takes it out of pending, and an
+	 * event that counted it just before cannot learn it after. */
+	unique_fast_leave(&fast, 9);
+	assert_int_equal(fast.pending, 0);
+	event_learns(9, b);
+	assert_int_equal(fast.pending, 0);
+	assert_int_equal(unique_fast_tree(&fast, b), MAX_TREES);
+	/* Learned, it leaves: pending stays, the address finds nothing. */
+	unique_fast_leave(&fast, 3);
+	assert_int_equal(fast.pending, 0);
+	assert_int_equal(unique_fast_tree(&fast, a), MAX_TREES);
+	/* A word never entered leaves without touching pending. */
+	unique_fast_leave(&fast, 5);
+	assert_int_equal(fast.pending, 0);
+	/* Every tree at once: each found by its own address. */
+	for (__u32 t = 0; t < MAX_TREES; t++) {
+		unique_fast_enter(&fast, t);
+		event_learns(t, a + 64 * t);
+	}
+	assert_int_equal(fast.pending, 0);
+	for (__u32 t = 0; t < MAX_TREES; t++)
+		assert_int_equal(unique_fast_tree(&fast, a + 64 * t), t);
 }
 
 static void test_layout(void **state)
@@ -165,6 +221,7 @@ int main(void)
 		cmocka_unit_test_setup(test_full_group, reset),
 		cmocka_unit_test_setup(test_steps_spread, reset),
 		cmocka_unit_test_setup(test_all_trees, reset),
+		cmocka_unit_test_setup(test_fast_reject, reset),
 	};
 
 	return cmocka_run_group_tests_name("unique_table", tests, NULL, NULL);

@@ -9,6 +9,10 @@
 #   make bench-short   the same rows, smaller and fewer runs, for CI (251 s on
 #                      the 2-CPU machine at load 6-9; most of it fault loops
 #                      and standalone loads, which the load stretches)
+#   make bench-pieces  what each piece of an event program costs (a cold page,
+#                      a hash lookup, the clock...), each alone (~1 min, root)
+#   make bench-ab      the per-event rows of two peakbpf binaries side by side
+#                      (AB_A, AB_B; ~15 s a round, 5 rounds, root)
 #   make bench-cpus    per-event cost and load time at -smp 2 vs -smp 64 in
 #                      the 6.12 kernel-matrix VM (~2 min, qemu TCG; too slow
 #                      for make check); uses $(VMTEST_CACHE) from vm.mk
@@ -35,6 +39,19 @@ $(BENCH_OUT)/bpfstat: tools/bench/bpfstat.c $(BENCH_OUT)/floor.skel.h
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -I$(BENCH_OUT) $(LIBBPF_CFLAGS) \
 		$< $(LIBBPF_LIBS) -o $@
 
+$(BENCH_OUT)/pieces.bpf.o: tools/bench/pieces.bpf.c | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/pieces.skel.h: $(BENCH_OUT)/pieces.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name pieces_bpf > $@
+
+$(BENCH_OUT)/pieces: tools/bench/pieces.c $(BENCH_OUT)/pieces.skel.h
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -I$(BENCH_OUT) $(LIBBPF_CFLAGS) \
+		$< $(LIBBPF_LIBS) -o $@
+
 $(BENCH_OUT)/procsample: tools/bench/procsample.c | $(BENCH_OUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) -pthread $< -o $@
@@ -57,6 +74,22 @@ bench-short: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_TOOLS)
 
 bench-cpus: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(BENCH_OUT)/bpfstat
 	$(Q)OUTPUT=$(OUTPUT) VMTEST_CACHE="$(VMTEST_CACHE)" tools/bench/bench-cpus.sh
+
+# What each piece of an event program costs this machine (tools/bench/
+# pieces.bpf.c: a page of map memory, a hash lookup, the clock...), each
+# alone against the empty program (~1 min, root). Not in make bench: it
+# explains the per-event rows, it is not a target.
+.PHONY: bench-pieces
+bench-pieces: $(OUTPUT)/workload $(BENCH_OUT)/pieces
+	$(Q)$(BENCH_OUT)/pieces 7 "taskset -c $$(nproc --ignore=1) $(OUTPUT)/workload -s 32MiB faults >/dev/null 2>&1"
+
+# A/B of the per-event rows (tools/bench/ab-event.sh): two peakbpf binaries
+# side by side, AB_A and AB_B (default: the built one against itself), root.
+.PHONY: bench-ab
+AB_A ?= $(OUTPUT)/peakbpf
+AB_B ?= $(OUTPUT)/peakbpf
+bench-ab: $(OUTPUT)/workload $(BENCH_OUT)/bpfstat
+	$(Q)OUTPUT=$(OUTPUT) tools/bench/ab-event.sh $(AB_A) $(AB_B)
 
 # What the unique-memory program costs the machine (tools/bench/unique-cost.sh;
 # ~1 min, root, Linux 6.13+).

@@ -42,6 +42,10 @@
  *                   `peakbpf agent` (PID) holds, the tracker's and the
  *                   per-cgroup sums' (cgsum_rss): "snap-agent F_NS F_CNT
  *                   T_NS T_CNT T_PROGS C_NS C_CNT C_PROGS"
+ *   snap-stacks PID the floor, and the handle_rss_stat, stk_fault and
+ *                   stk_sys_exit programs PID holds (--stacks,
+ *                   tools/bench/stacks-cost.sh): "snap-stacks F_NS F_CNT
+ *                   T_NS T_CNT S_NS S_CNT Y_NS Y_CNT"
  *   quit            exit (EOF too)
  *
  * The memcg floor loads only where the kernel has the tracepoint (6.13+);
@@ -179,6 +183,22 @@ static void snap_agent(struct floor *skel, int pid)
 	nc = held_stats(pid, AGENT_PROG, &c);
 	printf("snap-agent %lld %lld %lld %lld %d %lld %lld %d\n", f.ns, f.cnt, t.ns, t.cnt, nt,
 	       c.ns, c.cnt, nc);
+}
+
+/* The floor and --stacks' programs beside the tracker's (stacks-cost.sh). */
+static void snap_stacks(struct floor *skel, int pid)
+{
+	struct stat_pair f, t, s, y;
+
+	if (prog_stats(bpf_program__fd(skel->progs.bench_floor), &f, NULL, 0)) {
+		printf("error: floor program info: %s\n", strerror(errno));
+		return;
+	}
+	held_stats(pid, PEAKBPF_PROG, &t);
+	held_stats(pid, "stk_fault", &s);
+	held_stats(pid, "stk_sys_exit", &y);
+	printf("snap-stacks %lld %lld %lld %lld %lld %lld %lld %lld\n", f.ns, f.cnt, t.ns, t.cnt, s.ns, s.cnt,
+	       y.ns, y.cnt);
 }
 
 /* The memcg floor and the unique_stat program(s) PID holds. */
@@ -384,6 +404,8 @@ int main(int argc, char **argv)
 			snap(skel, pid);
 		else if (!strcmp(cmd, "snap-agent"))
 			snap_agent(skel, pid);
+		else if (!strcmp(cmd, "snap-stacks"))
+			snap_stacks(skel, pid);
 		else if (!strcmp(cmd, "snap-memcg"))
 			snap_memcg(skel, memcg, pid);
 		else if (!strcmp(cmd, "attach-twin"))

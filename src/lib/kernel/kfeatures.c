@@ -157,6 +157,11 @@ void features_probe(struct tracker_features *f)
 		f->possible_cpus = 1;
 }
 
+void features_probe_stacks(struct tracker_features *f)
+{
+	f->has_page_fault_tp = raw_tp_exists("page_fault_user") != 0;
+}
+
 int features_lookup(const struct tracker_features *f, const char *name, bool *on)
 {
 	static const struct {

@@ -37,6 +37,10 @@
  *   load cannot find the attach target. memcg_stat_tp_seen: one of them
  *   saw it (not assumed), so the unique program's hook needs no scan of
  *   the kernel's BTF.
+ * page_fault_tp: the x86 exceptions:page_fault_user tracepoint, --stacks'
+ *   hook (bpf/stacks.bpf.c): probed only for a load that asks for --stacks
+ *   (features_probe_stacks: the kernel's raw tracepoint table, no BTF
+ *   parse), so the default start-up pays nothing; false until then.
  */
 #define KFEATURES(X) \
 	X(fetch_atomics, probe_fetch_atomics, RODATA) \
@@ -44,7 +48,8 @@
 	X(exit_mmap_tp, assumed, NONE) \
 	X(percpu_rss, after_load, NONE) \
 	X(memcg_stat_tp, apart, NONE) \
-	X(cgroup_targets, assumed, NONE)
+	X(cgroup_targets, assumed, NONE) \
+	X(page_fault_tp, apart, NONE)
 
 struct tracker_features {
 #define KFEATURE_FLAG(name, probe, bpf) bool has_##name;
@@ -62,6 +67,9 @@ struct tracker_features {
 
 /* Probe what can be probed before load (each probe loads a tiny program). */
 void features_probe(struct tracker_features *f);
+/* --stacks asked: probe page_fault_tp (true where the table cannot tell:
+ * the load then decides). */
+void features_probe_stacks(struct tracker_features *f);
 /* The value of feature NAME ("fetch_atomics", ...); -ENOENT if unknown. */
 int features_lookup(const struct tracker_features *f, const char *name, bool *on);
 

@@ -18,6 +18,7 @@
 #include "unique_hook.h"
 #include "oom_api.h"
 #include "cgsum_api.h"
+#include "stacks_api.h"
 #include "tracker.skel.h"
 
 struct ring_buffer;
@@ -43,6 +44,8 @@ struct tracker_load {
 	int oom_level;
 	int oom_err;
 	struct oom_reader *oom;
+	struct stacks_reader *stacks;   /* --stacks (stacks_api.h), NULL: off */
+	int stacks_err;                 /* -ENODATA: not asked; else why off */
 };
 
 /*
@@ -116,6 +119,33 @@ static int load_variants(struct bpf_object *obj, const struct tracker_features *
 	return 0;
 }
 
+/*
+ * Leave out what no tree of this load will run (issue 37: each program
+ * costs its verification at start-up): the cgroup targets' programs, and
+ * the per-CPU settle of a move that only a target's move needs; the settle
+ * of a walk's mms when the walk enters no mm; unique memory's notes of
+ * processes charged elsewhere without unique memory.
+ */
+static void leave_out_unneeded(struct tracker_load *t, const struct tracker_opts *opts)
+{
+	struct tracker_bpf *s = t->skel;
+	bool cgroup = t->features.has_cgroup_targets && !(opts && opts->without_cgroup_targets);
+
+	if (!cgroup) {
+		bpf_program__set_autoload(s->progs.handle_cgroup_attach__cgroup_targets, false);
+		bpf_program__set_autoload(s->progs.check_cgroup_members__cgroup_targets, false);
+		bpf_program__set_autoload(s->progs.settle_attach__percpu_sum, false);
+		bpf_program__set_autoload(s->progs.handle_fork__cgroup_targets, false);
+		bpf_program__set_autoload(s->progs.handle_fork, true);
+	}
+	if (!cgroup && opts && opts->commands_only)
+		bpf_program__set_autoload(s->progs.settle_entered__percpu_sum, false);
+	if (t->unique_err) {
+		bpf_program__set_autoload(s->progs.note_fork_memcg, false);
+		bpf_program__set_autoload(s->progs.note_attach_memcg, false);
+	}
+}
+
 /* Open the object and set everything that must be known before load. */
 static int open_configured(struct tracker_load *t, const struct tracker_opts *opts)
 {
@@ -168,9 +198,11 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	bpf_program__set_autoattach(s->progs.settle_attach__percpu_sum, false);
 	oom_prepare(s, (enum oom_level)t->oom_level);
 	cgsum_prepare(s, opts ? opts->cgsum : NULL);
+	stacks_prepare(s, t->stacks_err == 0);
 	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
+	leave_out_unneeded(t, opts);
 	err = 0;
 	if (!t->features.has_fetch_atomics)
 		return poison_fetch_atomics(s->obj);
@@ -197,14 +229,6 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 
 	if (!err)
 		err = tracker_bpf__load(t->skel);
-	/* The verifiers of 5.10, 6.1 and 6.12 (not 6.18's) add a global
-	 * function's stack to its callers' (handle_fork's is 448 bytes): the
-	 * cgroup targets' programs are refused (EACCES); the tracker loads
-	 * without them (docs/design.md, "Cgroup targets"). */
-	if (err == -EACCES && t->features.has_cgroup_targets) {
-		t->features.has_cgroup_targets = false;
-		err = reload(t, opts);
-	}
 	/* The OOM recorder's fentry first: a kernel without fentry (no
 	 * CONFIG_FUNCTION_TRACER) refuses it with EPERM, which would else be
 	 * taken for the unique program's failure. Without the kill's context
@@ -221,6 +245,22 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 	if (err && err != -ENOENT && err != -ESRCH && t->oom_level > OOM_OFF) {
 		t->oom_err = err;
 		t->oom_level = OOM_OFF;
+		err = reload(t, opts);
+	}
+	/* Should a verifier still refuse the cgroup targets' programs
+	 * (EACCES; 5.10-6.12 did before handle_fork's frame shrank, adding a
+	 * global function's stack to their callers'), the tracker loads
+	 * without them (docs/design.md, "Cgroup targets"). After the OOM
+	 * recorder, which 6.1 refuses with the same EACCES: the cgroup target
+	 * was asked for (tracker_opts.without_cgroup_targets), the recorder not. */
+	if (err == -EACCES && t->features.has_cgroup_targets && !(opts && opts->without_cgroup_targets)) {
+		t->features.has_cgroup_targets = false;
+		err = reload(t, opts);
+	}
+	/* Nor do --stacks' programs cost it its load (a kernel without
+	 * page_fault_user or the syscalls' hooks): the run says why. */
+	if (err && t->stacks_err == 0) {
+		t->stacks_err = err;
 		err = reload(t, opts);
 	}
 	if (err && t->unique_err == 0) {
@@ -276,6 +316,8 @@ static int attach(struct tracker_load *t)
 	err = tracker_bpf__attach(s);
 
 	for (int i = 0; i < 3 && !err && t->features.has_percpu_sum; i++) {
+		if (!bpf_program__autoload(later[i]))
+			continue;       /* left out (leave_out_unneeded) */
 		t->settle_links[i] = bpf_program__attach(later[i]);
 		if (!t->settle_links[i])
 			err = -errno;
@@ -311,6 +353,9 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	t->oom_level = opts && opts->without_oom ? OOM_OFF :
 		       opts && opts->oom_context && oom_context_probe() ? OOM_FULL : OOM_VICTIMS;
 	t->oom_err = opts && opts->without_oom ? -ENODATA : t->oom_level == OOM_VICTIMS ? -ENOTSUP : 0;
+	if (opts && opts->stacks)
+		features_probe_stacks(&t->features);
+	t->stacks_err = !opts || !opts->stacks ? -ENODATA : t->features.has_page_fault_tp ? 0 : -EOPNOTSUPP;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);
@@ -333,6 +378,8 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	/* A reader that cannot be made leaves the recorder off. */
 	if (t->oom_level != OOM_OFF && oom_reader_new(t->skel, &t->oom))
 		t->oom_level = OOM_OFF;
+	if (t->stacks_err == 0)
+		t->stacks_err = stacks_reader_new(t->skel, &t->stacks);
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
@@ -457,6 +504,7 @@ void tracker_load__destroy(struct tracker_load *t)
 		bpf_link__destroy(t->settle_links[i]);
 	ring_buffer__free(t->sums);
 	oom_reader_free(t->oom);
+	stacks_reader_free(t->stacks);
 	tracker_bpf__destroy(t->skel);
 	free(t);
 }
@@ -466,4 +514,10 @@ struct oom_reader *tracker_load__oom(const struct tracker_load *l, int *level, i
 	*level = l->oom_level;
 	*err = l->oom_err;
 	return l->oom;
+}
+
+struct stacks_reader *tracker_load__stacks(const struct tracker_load *l, int *err)
+{
+	*err = l->stacks_err;
+	return l->stacks;
 }

@@ -40,6 +40,16 @@ struct tracker_opts {
 				   else the victims alone, the context inferred */
 	/* With the per-cgroup sums of this hierarchy (cgsum_api.h); NULL: off. */
 	const struct cgsum_hier *cgsum;
+	bool stacks;            /* with --stacks' programs and ring (stacks_api.h) */
+	/* No tree of the load takes a cgroup target (cgroup_target_api.h):
+	 * their programs stay out of the load, and tracker_set_cgroup fails
+	 * with -EOPNOTSUPP. */
+	bool without_cgroup_targets;
+	/* Every root is a command stopped before exec, entered without its mm
+	 * (tracker_tree__add_roots, enter_mm false): the program that settles
+	 * the mms a walk entered stays out, unless cgroup targets are in
+	 * (their processes enter with their mms). */
+	bool commands_only;
 };
 
 /* How long each start-up step took, ns. */
@@ -99,5 +109,8 @@ void tracker_load__set_cleared_at(struct tracker_load *l, unsigned tree, __u64 t
 /* The OOM recorder's reader (oom.c), NULL when off; *level: enum
  * oom_level the load has; *err: why not more (-ENODATA: not asked for). */
 struct oom_reader *tracker_load__oom(const struct tracker_load *l, int *level, int *err);
+/* --stacks' reader (stacks_api.h), NULL when off; *err: why (-ENODATA: not
+ * asked for; else the load's error with its programs in). */
+struct stacks_reader *tracker_load__stacks(const struct tracker_load *l, int *err);
 
 #endif

@@ -139,8 +139,11 @@ int tracker_tree__add_roots(struct tracker_tree *t, const pid_t *vpids, size_t n
 	/* The mms entered by the walk: take every CPU's part now. When it
 	 * entered none (a command before exec: its mm, a copy of ours, is
 	 * left out), nothing is to be taken, and the walk of the whole map
-	 * (O(its size): 0.8 ms in peakbpf serve's) is skipped. */
-	if (!err && tracker_load__exact_path(t->load) == 0 && LOAD(state(t)->mms_entered) != entered)
+	 * (O(its size): 0.8 ms in peakbpf serve's) is skipped. A load of
+	 * commands alone has no settle (tracker_opts.commands_only): an mm
+	 * entered anyway takes each CPU's part at that CPU's next event. */
+	if (!err && tracker_load__exact_path(t->load) == 0 && LOAD(state(t)->mms_entered) != entered &&
+	    bpf_program__fd(t->skel->progs.settle_entered__percpu_sum) >= 0)
 		err = run_syscall_prog(t->skel->progs.settle_entered__percpu_sum);
 	for (i = 0; i < n && !err; i++) {
 		struct root_req req = {};

@@ -70,7 +70,8 @@ static int load_refusal(int err, char *why, size_t whylen)
  * yet). The order keeps each event's count right while the load's other
  * trees go on: the state's id to 0 and its way freed first (so no update
  * of the old cgroup meets the new state), the counters zeroed, the new
- * way entered, the state's id last (the event path checks it). */
+ * way entered, the tree unlearned in the fast reject (unique_table.h),
+ * the state's id last (the event path checks it). */
 static int point_state(struct tracker_bpf *skel, unsigned tree, __u64 cgroup_id, __u64 *races)
 {
 	struct unique_state *st = &skel->bss->ustates[tree];
@@ -80,14 +81,17 @@ static int point_state(struct tracker_bpf *skel, unsigned tree, __u64 cgroup_id,
 	/* A state left pointed by a tree not destroyed: its way is this tree's. */
 	if (old)
 		unique_table_remove(skel->bss->ugroups, old, tree);
+	unique_fast_leave(&skel->bss->ufast, tree);
 	STORE(st->pages, 0);
 	STORE(st->peak, 0);
 	STORE(st->anon, 0);
 	STORE(st->peak_anon, 0);
 	*races = LOAD(st->peak_races);
 	err = unique_table_insert(skel->bss->ugroups, cgroup_id, tree);
-	if (!err)
+	if (!err) {
+		unique_fast_enter(&skel->bss->ufast, tree);
 		STORE(st->cgroup_id, cgroup_id);
+	}
 	return err;
 }
 
@@ -183,13 +187,15 @@ void unique_destroy(struct unique *u)
 	if (!u)
 		return;
 	/* The load may serve another run, and serves other trees: this tree's
-	 * state watches no cgroup meanwhile (its id first, then its way).
-	 * Unless a later unique_open took the state over: it freed this
+	 * state watches no cgroup meanwhile (its id first, then its way and
+	 * its word in the fast reject). Unless a later unique_open took the state over: it freed this
 	 * way, and the state and its way are the new figure's. */
 	mine = u->cgroup_id;
 	if (__atomic_compare_exchange_n(&u->skel->bss->ustates[u->tree].cgroup_id, &mine, 0, false,
-					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
 		unique_table_remove(u->skel->bss->ugroups, u->cgroup_id, u->tree);
+		unique_fast_leave(&u->skel->bss->ufast, u->tree);
+	}
 	mine = u->cgroup_id;
 	if (__atomic_compare_exchange_n(&u->skel->bss->tree_memcg_id[u->tree], &mine, 0, false,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))

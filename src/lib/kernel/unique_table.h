@@ -61,4 +61,26 @@ static inline int unique_table_remove(struct unique_group groups[UNIQUE_GROUPS],
 	return -ENOENT;
 }
 
+/*
+ * The fast reject's side of a tree (bpf/unique.h, struct unique_fast).
+ * A tree enters unlearned, before its state's id is set: pending first,
+ * so that an event that could count the tree walks for it until the event
+ * path learns its cgroup's address. It leaves after its state's id is
+ * cleared: its word to 0, and pending down if it was still unlearned (the
+ * event path, whose compare-and-swap from UNLEARNED can no longer win,
+ * then does not take it down too).
+ */
+static inline void unique_fast_enter(struct unique_fast *f, __u32 tree)
+{
+	__atomic_fetch_add(&f->pending, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&f->cgroup[tree & (MAX_TREES - 1)], UNIQUE_UNLEARNED, __ATOMIC_SEQ_CST);
+}
+
+static inline void unique_fast_leave(struct unique_fast *f, __u32 tree)
+{
+	if (__atomic_exchange_n(&f->cgroup[tree & (MAX_TREES - 1)], 0, __ATOMIC_SEQ_CST) ==
+	    UNIQUE_UNLEARNED)
+		__atomic_fetch_sub(&f->pending, 1, __ATOMIC_SEQ_CST);
+}
+
 #endif

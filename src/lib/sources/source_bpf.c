@@ -231,13 +231,18 @@ static int wrap(struct tracker_tree *t, bool cached, struct tracker_load *own, b
 
 /* Can the process's load serve these options? Its maps must hold as many
  * entries, its record ring be the one asked (a ring nobody drains would
- * fill), its unique program be there if asked for. */
+ * fill), its unique program and every program it may run be there. */
 static bool cache_fits(const struct tracker_opts *want)
 {
 	__u32 have_max = cache.opts.max_tracked ? cache.opts.max_tracked : DEFAULT_MAX_TRACKED;
 	__u32 want_max = want->max_tracked ? want->max_tracked : DEFAULT_MAX_TRACKED;
 
-	if (want_max > have_max || want->record_ring_bytes != cache.opts.record_ring_bytes)
+	if (want_max > have_max || want->record_ring_bytes != cache.opts.record_ring_bytes ||
+	    want->stacks != cache.opts.stacks)
+		return false;
+	/* Programs left out of it (tracker_opts) that this source needs. */
+	if ((cache.opts.without_cgroup_targets && !want->without_cgroup_targets) ||
+	    (cache.opts.commands_only && !want->commands_only))
 		return false;
 	return !want->with_unique || cache.opts.with_unique;
 }
@@ -289,7 +294,9 @@ int bpf_source_open(const struct bpf_source_opts *o, struct host_facts *host, st
 {
 	struct tracker_opts topts = { .max_tracked = o->max_tracked,
 				      .record_ring_bytes = o->record_ring_bytes,
-				      .with_unique = o->with_unique };
+				      .with_unique = o->with_unique, .stacks = o->stacks,
+				      .without_cgroup_targets = o->without_cgroup_targets,
+				      .commands_only = o->command_mode };
 	struct tracker_load *own;
 	struct tracker_tree *t;
 	bool loaded;

@@ -60,6 +60,10 @@ struct bpf_source_opts {
 	/* Keep the process's load after this source closes, for the next
 	 * (bpf_source_open takes a tree of it while the options fit). */
 	bool keep_loaded;
+	bool stacks;            /* tracker_opts: with --stacks' programs */
+	/* tracker_opts: the tree takes no cgroup target (their programs stay
+	 * out of the load; bpf_add_cgroup then fails with -EOPNOTSUPP). */
+	bool without_cgroup_targets;
 };
 
 /* bpf (source_bpf.c): opens, loads and attaches; fills host's BPF facts.

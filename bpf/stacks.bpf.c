@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --stacks' kernel part (docs/stacks.md): for each user page fault of a
+ * tracked process, the address, its VMA's kind and the user stack, walked
+ * by frame pointers; and the calls that take pages out of an address space
+ * (munmap, madvise, brk, mremap, mmap MAP_FIXED: at their return), forks, execs and mm
+ * teardowns, all into one ring that userspace replays into a page shadow.
+ *
+ * Every program is off by default ("?"): stacks.c turns them on, and
+ * creates the ring, only when --stacks is asked, so the tracker's load
+ * and its per-event cost are unchanged without it.
+ *
+ * Filter first: one lookup in the tracker's process map (the same weak
+ * definition as bpf/oom.bpf.c's, merged by the linker). The walk is
+ * bounded (STACK_MAX_FRAMES) and guarded: it stops when the frame pointer
+ * leaves [the last frame, sp + 8 MiB) or is not 8-byte aligned, so it
+ * never reads past the stack (bpf_get_stackid's callchain read, which
+ * does, costs 5-7 us a fault here; this walk 0.3-1 us: issue 35's notes).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "tracker.h"
+#include "stacks.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define VM_WRITE 0x00000002UL           /* include/linux/mm.h */
+#define VM_SHARED 0x00000008UL
+#define VM_HUGEPAGE 0x20000000UL
+#define MAP_FIXED 0x10                  /* include/uapi/asm-generic/mman-common.h */
+#define CLONE_VM 0x00000100
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, STACKS_RING_BYTES);
+} stack_events SEC(".maps");
+
+/* The mms the ring has named (entered at exec and fork), so that the
+ * teardown of only these is sent. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__type(key, __u64);
+	__type(value, __u32);
+} stack_mms SEC(".maps");
+
+/* The tracker's process map (tracker_maps.bpf.h), merged by the linker. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);             /* tgid */
+	__type(value, struct task_state);
+} task_states SEC(".maps") __weak;
+
+/*
+ * Each mm's last VMA looked up (bpf_find_vma takes the mmap lock and walks
+ * the maple tree: about 3 us a fault here): a fault inside it reuses its
+ * kind. A call that can change what an address maps (munmap, mremap,
+ * mmap MAP_FIXED, mprotect, brk, shmdt) drops the mm's entry at its
+ * return; a fault racing with such a call in another thread may see the
+ * old kind (docs/stacks.md).
+ */
+struct vma_seen {
+	__u64 start, end;
+	__u32 kind;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__type(key, __u64);             /* struct mm_struct * */
+	__type(value, struct vma_seen);
+} stack_vmas SEC(".maps");
+
+__u64 stk_drops;                /* events the ring had no room for */
+__u64 stk_vma_busy;             /* faults whose VMA could not be looked up */
+
+static __always_inline struct task_state *tracked_current(__u32 *tgid)
+{
+	*tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	return bpf_map_lookup_elem(&task_states, tgid);
+}
+
+static __always_inline void fill_head(struct stack_ev *h, __u32 kind, __u32 tgid, __u64 mm, __u32 tree)
+{
+	h->kind = kind;
+	h->tgid = tgid;
+	h->ns = bpf_ktime_get_ns();
+	h->mm = mm;
+	h->tree = tree;
+	h->pad = 0;
+}
+
+static long vma_kind(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	struct vma_seen *out = ctx;
+	unsigned long flags = vma->vm_flags;
+
+	out->kind = STK_VMA_FOUND | (vma->vm_file ? STK_VMA_FILE : 0) | (flags & VM_SHARED ? STK_VMA_SHARED : 0) |
+		    (flags & VM_WRITE ? STK_VMA_WRITE : 0) | (flags & VM_HUGEPAGE ? STK_VMA_HUGE : 0);
+	out->start = vma->vm_start;
+	out->end = vma->vm_end;
+	return 0;
+}
+
+/* The kind of the VMA at address: the mm's last one if it holds it, else
+ * looked up (and kept); 0 when it cannot be (the mmap lock is taken). */
+static __always_inline __u32 vma_at(struct task_struct *task, __u64 mm, unsigned long address)
+{
+	struct vma_seen *seen = bpf_map_lookup_elem(&stack_vmas, &mm), now = {};
+
+	if (seen && address >= seen->start && address < seen->end)
+		return seen->kind;
+	if (bpf_find_vma(task, address, vma_kind, &now, 0)) {
+		__sync_fetch_and_add(&stk_vma_busy, 1);
+		return 0;
+	}
+	bpf_map_update_elem(&stack_vmas, &mm, &now, BPF_ANY);
+	return now.kind;
+}
+
+/* The user stack by frame pointers, into e->frames; the fault's ip first. */
+static __always_inline void walk_user_stack(struct stack_fault *e, struct pt_regs *regs)
+{
+	__u64 sp = regs->sp, fp = regs->bp, lo = sp, hi = sp + STACK_SPAN_BYTES;
+	__u64 pair[2];
+	__u32 n = 1;
+
+	e->frames[0] = regs->ip;
+	if (bpf_probe_read_user(&e->sp_word, sizeof(e->sp_word), (void *)sp))
+		e->sp_word = 0;
+	for (int i = 1; i < STACK_MAX_FRAMES; i++) {
+		if (fp < lo || fp >= hi || (fp & 7))
+			break;
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp))
+			break;
+		if (!pair[1])
+			break;
+		e->frames[i] = pair[1];        /* the return address above the saved fp */
+		n = i + 1;
+		lo = fp + 16;
+		fp = pair[0];
+	}
+	e->nframes = n;
+}
+
+SEC("?tp_btf/page_fault_user")
+int BPF_PROG(stk_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+	struct task_struct *task;
+	struct stack_fault *e;
+	struct task_state *ts;
+	__u32 tgid;
+
+	ts = tracked_current(&tgid);
+	if (!ts)
+		return 0;       /* not ours: the common case, first */
+	e = bpf_ringbuf_reserve(&stack_events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&stk_drops, 1);
+		return 0;
+	}
+	task = bpf_get_current_task_btf();
+	fill_head(&e->h, STK_FAULT, tgid, (__u64)task->mm, ts->tree);
+	e->h.a = e->h.b = e->h.c = 0;
+	e->h.ret = 0;
+	e->addr = address;
+	e->error_code = (__u32)error_code;
+	e->vma = vma_at(task, (__u64)task->mm, address);
+	e->pad = 0;
+	walk_user_stack(e, regs);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+static __always_inline void send(__u32 kind, __u32 tgid, __u64 mm, __u32 tree, __u64 a, __u64 b, __u64 c,
+				 __s64 ret)
+{
+	struct stack_ev *e = bpf_ringbuf_reserve(&stack_events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&stk_drops, 1);
+		return;
+	}
+	fill_head(e, kind, tgid, mm, tree);
+	e->a = a;
+	e->b = b;
+	e->c = c;
+	e->ret = ret;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/* x86-64's syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
+#define NR_mmap 9
+#define NR_mprotect 10
+#define NR_munmap 11
+#define NR_brk 12
+#define NR_mremap 25
+#define NR_madvise 28
+#define NR_shmdt 67
+
+/*
+ * A syscall's return, on every syscall of the machine (raw_syscalls: no
+ * tracefs, no fentry, which some kernels lack): the number first, a
+ * register compare, then the process. At the return, the user's argument
+ * registers in pt_regs are still the arguments (di, si, dx, r10, r8), ax
+ * the result.
+ */
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(stk_sys_exit, struct pt_regs *regs, long ret)
+{
+	long nr = regs->orig_ax;
+	struct task_struct *task;
+	struct task_state *ts;
+	__u32 kind, tgid;
+	__u64 mm;
+
+	switch (nr) {
+	case NR_mprotect:
+	case NR_shmdt:
+		kind = 0;       /* no event: the VMA seen goes (below) */
+		break;
+	case NR_munmap:
+		kind = STK_MUNMAP;
+		break;
+	case NR_madvise:
+		kind = STK_MADVISE;
+		break;
+	case NR_brk:
+		kind = STK_BRK;
+		break;
+	case NR_mremap:
+		kind = STK_MREMAP;
+		break;
+	case NR_mmap:
+		if (!(regs->r10 & MAP_FIXED))
+			return 0;
+		kind = STK_MMAP_FIXED;
+		break;
+	default:
+		return 0;
+	}
+	ts = tracked_current(&tgid);
+	if (!ts)
+		return 0;
+	task = bpf_get_current_task_btf();
+	mm = (__u64)task->mm;
+	if (kind != STK_MADVISE)
+		bpf_map_delete_elem(&stack_vmas, &mm);  /* what an address maps may have changed */
+	if (kind)
+		send(kind, tgid, mm, ts->tree, regs->di, regs->si, regs->dx, ret);
+	return 0;
+}
+
+static __always_inline void name_mm(__u64 mm)
+{
+	__u32 one = 1;
+
+	bpf_map_update_elem(&stack_mms, &mm, &one, BPF_ANY);
+}
+
+/* After the tracker's handle_fork (attached first), which entered the child. */
+SEC("?tp_btf/sched_process_fork")
+int BPF_PROG(stk_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ctgid = child->tgid;
+	struct task_state *ts;
+	__u64 pmm, cmm;
+
+	if ((__u32)parent->tgid == ctgid)
+		return 0;       /* a thread */
+	ts = bpf_map_lookup_elem(&task_states, &ctgid);
+	if (!ts)
+		return 0;
+	pmm = (__u64)parent->mm;
+	cmm = (__u64)child->mm;
+	if (!cmm || cmm == pmm)
+		return 0;       /* vfork, CLONE_VM: the parent's mm */
+	name_mm(cmm);
+	send(STK_FORK, ctgid, cmm, ts->tree, pmm, 0, 0, 0);
+	return 0;
+}
+
+SEC("?tp_btf/sched_process_exec")
+int BPF_PROG(stk_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 tgid = p->tgid;
+	struct task_state *ts = bpf_map_lookup_elem(&task_states, &tgid);
+	__u64 mm = (__u64)p->mm;
+
+	if (!ts || !mm)
+		return 0;
+	name_mm(mm);
+	send(STK_EXEC, tgid, mm, ts->tree, 0, 0, 0, 0);
+	return 0;
+}
+
+/* Every mm's teardown on the machine: one hash lookup; only those named. */
+SEC("?tp_btf/exit_mmap")
+int BPF_PROG(stk_mm_gone, struct mm_struct *mm)
+{
+	__u64 key = (__u64)mm;
+
+	if (bpf_map_delete_elem(&stack_mms, &key))
+		return 0;
+	bpf_map_delete_elem(&stack_vmas, &key);
+	send(STK_MM_GONE, 0, key, 0, 0, 0, 0, 0);
+	return 0;
+}

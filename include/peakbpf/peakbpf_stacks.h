@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --stacks (docs/stacks.md): at the peak instant, the tree's resident
+ * pages by the user stack of the fault that brought each in, as folded
+ * stacks. Not (yet) part of libpeakbpf.so's ABI: these calls are hidden,
+ * taken from libpeakbpf.a by peakbpf(1) alone, until the library and the
+ * Python package get --stacks (issue 35).
+ */
+#ifndef PEAKBPF_PEAKBPF_STACKS_H
+#define PEAKBPF_PEAKBPF_STACKS_H
+
+#include <stdio.h>
+#include <peakbpf/peakbpf.h>
+
+/* peakbpf_open with --stacks' programs loaded here (never through
+ * peakbpf serve); a kernel that refuses them leaves the session without
+ * stacks, and peakbpf_stacks_write says why. */
+int peakbpf_open_stacks(const struct peakbpf_opts *opts, struct peakbpf_session **out, char *why,
+			size_t why_len);
+/* Take the kernel's ring of faults and unmaps (call it every few tens of
+ * ms while the tree runs, as peakbpf_timeline_poll). -EOPNOTSUPP: no stacks. */
+int peakbpf_stacks_poll(struct peakbpf_session *s);
+/* At f's peak instant: write the folded stacks to out, and a summary of
+ * the top stacks and the buckets into summary (why, on -EOPNOTSUPP). */
+int peakbpf_stacks_write(struct peakbpf_session *s, const struct peakbpf_figure *f, FILE *out, unsigned top,
+			 char *summary, size_t len);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* --stacks FILE (docs/stacks.md): its option, its file (opened before the
+ * run: 116 when it cannot be written), the ring polled with the sum log's,
+ * and the folded stacks and their summary at the end. */
+#ifndef PEAKBPF_STACKS_CLI_H
+#define PEAKBPF_STACKS_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "cli.h"
+
+struct run;
+struct peakbpf_figure;
+
+enum cli_action stacks_cli_parse(const char *arg, char *err, size_t errlen);
+/* What --stacks does not go with (this version: a command's one window,
+ * the bpf source here): true, with err, when o asks it. */
+bool stacks_cli_check(const struct options *o, int args_left, char *err, size_t errlen);
+/* Open the file before the run; on failure a one-line error and the
+ * run's status EXIT_STACKS_UNWRITABLE. 0 or -errno. */
+int stacks_cli_open(struct run *r);
+void stacks_cli_poll(struct run *r);
+/* At the end: write the stacks at f's peak and print the summary. */
+void stacks_cli_report(struct run *r, const struct peakbpf_figure *f);
+void stacks_cli_close(struct run *r);
+
+#endif

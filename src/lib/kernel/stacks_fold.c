@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: MIT
+/* stacks_fold.h: the shadow at the peak as folded stacks and a summary. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "stacks_api.h"
+#include "stacks_fold.h"
+#include "stacks_shadow.h"
+#include "stacks_sym.h"
+#include "units.h"
+
+#define LINE_MAX_LEN 4096
+
+struct line {
+	char *text;             /* "comm;outer;...;inner" */
+	__u32 tgid;
+	__u64 bytes;
+};
+
+struct lines {
+	struct line *v;
+	size_t n, cap;
+	struct stacks_sym *sym;
+	struct stack_shadow *sh;
+	long page_size;
+	int err;
+};
+
+static const char *const bucket_names[STACKS_BUCKETS] = {
+	[STACKS_BUCKET_ANON] = "anon pages no user fault placed (THP tails, kernel-mode faults such as "
+			       "read() into a buffer, swap-ins, MADV_FREE'd pages, undecoded calls)",
+	[STACKS_BUCKET_FILE] = "file pages (page cache and its fault-around: not placed page by page)",
+	[STACKS_BUCKET_SHMEM] = "shmem pages (not placed page by page)",
+	[STACKS_BUCKET_LOST] = "pages of stacks whose events were lost (a full ring): not exact",
+};
+
+const char *stacks_bucket_name(enum stacks_bucket b)
+{
+	return b < STACKS_BUCKETS ? bucket_names[b] : "?";
+}
+
+void stacks_split_of(__u64 exact_bytes, const struct stacks_peak *p, __u64 lost_events,
+		     struct stacks_split *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->lost_events = lost_events;
+	out->bucket[STACKS_BUCKET_FILE] = p->file_bytes;
+	out->bucket[STACKS_BUCKET_SHMEM] = p->shmem_bytes;
+	if (exact_bytes > p->anon_bytes) {
+		out->over_bytes = exact_bytes - p->anon_bytes;
+		exact_bytes = p->anon_bytes;
+	}
+	out->bucket[STACKS_BUCKET_ANON] = p->anon_bytes - exact_bytes;
+	if (lost_events) {
+		/* A lost removal would leave pages placed that are gone. */
+		out->bucket[STACKS_BUCKET_LOST] = exact_bytes;
+		exact_bytes = 0;
+	}
+	out->exact_bytes = exact_bytes;
+}
+
+/* One frame of the folded line, outer first: appended at *pos. */
+static void add_frame(struct lines *l, __u64 mm, __u64 addr, bool is_return, char *buf, size_t *pos)
+{
+	char name[256];
+
+	stacks_sym_name(l->sym, mm, is_return ? addr - 1 : addr, name, sizeof(name));
+	for (char *c = name; *c; c++)
+		if (*c == ';' || *c == ' ')
+			*c = '_';       /* the format's separators */
+	*pos += (size_t)snprintf(buf + *pos, *pos < LINE_MAX_LEN ? LINE_MAX_LEN - *pos : 0, ";%s", name);
+	if (*pos >= LINE_MAX_LEN)
+		*pos = LINE_MAX_LEN - 1;
+}
+
+/* The frames of a stack, outer first: the frame-pointer chain, the word
+ * at sp when it is a return address (a frameless leaf's caller), the ip. */
+static void stack_text(struct lines *l, __u64 mm, const struct shadow_stack *st, char *buf, size_t *pos)
+{
+	bool leaf_caller = st->sp_word && (st->nframes < 2 || st->frames[1] != st->sp_word) &&
+			   stacks_sym_is_return(l->sym, mm, st->sp_word);
+
+	for (__u32 i = st->nframes; i-- > 1;)
+		add_frame(l, mm, st->frames[i], true, buf, pos);
+	if (leaf_caller)
+		add_frame(l, mm, st->sp_word, true, buf, pos);
+	add_frame(l, mm, st->frames[0], false, buf, pos);
+}
+
+static int add_group(void *ctx, __u64 mm, __u32 tgid, __u32 stack, __u64 pages)
+{
+	struct lines *l = ctx;
+	const struct shadow_stack *st = shadow_stack_get(l->sh, stack);
+	char buf[LINE_MAX_LEN];
+	size_t pos;
+
+	if (!st)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct line *g = realloc(l->v, cap * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		l->v = g;
+		l->cap = cap;
+	}
+	pos = (size_t)snprintf(buf, sizeof(buf), "%s", stacks_sym_comm(l->sym, mm));
+	for (char *c = buf; *c; c++)
+		if (*c == ';' || *c == ' ')
+			*c = '_';
+	/* The maps of the mm that first had the stack name its frames. */
+	stack_text(l, st->mm, st, buf, &pos);
+	l->v[l->n].text = strdup(buf);
+	if (!l->v[l->n].text)
+		return -ENOMEM;
+	l->v[l->n].tgid = tgid;
+	l->v[l->n++].bytes = pages * (__u64)l->page_size;
+	return 0;
+}
+
+static int by_text(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	int c = strcmp(x->text, y->text);
+
+	return c ? c : (x->tgid > y->tgid) - (x->tgid < y->tgid);
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->text, y->text);
+}
+
+/* Lines that name the same process and frames (other ips in the same
+ * functions) become one. */
+static void merge_lines(struct lines *l)
+{
+	size_t w = 0;
+
+	qsort(l->v, l->n, sizeof(*l->v), by_text);
+	for (size_t i = 0; i < l->n; i++) {
+		if (w && l->v[w - 1].tgid == l->v[i].tgid && !strcmp(l->v[w - 1].text, l->v[i].text)) {
+			l->v[w - 1].bytes += l->v[i].bytes;
+			free(l->v[i].text);
+			continue;
+		}
+		l->v[w++] = l->v[i];
+	}
+	l->n = w;
+	qsort(l->v, l->n, sizeof(*l->v), by_bytes);
+}
+
+static void write_summary(const struct lines *l, const struct stacks_split *s, const struct stacks_peak *p,
+			  unsigned top, char *out, size_t len)
+{
+	char a[32], b[32], c[32];
+	size_t pos = 0;
+
+#define PUT(...) pos += (size_t)snprintf(out + pos, pos < len ? len - pos : 0, __VA_ARGS__)
+	PUT("stacks at the peak: %s of %s placed exactly by the fault that brought each page in "
+	    "(%.1f %%), in %zu stacks\n", format_bytes(s->exact_bytes, a, sizeof(a)),
+	    format_bytes(p->peak_bytes, b, sizeof(b)),
+	    p->peak_bytes ? 100.0 * (double)s->exact_bytes / (double)p->peak_bytes : 0.0, l->n);
+	for (size_t i = 0; i < l->n && i < top; i++) {
+		const char *t = l->v[i].text, *end = t + strlen(t), *semi;
+
+		PUT("  %10s  %.*s[%u]", format_bytes(l->v[i].bytes, a, sizeof(a)), (int)strcspn(t, ";"), t,
+		    l->v[i].tgid);
+		/* The three innermost frames, innermost first. */
+		for (int k = 0; k < 3 && (semi = memrchr(t, ';', (size_t)(end - t))); k++) {
+			PUT("%s%.*s", k ? " < " : " ", (int)(end - semi - 1), semi + 1);
+			end = semi;
+		}
+		PUT("%s\n", memrchr(t, ';', (size_t)(end - t)) ? " < ..." : "");
+	}
+	for (int i = 0; i < STACKS_BUCKETS; i++)
+		if (s->bucket[i])
+			PUT("  %10s  not attributed: %s\n", format_bytes(s->bucket[i], a, sizeof(a)), bucket_names[i]);
+	if (s->over_bytes)
+		PUT("  not exact: the placed pages exceed the anon pages at the peak by %s (removals not seen: "
+		    "reclaim, swap-out, an undecoded call)\n", format_bytes(s->over_bytes, c, sizeof(c)));
+	if (s->lost_events)
+		PUT("  not exact: %llu events lost (the ring was full, or the events after the peak "
+		    "overflowed their log)\n", (unsigned long long)s->lost_events);
+#undef PUT
+}
+
+int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stacks_peak *p, long page_size,
+		      FILE *out, unsigned top, char *summary, size_t len, struct stacks_split *split)
+{
+	struct lines l = { .sym = stacks_symbols(r), .sh = stacks_shadow(r), .page_size = page_size };
+	struct shadow_counts c;
+	__u64 drops, busy;
+	__s64 pages;
+	int err;
+
+	err = stacks_cut(r, tree, p->peak_ns);
+	if (err)
+		goto cleanup;
+	pages = shadow_groups(l.sh, add_group, &l);
+	if (pages < 0) {
+		err = (int)pages;
+		goto cleanup;
+	}
+	merge_lines(&l);
+	shadow_counts_get(l.sh, &c);
+	stacks_counts(r, &drops, &busy);
+	stacks_split_of((__u64)pages * (__u64)page_size, p, drops + c.lost, split);
+	split->groups = l.n;
+	for (size_t i = 0; i < l.n && !split->lost_events; i++)
+		fprintf(out, "%s %llu\n", l.v[i].text, (unsigned long long)l.v[i].bytes);
+	for (int i = 0; i < STACKS_BUCKETS; i++)
+		if (split->bucket[i])
+			fprintf(out, "[not attributed];[%s] %llu\n", bucket_names[i],
+				(unsigned long long)split->bucket[i]);
+	write_summary(&l, split, p, top, summary, len);
+	err = fflush(out) || ferror(out) ? -EIO : 0;
+cleanup:
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i].text);
+	free(l.v);
+	return err;
+}

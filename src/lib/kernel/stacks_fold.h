@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --stacks' output (docs/stacks.md): the shadow cut at the peak, grouped
+ * by (process, stack), named (stacks_sym.h) and written as folded stacks
+ * ("comm;outer;...;inner BYTES", which flamegraph.pl and speedscope read),
+ * with the rest of the peak in named buckets ("[not attributed];[why]
+ * BYTES"), so that the lines add up to the peak; and a summary.
+ */
+#ifndef PEAKBPF_STACKS_FOLD_H
+#define PEAKBPF_STACKS_FOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+struct stacks_reader;
+
+/* The peak the stacks explain: the figure's, with its breakdown. */
+struct stacks_peak {
+	__u64 peak_ns;
+	__u64 peak_bytes, anon_bytes, file_bytes, shmem_bytes;
+};
+
+enum stacks_bucket {
+	STACKS_BUCKET_ANON,     /* anon pages no decoded user fault placed */
+	STACKS_BUCKET_FILE,
+	STACKS_BUCKET_SHMEM,
+	STACKS_BUCKET_LOST,     /* the exact part, when events were lost */
+	STACKS_BUCKETS,
+};
+
+/* The split of the peak (every figure in bytes). exact + the buckets =
+ * the peak, unless over_bytes > 0: the exact part then exceeds the anon
+ * pages at the peak (removals it did not see), and is not exact. */
+struct stacks_split {
+	__u64 exact_bytes;
+	__u64 bucket[STACKS_BUCKETS];
+	__u64 over_bytes;
+	__u64 lost_events;
+	size_t groups;
+};
+
+/* Pure: the split from the exact part, the peak and the events lost. */
+void stacks_split_of(__u64 exact_bytes, const struct stacks_peak *p, __u64 lost_events,
+		     struct stacks_split *out);
+const char *stacks_bucket_name(enum stacks_bucket b);
+
+/* Cut r at p's instant, write the folded stacks to out and the summary
+ * (up to top stacks) to summary. 0 or -errno. */
+int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stacks_peak *p, long page_size,
+		      FILE *out, unsigned top, char *summary, size_t len, struct stacks_split *split);
+
+#endif

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/* libpeakbpf_stacks.h: --stacks on the session's tree of its own load. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include "libpeakbpf_stacks.h"
+#include "session_internal.h"
+#include "stacks_api.h"
+#include "stacks_fold.h"
+#include "tracker_load.h"
+#include "tracker_tree.h"
+
+static struct stacks_reader *reader_of(struct session *s, unsigned *tree, int *why)
+{
+	struct source *k = s->kernel;
+	struct tracker_tree *t = k && k->ops->tree ? k->ops->tree(k) : NULL;
+	struct tracker_load *l = t ? tracker_tree__load(t) : NULL;
+
+	*why = -ENOTCONN;       /* not the bpf source loaded here */
+	if (!l)
+		return NULL;
+	*tree = tracker_tree__index(t);
+	return tracker_load__stacks(l, why);
+}
+
+int lib_stacks_poll(struct session *s)
+{
+	unsigned tree = 0;
+	int why;
+	struct stacks_reader *r = reader_of(s, &tree, &why);
+
+	return r ? stacks_drain(r, tree) : -EOPNOTSUPP;
+}
+
+static void say_why(int why, char *summary, size_t len)
+{
+	if (why == -EOPNOTSUPP)
+		snprintf(summary, len, "this kernel has no exceptions:page_fault_user tracepoint (x86's; other "
+			 "architectures are not done: docs/stacks.md)");
+	else if (why == -ENOTCONN)
+		snprintf(summary, len, "--stacks needs the bpf source loaded by peakbpf itself (root, or CAP_BPF and "
+			 "CAP_PERFMON; not through peakbpf serve, not a fallback)");
+	else
+		snprintf(summary, len, "this kernel refused --stacks' programs (exceptions:page_fault_user, "
+			 "raw_syscalls:sys_exit, sched_process_fork/exec, mmap:exit_mmap): %s", strerror(-why));
+}
+
+int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, FILE *out, unsigned top, char *summary,
+		     size_t len)
+{
+	unsigned tree = 0;
+	int why;
+	struct stacks_reader *r = reader_of(s, &tree, &why);
+	struct stacks_peak p = { 0 };
+	struct stacks_split split;
+	uint64_t ns, peak, anon, file, shmem;
+	int64_t procs;
+
+	if (!r) {
+		say_why(why, summary, len);
+		return -EOPNOTSUPP;
+	}
+	if (peakbpf_figure_peak_time(f, &ns) || peakbpf_figure_peak(f, &peak) ||
+	    peakbpf_figure_breakdown(f, &anon, &file, &shmem, &procs)) {
+		snprintf(summary, len, "the figure has no peak instant or breakdown: no stacks");
+		return -ENODATA;
+	}
+	p = (struct stacks_peak){ ns, peak, anon, file, shmem };
+	return stacks_fold_write(r, tree, &p, sysconf(_SC_PAGESIZE), out, top, summary, len, &split);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* --stacks of a session's tree (peakbpf_stacks_*, libpeakbpf.c): the load's
+ * reader (src/lib/kernel/stacks.c) and its output (stacks_fold.c). */
+#ifndef PEAKBPF_LIBPEAKBPF_STACKS_H
+#define PEAKBPF_LIBPEAKBPF_STACKS_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <peakbpf/peakbpf.h>
+
+struct session;
+
+int lib_stacks_poll(struct session *s);
+int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, FILE *out, unsigned top, char *summary,
+		     size_t len);
+
+#endif
