@@ -258,7 +258,7 @@ FUZZ_TARGETS := units cli json procfs record timeline serve
 FUZZ_BINS := $(addprefix $(OUTPUT)/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 6
 fuzz_units_SRCS := src/base/units.c
-fuzz_cli_SRCS := src/cli/cli.c src/cli/harness/runs_cli.c src/cli/harness/sweep.c src/cli/harness/fit.c \
+fuzz_cli_SRCS := src/cli/cli.c src/cli/stacks_opts.c src/cli/harness/runs_cli.c src/cli/harness/sweep.c src/cli/harness/fit.c \
 	src/base/stats.c src/base/units.c src/timeline/timeline.c
 fuzz_json_SRCS := src/base/json.c
 fuzz_record_SRCS := src/rank/merge.c src/rank/merge_load.c

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+/* stacks_cli.h: --stacks FILE's option and what it does not go with: apart
+ * from the run's side (stacks_cli.c), so that the option parser and its
+ * fuzzer link without the library. */
+#include <stdio.h>
+#include <peakbpf/peakbpf.h>
+#include "runs_cli.h"
+#include "stacks_cli.h"
+
+enum cli_action stacks_cli_parse(const char *arg, char *err, size_t errlen)
+{
+	if (*arg)
+		return CLI_RUN;
+	snprintf(err, errlen, "--stacks: empty file name: give the file for the folded stacks");
+	return CLI_ERROR;
+}
+
+bool stacks_cli_check(const struct options *o, int args_left, char *err, size_t errlen)
+{
+	const char *what = o->n_pids ? "-p" : o->target ? "a cgroup target" : o->interval_ns ? "-i" :
+			   runs_wanted(&o->runs) ? "-r, -c or a sweep" : o->record_dir ? "--record" :
+			   o->use_helper ? "--helper" :
+			   o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF ? "--source" : NULL;
+
+	if (!o->stacks || (!what && args_left > 0))
+		return false;
+	if (!what)
+		return false;   /* no command: said next */
+	snprintf(err, errlen, "--stacks: in this version, the one window of a command peakbpf runs, with the "
+		 "bpf source loaded here: not with %s", what);
+	return true;
+}
