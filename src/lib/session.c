@@ -199,15 +199,19 @@ static void close_source(struct session *s, size_t i)
  * Unique memory with part of the tree in another cgroup (other_cgroups):
  * the pages charged there are missing, so the truth lies between the
  * figure and summed RSS's peak (each page the tree maps counts there at
- * least once): the bound is their difference, from the tree's summed figure.
+ * least once): the bound is their difference, from the tree's summed figure,
+ * or from its upper end where that figure is bounded, not exact (before 6.2).
  */
 static void bound_unique(struct figure *u, const struct figure *figs, size_t n)
 {
 	for (size_t i = 0; u->measured && u->other_cgroups && i < n; i++) {
-		if (figs[i].not_tree || !figs[i].measured || !figs[i].exact)
+		uint64_t upper;
+
+		if (figs[i].not_tree || !figs[i].measured || !(figs[i].exact || figs[i].bound_known))
 			continue;
+		upper = figs[i].peak_bytes + (figs[i].exact ? 0 : figs[i].error_bound_bytes);
 		u->bound_known = true;
-		u->error_bound_bytes = figs[i].peak_bytes > u->peak_bytes ? figs[i].peak_bytes - u->peak_bytes : 0;
+		u->error_bound_bytes = upper > u->peak_bytes ? upper - u->peak_bytes : 0;
 		return;
 	}
 }
