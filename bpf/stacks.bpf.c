@@ -46,14 +46,9 @@ struct {
 	__type(value, __u32);
 } stack_mms SEC(".maps");
 
-/* The tracker's process map (tracker_maps.bpf.h), merged by the linker. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DEFAULT_MAX_TRACKED);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);             /* tgid */
-	__type(value, struct task_state);
-} task_states SEC(".maps") __weak;
+/* The tracker's process map, merged by the linker (tracker_shared_maps.bpf.h). */
+#define SHARED_MAP __weak
+#include "tracker_shared_maps.bpf.h"
 
 /*
  * Each mm's last VMA looked up (bpf_find_vma takes the mmap lock and walks
