@@ -23,10 +23,6 @@ export PEAKBPF_HELPER
 . "$here/lib.sh"
 . "$here/containers.sh"
 TESTS=""
-# First: after some 100 other tests of a whole run (never after either
-# half of them alone) the unit's private /dev ended under the host's
-# devtmpfs in its namespace here; at the start it is as the unit sets it.
-. "$here/test_serve_unit.sh"
 . "$here/test_command.sh"
 . "$here/test_attach.sh"
 . "$here/test_sources.sh"
@@ -41,6 +37,7 @@ TESTS=""
 . "$here/test_timeline_legend.sh"
 . "$here/test_serve.sh"
 . "$here/test_serve_security.sh"
+. "$here/test_serve_unit.sh"
 . "$here/test_serve_hostile.sh"
 . "$here/test_serve_fair.sh"
 . "$here/test_serve_setuid.sh"
