@@ -29,7 +29,10 @@ set -eu
 
 svc=$1 STAGE=$2
 shift 2
-key() { sed -n "s/^$1=//p" "$svc" | tail -n 1; }
+# The unit is read once, here: a checkout under /tmp has its unit file
+# hidden once the private /tmp is in view, and the steps after read it.
+unit=$(cat "$svc")
+key() { printf '%s\n' "$unit" | sed -n "s/^$1=//p" | tail -n 1; }
 is() { [ "$(key "$1")" = "$2" ]; }
 
 # A file CMD names in a place hidden below (the binary of a checkout in
