@@ -29,6 +29,8 @@ REFRESH=0
 STRICT=0
 VM_MEM=${VMTEST_MEM:-2048}
 VM_SMP=${VMTEST_SMP:-2}
+# Kernels run at once: one a host CPU (VMTEST_JOBS overrides).
+JOBS=${VMTEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # More qemu options, split on spaces: make bench-cpus boots with
 # "-icount shift=0,sleep=off", so that the guest's clock counts
 # instructions and its timings do not move with the host's load.
@@ -62,7 +64,8 @@ Boots Debian's kernels (5.10 bullseye, 6.1 bookworm, 6.12 trixie) under qemu-sys
 Exit status: 0 if no kernel FAILED (SKIPs are printed loudly but allowed unless --strict),
 1 if any kernel failed, 2 on a usage or set-up error.
 Logs: <cache>/logs/<version>.log (serial console + test output), <version>.out (test output).
-Environment: VMTEST_MEM (MiB, default 2048), VMTEST_SMP (default 2),
+Environment: VMTEST_MEM (MiB, default 2048), VMTEST_SMP (default 2), VMTEST_JOBS (kernels
+booted at once, default: the host's CPUs; each VM runs on one host thread),
 VMTEST_QEMU_ARGS (more qemu options, split on spaces),
 VMTEST_MIRROR / VMTEST_SECURITY_MIRROR (override the Debian mirror read from /etc/apt).
 EOF
@@ -94,6 +97,7 @@ done
 
 KERNELS=$(echo "$KERNELS" | tr ',' ' ')
 [ -n "${KERNELS// /}" ] || die "--kernels is empty"
+case $JOBS in ''|*[!0-9]*|0) die "VMTEST_JOBS must be a whole number of kernels at once, at least 1: $JOBS" ;; esac
 case $TIMEOUT in ''|*[!0-9]*) die "--timeout must be a whole number of seconds: $TIMEOUT" ;; esac
 [ "$TIMEOUT" -ge 40 ] || die "--timeout must be at least 40 seconds (TCG boots take 10-20 s)"
 if [ $FETCH_ONLY -eq 0 ]; then
@@ -145,6 +149,7 @@ need_host_tools() {
         pkg_installed busybox-static || missing="$missing busybox-static"
         command -v cpio >/dev/null || missing="$missing cpio"
         command -v gzip >/dev/null || missing="$missing gzip"
+        command -v pkill >/dev/null || missing="$missing procps"
     fi
     [ -e "$KEYRING" ] || missing="$missing debian-archive-keyring"
     # shellcheck disable=SC2086 # a list of package names
@@ -359,7 +364,13 @@ ensure_kernel() {
 # ---------------------------------------------------------------- initramfs
 WORK=""
 # shellcheck disable=SC2317 # called by the trap
-cleanup() { [ -z "$WORK" ] || rm -rf "$WORK"; }
+# The VMs of kernels still running go too (run side by side, in the
+# background, they would not see the Ctrl-C): each boots $WORK's initramfs.
+cleanup() {
+    [ -n "$WORK" ] || return 0
+    pkill -TERM -f -- "-initrd $WORK/initramfs.gz" 2>/dev/null || true
+    rm -rf "$WORK"
+}
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -573,13 +584,31 @@ GUEST_TIMEOUT=$((TIMEOUT - margin))
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vmtest.XXXXXX")
 build_initramfs "$WORK/initramfs.gz"
 
-for ver in $KERNELS; do
-    [ "${RESULTS[$ver]}" != SKIP ] || continue
+# Kernels boot side by side, JOBS at a time: with thread=single a VM runs on
+# one host thread, so on two CPUs two VMs take the time of one (the three
+# kernels were 24 of CI's 40 minutes one after another). Their lines stay
+# apart by the "[<version>] " prefix.
+run_one() {
+    local ver=$1 t0 t1
     t0=$(now_ms)
     run_kernel "$ver"
     t1=$(now_ms)
-    RESULTS[$ver]=$RESULT; DETAILS[$ver]=$DETAIL; SECS[$ver]=$(fmt_ms $((t1 - t0)))
-    echo "== $ver: $RESULT in ${SECS[$ver]}s${DETAIL:+: $DETAIL} =="
+    printf '%s\n%s\n%s\n' "$RESULT" "$(fmt_ms $((t1 - t0)))" "$DETAIL" > "$WORK/$ver.result"
+    echo "== $ver: $RESULT in $(fmt_ms $((t1 - t0)))s${DETAIL:+: $DETAIL} =="
+}
+for ver in $KERNELS; do
+    [ "${RESULTS[$ver]}" != SKIP ] || continue
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n || true; done
+    run_one "$ver" &
+done
+wait
+for ver in $KERNELS; do
+    [ "${RESULTS[$ver]}" != SKIP ] || continue
+    if [ -s "$WORK/$ver.result" ]; then
+        { read -r RESULTS[$ver]; read -r SECS[$ver]; read -r DETAILS[$ver] || true; } < "$WORK/$ver.result"
+    else
+        RESULTS[$ver]=FAIL; SECS[$ver]=-; DETAILS[$ver]="its runner stopped before it reported"
+    fi
 done
 
 nfail=0 nskip=0
