@@ -178,9 +178,8 @@ int safe_open_file(const char *path, mode_t mode, bool *created)
 	return fd;
 }
 
-static FILE *fopen_mode(const char *path, mode_t mode, bool *created)
+FILE *safe_stream(int fd)
 {
-	int fd = safe_open_file(path, mode, created);
 	FILE *f;
 
 	if (fd < 0) {
@@ -191,6 +190,11 @@ static FILE *fopen_mode(const char *path, mode_t mode, bool *created)
 	if (!f)
 		close(fd);
 	return f;
+}
+
+static FILE *fopen_mode(const char *path, mode_t mode, bool *created)
+{
+	return safe_stream(safe_open_file(path, mode, created));
 }
 
 FILE *safe_fopen(const char *path, bool *created)

@@ -35,6 +35,9 @@ int safe_open_at(int dir_fd, const char *name, int flags, mode_t mode, bool *cre
 /* A directory, never through a symlink; made (0755, the sudo user's)
  * when create and it is missing. Its fd, or -errno (-ELOOP: a symlink). */
 int safe_open_dir(const char *dir, bool create);
+/* fd (or a -errno from the opens above) as a write stream: NULL and errno
+ * when fd is an error or fdopen fails, fd then closed. */
+FILE *safe_stream(int fd);
 /* safe_open_file, mode 0600, as a stream (NULL and errno). */
 FILE *safe_fopen(const char *path, bool *created);
 /* The same, mode 0644 (less the umask and what the directory's default ACL

@@ -89,23 +89,13 @@ FILE *pb_replace_begin(int dir_fd, const char *name)
 {
 	char tmp[256];
 	bool created;
-	FILE *f;
-	int fd;
 
 	tmp_name(name, tmp, sizeof(tmp));
 	/* A name planted there (a symlink to another file, say) goes; one
 	 * that cannot (another's, in a sticky directory) fails O_EXCL. */
 	if (unlinkat(dir_fd, tmp, 0) && errno != ENOENT && errno != EPERM && errno != EACCES)
 		return NULL;
-	fd = safe_open_at(dir_fd, tmp, O_EXCL, 0644, &created);
-	if (fd < 0) {
-		errno = -fd;
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f)
-		close(fd);
-	return f;
+	return safe_stream(safe_open_at(dir_fd, tmp, O_EXCL, 0644, &created));
 }
 
 int pb_replace_end(FILE *f, int dir_fd, const char *name)
