@@ -2,7 +2,7 @@
 /*
  * --stacks (docs/stacks.md): at the peak instant, the tree's resident
  * pages by the user stack of the fault that brought each in, as folded
- * stacks. Not (yet) part of libpeakbpf.so's ABI: these calls are hidden,
+ * stacks or speedscope JSON. Not (yet) part of libpeakbpf.so's ABI: these calls are hidden,
  * taken from libpeakbpf.a by peakbpf(1) alone, until the library and the
  * Python package get --stacks (issue 35).
  */
@@ -20,9 +20,17 @@ int peakbpf_open_stacks(const struct peakbpf_opts *opts, struct peakbpf_session 
 /* Take the kernel's ring of faults and unmaps (call it every few tens of
  * ms while the tree runs, as peakbpf_timeline_poll). -EOPNOTSUPP: no stacks. */
 int peakbpf_stacks_poll(struct peakbpf_session *s);
-/* At f's peak instant: write the folded stacks to out, and a summary of
- * the top stacks and the buckets into summary (why, on -EOPNOTSUPP). */
-int peakbpf_stacks_write(struct peakbpf_session *s, const struct peakbpf_figure *f, FILE *out, unsigned top,
-			 char *summary, size_t len);
+/* The file's format (docs/stacks.md): folded stacks, or speedscope's
+ * JSON file format (one "sampled" profile in bytes). */
+enum peakbpf_stacks_format {
+	PEAKBPF_STACKS_FOLDED,
+	PEAKBPF_STACKS_SPEEDSCOPE,
+};
+
+/* At f's peak instant: write the stacks to out in format fmt, and a
+ * summary of the top stacks and the buckets into summary (why, on
+ * -EOPNOTSUPP). */
+int peakbpf_stacks_write(struct peakbpf_session *s, const struct peakbpf_figure *f, enum peakbpf_stacks_format fmt,
+			 FILE *out, unsigned top, char *summary, size_t len);
 
 #endif

@@ -54,7 +54,8 @@ void stacks_cli_report(struct run *r, const struct peakbpf_figure *f)
 		return;
 	err = ftruncate(fileno(r->stacks), 0) ? -errno : 0;
 	if (!err)
-		err = peakbpf_stacks_write(r->session, f, r->stacks, STACKS_TOP, summary, sizeof(summary));
+		err = peakbpf_stacks_write(r->session, f, (enum peakbpf_stacks_format)stacks_cli_format(r->opts->stacks),
+					   r->stacks, STACKS_TOP, summary, sizeof(summary));
 	if (err) {
 		fprintf(stderr, "peakbpf: --stacks: %s\n", *summary ? summary : strerror(-err));
 		r->exit_status = EXIT_PEAKBPF_FAILED;
@@ -62,7 +63,9 @@ void stacks_cli_report(struct run *r, const struct peakbpf_figure *f)
 		return;
 	}
 	if (!r->opts->quiet)
-		fprintf(stderr, "peakbpf: %s  (folded stacks in %s)\n", summary, r->opts->stacks);
+		fprintf(stderr, "peakbpf: %s  (%s in %s)\n", summary,
+			stacks_cli_format(r->opts->stacks) == PEAKBPF_STACKS_SPEEDSCOPE ? "speedscope JSON" : "folded stacks",
+			r->opts->stacks);
 }
 
 void stacks_cli_close(struct run *r)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* --stacks FILE (docs/stacks.md): its option, its file (opened before the
+/* --stacks FILE (docs/stacks.md): its option and format, its file (opened before the
  * run: 116 when it cannot be written), the ring polled with the sum log's,
  * and the folded stacks and their summary at the end. */
 #ifndef PEAKBPF_STACKS_CLI_H
@@ -13,6 +13,10 @@ struct run;
 struct peakbpf_figure;
 
 enum cli_action stacks_cli_parse(const char *arg, char *err, size_t errlen);
+/* The format FILE's name says (docs/stacks.md, "Speedscope JSON"): a name
+ * ending in .json is speedscope JSON, one of a format not written (.svg,
+ * .html, .pb, .pprof) -1, any other folded stacks. */
+int stacks_cli_format(const char *path);
 /* What --stacks does not go with (this version: a command's one window,
  * the bpf source here): true, with err, when o asks it. */
 bool stacks_cli_check(const struct options *o, int args_left, char *err, size_t errlen);

@@ -3,15 +3,43 @@
  * from the run's side (stacks_cli.c), so that the option parser and its
  * fuzzer link without the library. */
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 #include <peakbpf/peakbpf.h>
+#include <peakbpf/peakbpf_stacks.h>
 #include "runs_cli.h"
 #include "stacks_cli.h"
 
+/* Names that promise a format peakbpf does not write: not a folded file. */
+static const char *const not_written[] = { ".svg", ".html", ".htm", ".pb", ".pb.gz", ".pprof" };
+
+static bool ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n >= m && !strcasecmp(s + n - m, end);
+}
+
+int stacks_cli_format(const char *path)
+{
+	if (ends_with(path, ".json"))
+		return PEAKBPF_STACKS_SPEEDSCOPE;
+	for (size_t i = 0; i < sizeof(not_written) / sizeof(not_written[0]); i++)
+		if (ends_with(path, not_written[i]))
+			return -1;
+	return PEAKBPF_STACKS_FOLDED;
+}
+
 enum cli_action stacks_cli_parse(const char *arg, char *err, size_t errlen)
 {
-	if (*arg)
+	if (!*arg) {
+		snprintf(err, errlen, "--stacks: empty file name: give the file for the folded stacks");
+		return CLI_ERROR;
+	}
+	if (stacks_cli_format(arg) >= 0)
 		return CLI_RUN;
-	snprintf(err, errlen, "--stacks: empty file name: give the file for the folded stacks");
+	snprintf(err, errlen, "--stacks: '%s': the name says the format: .json for speedscope JSON, any other "
+		 "(e.g. .folded) for folded stacks; an SVG is flamegraph.pl's, from the folded file", arg);
 	return CLI_ERROR;
 }
 

@@ -152,10 +152,10 @@ int peakbpf_stacks_poll(struct peakbpf_session *p)
 	return p ? lib_stacks_poll(p->s) : -EINVAL;
 }
 
-int peakbpf_stacks_write(struct peakbpf_session *p, const struct peakbpf_figure *f, FILE *out, unsigned top,
-			 char *summary, size_t len)
+int peakbpf_stacks_write(struct peakbpf_session *p, const struct peakbpf_figure *f, enum peakbpf_stacks_format fmt,
+			 FILE *out, unsigned top, char *summary, size_t len)
 {
-	return p && f && out ? lib_stacks_write(p->s, f, out, top, summary, len) : -EINVAL;
+	return p && f && out ? lib_stacks_write(p->s, f, fmt, out, top, summary, len) : -EINVAL;
 }
 
 /* The caller itself, and in command mode its own children (stopped

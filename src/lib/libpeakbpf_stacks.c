@@ -47,8 +47,8 @@ static void say_why(int why, char *summary, size_t len)
 			 "raw_syscalls:sys_exit, sched_process_fork/exec, mmap:exit_mmap): %s", strerror(-why));
 }
 
-int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, FILE *out, unsigned top, char *summary,
-		     size_t len)
+int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, enum peakbpf_stacks_format fmt, FILE *out,
+		     unsigned top, char *summary, size_t len)
 {
 	unsigned tree = 0;
 	int why;
@@ -68,5 +68,11 @@ int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, FILE *ou
 		return -ENODATA;
 	}
 	p = (struct stacks_peak){ ns, peak, anon, file, shmem };
-	return stacks_fold_write(r, tree, &p, sysconf(_SC_PAGESIZE), out, top, summary, len, &split);
+	if (fmt != PEAKBPF_STACKS_FOLDED && fmt != PEAKBPF_STACKS_SPEEDSCOPE) {
+		snprintf(summary, len, "no such format of the stacks: %d", (int)fmt);
+		return -EINVAL;
+	}
+	return stacks_fold_write(r, tree, &p, sysconf(_SC_PAGESIZE),
+				 fmt == PEAKBPF_STACKS_SPEEDSCOPE ? STACKS_FORMAT_SPEEDSCOPE : STACKS_FORMAT_FOLDED, out,
+				 top, summary, len, &split);
 }

@@ -7,11 +7,12 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <peakbpf/peakbpf.h>
+#include <peakbpf/peakbpf_stacks.h>
 
 struct session;
 
 int lib_stacks_poll(struct session *s);
-int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, FILE *out, unsigned top, char *summary,
-		     size_t len);
+int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, enum peakbpf_stacks_format fmt, FILE *out,
+		     unsigned top, char *summary, size_t len);
 
 #endif

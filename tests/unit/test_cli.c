@@ -6,7 +6,9 @@
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+#include <peakbpf/peakbpf_stacks.h>
 #include "cli.h"
+#include "stacks_cli.h"
 
 #define ARGV(...) ((char *[]){ "peakbpf", __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ "peakbpf", __VA_ARGS__ }) / sizeof(char *)))
@@ -360,6 +362,19 @@ static void test_stacks(void **state)
 	assert_non_null(strstr(err, "not with -r"));
 	assert_int_equal(PARSE(&o, err, "--stacks", "s"), CLI_ERROR);
 	assert_non_null(strstr(err, "no command given"));
+	/* The name says the format. */
+	assert_int_equal(stacks_cli_format("s.folded"), PEAKBPF_STACKS_FOLDED);
+	assert_int_equal(stacks_cli_format("stacks"), PEAKBPF_STACKS_FOLDED);
+	assert_int_equal(stacks_cli_format("dir.json/s.txt"), PEAKBPF_STACKS_FOLDED);
+	assert_int_equal(stacks_cli_format("s.speedscope.json"), PEAKBPF_STACKS_SPEEDSCOPE);
+	assert_int_equal(stacks_cli_format("S.JSON"), PEAKBPF_STACKS_SPEEDSCOPE);
+	assert_int_equal(PARSE(&o, err, "--stacks", "s.json", "--", "true"), CLI_RUN);
+	assert_int_equal(PARSE(&o, err, "--stacks", "s.svg", "--", "true"), CLI_ERROR);
+	assert_non_null(strstr(err, "--stacks: 's.svg': the name says the format: .json for speedscope JSON"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(PARSE(&o, err, "--stacks", "s.HTML", "--", "true"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "--stacks", "s.pb.gz", "--", "true"), CLI_ERROR);
+	assert_int_equal(PARSE(&o, err, "--stacks", "s.pprof", "--", "true"), CLI_ERROR);
 }
 
 int main(void)

@@ -7,24 +7,26 @@
 #include "stacks_api.h"
 #include "stacks_fold.h"
 #include "stacks_shadow.h"
+#include "stacks_speedscope.h"
 #include "stacks_sym.h"
 #include "units.h"
 
 #define LINE_MAX_LEN 4096
 
-struct line {
-	char *text;             /* "comm;outer;...;inner" */
-	__u32 tgid;
-	__u64 bytes;
-};
-
 struct lines {
-	struct line *v;
+	struct stacks_line *v;
 	size_t n, cap;
 	struct stacks_sym *sym;
 	struct stack_shadow *sh;
 	long page_size;
 	int err;
+};
+
+/* A line being named: the folded text and the names as they are. */
+struct text {
+	char buf[LINE_MAX_LEN], raw[LINE_MAX_LEN];
+	size_t pos, rpos;
+	unsigned n;
 };
 
 static const char *const bucket_names[STACKS_BUCKETS] = {
@@ -60,69 +62,96 @@ void stacks_split_of(__u64 exact_bytes, const struct stacks_peak *p, __u64 lost_
 	out->exact_bytes = exact_bytes;
 }
 
-/* One frame of the folded line, outer first: appended at *pos. */
-static void add_frame(struct lines *l, __u64 mm, __u64 addr, bool is_return, char *buf, size_t *pos)
+/* A name after the others: as it is, and in the folded text with the
+ * format's separators (';' between frames, ' ' before the bytes) as '_'. */
+static void put_name(struct text *t, const char *name)
+{
+	size_t len = strlen(name) + 1, at = t->pos;
+	char *c;
+
+	if (t->rpos + len > sizeof(t->raw))
+		return;         /* deeper than the buffers: the outer names only */
+	memcpy(t->raw + t->rpos, name, len);
+	t->rpos += len;
+	t->pos += (size_t)snprintf(t->buf + at, at < LINE_MAX_LEN ? LINE_MAX_LEN - at : 0, "%s%s",
+				   t->n++ ? ";" : "", name);
+	if (t->pos >= LINE_MAX_LEN)
+		t->pos = LINE_MAX_LEN - 1;
+	c = t->buf + at;
+	if (t->n > 1 && *c == ';')
+		c++;
+	for (; *c; c++)
+		if (*c == ';' || *c == ' ')
+			*c = '_';
+}
+
+/* One frame of the line, outer first. */
+static void add_frame(struct lines *l, __u64 mm, __u64 addr, bool is_return, struct text *t)
 {
 	char name[256];
 
 	stacks_sym_name(l->sym, mm, is_return ? addr - 1 : addr, name, sizeof(name));
-	for (char *c = name; *c; c++)
-		if (*c == ';' || *c == ' ')
-			*c = '_';       /* the format's separators */
-	*pos += (size_t)snprintf(buf + *pos, *pos < LINE_MAX_LEN ? LINE_MAX_LEN - *pos : 0, ";%s", name);
-	if (*pos >= LINE_MAX_LEN)
-		*pos = LINE_MAX_LEN - 1;
+	put_name(t, name);
 }
 
 /* The frames of a stack, outer first: the frame-pointer chain, the word
  * at sp when it is a return address (a frameless leaf's caller), the ip. */
-static void stack_text(struct lines *l, __u64 mm, const struct shadow_stack *st, char *buf, size_t *pos)
+static void stack_text(struct lines *l, __u64 mm, const struct shadow_stack *st, struct text *t)
 {
 	bool leaf_caller = st->sp_word && (st->nframes < 2 || st->frames[1] != st->sp_word) &&
 			   stacks_sym_is_return(l->sym, mm, st->sp_word);
 
 	for (__u32 i = st->nframes; i-- > 1;)
-		add_frame(l, mm, st->frames[i], true, buf, pos);
+		add_frame(l, mm, st->frames[i], true, t);
 	if (leaf_caller)
-		add_frame(l, mm, st->sp_word, true, buf, pos);
-	add_frame(l, mm, st->frames[0], false, buf, pos);
+		add_frame(l, mm, st->sp_word, true, t);
+	add_frame(l, mm, st->frames[0], false, t);
+}
+
+/* A line of the output from t: 0 or -ENOMEM. */
+static int add_line(struct lines *l, const struct text *t, __u32 tgid, __u64 bytes)
+{
+	struct stacks_line *v;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+
+		v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	v = &l->v[l->n];
+	*v = (struct stacks_line){ .text = strdup(t->buf), .names = malloc(t->rpos ? t->rpos : 1),
+				   .nnames = t->n, .tgid = tgid, .bytes = bytes };
+	if (!v->text || !v->names) {
+		free(v->text);
+		free(v->names);
+		return -ENOMEM;
+	}
+	memcpy(v->names, t->raw, t->rpos);
+	l->n++;
+	return 0;
 }
 
 static int add_group(void *ctx, __u64 mm, __u32 tgid, __u32 stack, __u64 pages)
 {
 	struct lines *l = ctx;
 	const struct shadow_stack *st = shadow_stack_get(l->sh, stack);
-	char buf[LINE_MAX_LEN];
-	size_t pos;
+	struct text t = { .pos = 0 };
 
 	if (!st)
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct line *g = realloc(l->v, cap * sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		l->v = g;
-		l->cap = cap;
-	}
-	pos = (size_t)snprintf(buf, sizeof(buf), "%s", stacks_sym_comm(l->sym, mm));
-	for (char *c = buf; *c; c++)
-		if (*c == ';' || *c == ' ')
-			*c = '_';
+	put_name(&t, stacks_sym_comm(l->sym, mm));
 	/* The maps of the mm that first had the stack name its frames. */
-	stack_text(l, st->mm, st, buf, &pos);
-	l->v[l->n].text = strdup(buf);
-	if (!l->v[l->n].text)
-		return -ENOMEM;
-	l->v[l->n].tgid = tgid;
-	l->v[l->n++].bytes = pages * (__u64)l->page_size;
-	return 0;
+	stack_text(l, st->mm, st, &t);
+	return add_line(l, &t, tgid, pages * (__u64)l->page_size);
 }
 
 static int by_text(const void *a, const void *b)
 {
-	const struct line *x = a, *y = b;
+	const struct stacks_line *x = a, *y = b;
 	int c = strcmp(x->text, y->text);
 
 	return c ? c : (x->tgid > y->tgid) - (x->tgid < y->tgid);
@@ -130,7 +159,7 @@ static int by_text(const void *a, const void *b)
 
 static int by_bytes(const void *a, const void *b)
 {
-	const struct line *x = a, *y = b;
+	const struct stacks_line *x = a, *y = b;
 
 	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : strcmp(x->text, y->text);
 }
@@ -146,6 +175,7 @@ static void merge_lines(struct lines *l)
 		if (w && l->v[w - 1].tgid == l->v[i].tgid && !strcmp(l->v[w - 1].text, l->v[i].text)) {
 			l->v[w - 1].bytes += l->v[i].bytes;
 			free(l->v[i].text);
+			free(l->v[i].names);
 			continue;
 		}
 		l->v[w++] = l->v[i];
@@ -189,12 +219,49 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 #undef PUT
 }
 
+/* The buckets with bytes, as lines after the stacks: "[not attributed];[why]". */
+static int add_buckets(struct lines *l, const struct stacks_split *s)
+{
+	static const char head[] = "[not attributed]";
+	struct text t;
+	int err = 0;
+
+	for (int i = 0; i < STACKS_BUCKETS && !err; i++) {
+		if (!s->bucket[i])
+			continue;
+		t.n = 2;
+		t.pos = (size_t)snprintf(t.buf, sizeof(t.buf), "%s;[%s]", head, bucket_names[i]);
+		t.rpos = sizeof(head) + (size_t)snprintf(t.raw + sizeof(head), sizeof(t.raw) - sizeof(head), "[%s]",
+							 bucket_names[i]) + 1;
+		memcpy(t.raw, head, sizeof(head));
+		err = add_line(l, &t, 0, s->bucket[i]);
+	}
+	return err;
+}
+
+static int write_lines(enum stacks_format f, FILE *out, const struct stacks_line *v, size_t n,
+		       const struct stacks_peak *p, const struct stacks_split *s)
+{
+	char title[160], a[32], b[32];
+
+	if (f == STACKS_FORMAT_SPEEDSCOPE) {
+		snprintf(title, sizeof(title), "peakbpf --stacks: %s resident at the peak, %s placed exactly",
+			 format_bytes(p->peak_bytes, a, sizeof(a)), format_bytes(s->exact_bytes, b, sizeof(b)));
+		return stacks_speedscope_write(out, v, n, title);
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%s %llu\n", v[i].text, (unsigned long long)v[i].bytes);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
 int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stacks_peak *p, long page_size,
-		      FILE *out, unsigned top, char *summary, size_t len, struct stacks_split *split)
+		      enum stacks_format f, FILE *out, unsigned top, char *summary, size_t len,
+		      struct stacks_split *split)
 {
 	struct lines l = { .sym = stacks_symbols(r), .sh = stacks_shadow(r), .page_size = page_size };
 	struct shadow_counts c;
 	__u64 drops, busy;
+	size_t first;
 	__s64 pages;
 	int err;
 
@@ -211,17 +278,17 @@ int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stack
 	stacks_counts(r, &drops, &busy);
 	stacks_split_of((__u64)pages * (__u64)page_size, p, drops + c.lost, split);
 	split->groups = l.n;
-	for (size_t i = 0; i < l.n && !split->lost_events; i++)
-		fprintf(out, "%s %llu\n", l.v[i].text, (unsigned long long)l.v[i].bytes);
-	for (int i = 0; i < STACKS_BUCKETS; i++)
-		if (split->bucket[i])
-			fprintf(out, "[not attributed];[%s] %llu\n", bucket_names[i],
-				(unsigned long long)split->bucket[i]);
 	write_summary(&l, split, p, top, summary, len);
-	err = fflush(out) || ferror(out) ? -EIO : 0;
+	/* Events lost: the stacks' bytes are in the lost bucket, not placed. */
+	first = split->lost_events ? l.n : 0;
+	err = add_buckets(&l, split);
+	if (!err)
+		err = write_lines(f, out, l.v + first, l.n - first, p, split);
 cleanup:
-	for (size_t i = 0; i < l.n; i++)
+	for (size_t i = 0; i < l.n; i++) {
 		free(l.v[i].text);
+		free(l.v[i].names);
+	}
 	free(l.v);
 	return err;
 }

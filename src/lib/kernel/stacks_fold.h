@@ -4,7 +4,8 @@
  * by (process, stack), named (stacks_sym.h) and written as folded stacks
  * ("comm;outer;...;inner BYTES", which flamegraph.pl and speedscope read),
  * with the rest of the peak in named buckets ("[not attributed];[why]
- * BYTES"), so that the lines add up to the peak; and a summary.
+ * BYTES"), so that the lines add up to the peak; or the same lines as
+ * speedscope JSON (stacks_speedscope.h); and a summary.
  */
 #ifndef PEAKBPF_STACKS_FOLD_H
 #define PEAKBPF_STACKS_FOLD_H
@@ -15,6 +16,21 @@
 #include <linux/types.h>
 
 struct stacks_reader;
+
+/* The formats of the file (docs/stacks.md, "Speedscope JSON"). */
+enum stacks_format {
+	STACKS_FORMAT_FOLDED,
+	STACKS_FORMAT_SPEEDSCOPE,
+};
+
+/* One line of the output: a (process, stack) of the cut, or a bucket. */
+struct stacks_line {
+	char *text;             /* "comm;outer;...;inner", ';' and ' ' in a name as '_' */
+	char *names;            /* the same names as they are, outer first, each ending in '\0' */
+	unsigned nnames;
+	__u32 tgid;             /* 0 for a bucket */
+	__u64 bytes;
+};
 
 /* The peak the stacks explain: the figure's, with its breakdown. */
 struct stacks_peak {
@@ -46,9 +62,10 @@ void stacks_split_of(__u64 exact_bytes, const struct stacks_peak *p, __u64 lost_
 		     struct stacks_split *out);
 const char *stacks_bucket_name(enum stacks_bucket b);
 
-/* Cut r at p's instant, write the folded stacks to out and the summary
- * (up to top stacks) to summary. 0 or -errno. */
+/* Cut r at p's instant, write the lines to out in format f and the
+ * summary (up to top stacks) to summary. 0 or -errno. */
 int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stacks_peak *p, long page_size,
-		      FILE *out, unsigned top, char *summary, size_t len, struct stacks_split *split);
+		      enum stacks_format f, FILE *out, unsigned top, char *summary, size_t len,
+		      struct stacks_split *split);
 
 #endif
