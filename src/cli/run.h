@@ -59,6 +59,8 @@ struct run {
 	FILE *stacks;                   /* --stacks FILE (stacks_cli.c), or NULL */
 	bool stacks_created;
 	int stacks_err;                 /* its first failure: the file is removed */
+	bool stacks_written;            /* stacks_cli_write ran */
+	char stacks_summary[4096];      /* what it wrote: printed at the end */
 };
 
 #define SUM_LOG_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */

@@ -281,6 +281,9 @@ void run_report(struct run *r)
 		container_context(r, f, &c);
 	peakbpf_figure_peak(f, &peak);
 	peakbpf_figure_peak_time(f, &peak_ns);
+	/* The stacks first: the timeline's page names them, and a drain of
+	 * the ring after the window's close would move the cut past its peak. */
+	stacks_cli_write(r, f);
 	if (run_keeps_sum_log(r) && !strcmp(peakbpf_figure_source(f), "bpf")) {
 		run_drain_trace(r);
 		if (r->opts->n_samplers) {

@@ -36,8 +36,8 @@ void stacks_cli_poll(struct run *r)
 {
 	int err;
 
-	if (!r->stacks || r->stacks_err)
-		return;
+	if (!r->stacks || r->stacks_err || r->stacks_written)
+		return;         /* written: the cut is made */
 	err = peakbpf_stacks_poll(r->session);
 	if (err && err != -EOPNOTSUPP)
 		fprintf(stderr, "peakbpf: --stacks: reading the kernel's ring failed: %s\n", strerror(-err));
@@ -45,26 +45,37 @@ void stacks_cli_poll(struct run *r)
 		r->stacks_err = err;    /* said once; the write at the end says why */
 }
 
-void stacks_cli_report(struct run *r, const struct peakbpf_figure *f)
+static const char *format_name(const char *path)
 {
-	char summary[4096] = "";
+	return stacks_cli_format(path) == PEAKBPF_STACKS_SPEEDSCOPE ? "speedscope JSON" : "folded stacks";
+}
+
+void stacks_cli_write(struct run *r, const struct peakbpf_figure *f)
+{
+	char *summary = r->stacks_summary;
 	int err;
 
-	if (!r->stacks)
+	if (!r->stacks || r->stacks_written)
 		return;
+	r->stacks_written = true;
+	*summary = '\0';
 	err = ftruncate(fileno(r->stacks), 0) ? -errno : 0;
 	if (!err)
 		err = peakbpf_stacks_write(r->session, f, (enum peakbpf_stacks_format)stacks_cli_format(r->opts->stacks),
-					   r->stacks, STACKS_TOP, summary, sizeof(summary));
+					   r->stacks, STACKS_TOP, summary, sizeof(r->stacks_summary));
 	if (err) {
 		fprintf(stderr, "peakbpf: --stacks: %s\n", *summary ? summary : strerror(-err));
 		r->exit_status = EXIT_PEAKBPF_FAILED;
 		r->stacks_err = err;
 		return;
 	}
-	if (!r->opts->quiet)
-		fprintf(stderr, "peakbpf: %s  (%s in %s)\n", summary,
-			stacks_cli_format(r->opts->stacks) == PEAKBPF_STACKS_SPEEDSCOPE ? "speedscope JSON" : "folded stacks",
+}
+
+void stacks_cli_report(struct run *r, const struct peakbpf_figure *f)
+{
+	stacks_cli_write(r, f);
+	if (r->stacks && !r->stacks_err && !r->opts->quiet)
+		fprintf(stderr, "peakbpf: %s  (%s in %s)\n", r->stacks_summary, format_name(r->opts->stacks),
 			r->opts->stacks);
 }
 

@@ -24,7 +24,10 @@ bool stacks_cli_check(const struct options *o, int args_left, char *err, size_t 
  * run's status EXIT_STACKS_UNWRITABLE. 0 or -errno. */
 int stacks_cli_open(struct run *r);
 void stacks_cli_poll(struct run *r);
-/* At the end: write the stacks at f's peak and print the summary. */
+/* At the end, before the timeline is written (its page names them):
+ * write the stacks at f's peak; once. */
+void stacks_cli_write(struct run *r, const struct peakbpf_figure *f);
+/* Then, after the report: write them if not yet, and print the summary. */
 void stacks_cli_report(struct run *r, const struct peakbpf_figure *f);
 void stacks_cli_close(struct run *r);
 
