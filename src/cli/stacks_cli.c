@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* stacks_cli.h: --stacks FILE in a run. */
+/* stacks_cli.h: --stacks FILE in a run, and its place in --timeline's page. */
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include "runs_cli.h"
 #include "stacks_cli.h"
 #include "status.h"
+#include "timeline.h"
 
 #define STACKS_TOP 10           /* stacks the summary lists */
 
@@ -50,6 +53,19 @@ static const char *format_name(const char *path)
 	return stacks_cli_format(path) == PEAKBPF_STACKS_SPEEDSCOPE ? "speedscope JSON" : "folded stacks";
 }
 
+/* The --timeline page names the stacks at its peak marker: the file by
+ * its absolute path (the page's link), and the summary. */
+static void timeline_names_stacks(struct run *r)
+{
+	char abs[PATH_MAX];
+	const char *path = realpath(r->opts->stacks, abs) ? abs : r->opts->stacks;
+
+	if (!r->opts->timeline || !r->log.keep_timeline)
+		return;
+	if (timeline_set_stacks(&r->log.timeline, path, format_name(r->opts->stacks), r->stacks_summary))
+		fprintf(stderr, "peakbpf: --timeline: the page does not name the stacks: %s\n", strerror(ENOMEM));
+}
+
 void stacks_cli_write(struct run *r, const struct peakbpf_figure *f)
 {
 	char *summary = r->stacks_summary;
@@ -69,6 +85,7 @@ void stacks_cli_write(struct run *r, const struct peakbpf_figure *f)
 		r->stacks_err = err;
 		return;
 	}
+	timeline_names_stacks(r);
 }
 
 void stacks_cli_report(struct run *r, const struct peakbpf_figure *f)

@@ -323,6 +323,9 @@ size_t timeline_memory_bytes(const struct timeline *t)
 {
 	size_t bytes = sizeof(*t) + t->cap * sizeof(*t->b) + t->cap_marks * sizeof(*t->marks);
 
+	if (t->stacks.path)
+		bytes += strlen(t->stacks.path) + strlen(t->stacks.what) + strlen(t->stacks.summary) + 3;
+
 	if (t->tracks) {
 		bytes += sizeof(*t->tracks);
 		for (size_t i = 0; i < t->tracks->n; i++)
@@ -331,8 +334,28 @@ size_t timeline_memory_bytes(const struct timeline *t)
 	return bytes;
 }
 
+static void stacks_free(struct tl_stacks *s)
+{
+	free(s->path);
+	free(s->what);
+	free(s->summary);
+	*s = (struct tl_stacks){ NULL, NULL, NULL };
+}
+
+int timeline_set_stacks(struct timeline *t, const char *path, const char *what, const char *summary)
+{
+	stacks_free(&t->stacks);
+	t->stacks = (struct tl_stacks){ strndup(path, TL_STACKS_TEXT_MAX), strndup(what, TL_STACKS_TEXT_MAX),
+					strndup(summary, TL_STACKS_TEXT_MAX) };
+	if (t->stacks.path && t->stacks.what && t->stacks.summary)
+		return 0;
+	stacks_free(&t->stacks);
+	return -ENOMEM;
+}
+
 void timeline_free(struct timeline *t)
 {
+	stacks_free(&t->stacks);
 	for (size_t i = 0; t->tracks && i < t->tracks->n; i++)
 		timeline_free(&t->tracks->v[i].line);
 	free(t->tracks);

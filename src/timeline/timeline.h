@@ -64,6 +64,15 @@ struct tl_mark {
 	char label[TIMELINE_LABEL_LEN];
 };
 
+/* --stacks at the peak (docs/stacks.md), for the page to show by the peak
+ * marker: the file, what it holds, and its summary (the top stacks with
+ * their bytes, the buckets); NULLs: none. Each at most TL_STACKS_TEXT_MAX. */
+struct tl_stacks {
+	char *path, *what, *summary;
+};
+
+#define TL_STACKS_TEXT_MAX 4096U
+
 struct timeline {
 	uint64_t start_ns;      /* bucket 0 begins here */
 	uint64_t end_ns;        /* the last instant the timeline covers */
@@ -80,6 +89,7 @@ struct timeline {
 	size_t n_marks, cap_marks;
 	uint64_t marks_dropped;
 	struct tl_tracks *tracks;       /* per-process lines; NULL: none */
+	struct tl_stacks stacks;        /* timeline_set_stacks */
 };
 
 /* One mm's line: its own rss, from its admission on. */
@@ -166,6 +176,10 @@ void timeline_track_label(const struct tl_track *tr, char *buf, size_t len);
 /* What the timeline holds in memory: the struct, its buckets, its marks
  * and its lines. */
 size_t timeline_memory_bytes(const struct timeline *t);
+/* The stacks at the peak: copies of path (the file, absolute for the
+ * page's link), what ("folded stacks") and summary, each cut to
+ * TL_STACKS_TEXT_MAX. 0 or -ENOMEM (none kept). */
+int timeline_set_stacks(struct timeline *t, const char *path, const char *what, const char *summary);
 void timeline_free(struct timeline *t);
 
 #endif

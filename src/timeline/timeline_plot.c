@@ -344,8 +344,18 @@ static void svg_marks(FILE *out, const struct plot *p)
 		return;
 	double x = px_x(p, p->peak_ns), y = px_y(p, p->peak);
 
-	fprintf(out, "<circle id=\"peak-marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>\n",
-		x, y, PEAK_COLOR);
+	fprintf(out, "<circle id=\"peak-marker\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\">", x, y, PEAK_COLOR);
+	if (t->stacks.path) {
+		/* Hover: the stacks at the peak (docs/stacks.md). */
+		fputs("<title>", out);
+		xml_text(out, t->stacks.what);
+		fputs(" in ", out);
+		xml_text(out, t->stacks.path);
+		fputs(": ", out);
+		xml_text(out, t->stacks.summary);
+		fputs("</title>", out);
+	}
+	fputs("</circle>\n", out);
 	fprintf(out, "<text id=\"peak-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#000\">"
 		"peak %s at %.3f s</text>\n", x > LEFT + COLS / 2 ? x - 9 : x + 9, y - 8,
 		x > LEFT + COLS / 2 ? "end" : "start", format_bytes(timeline_bytes(t, p->peak), b, sizeof(b)),
@@ -498,6 +508,42 @@ static void page_data(FILE *out, const struct plot *p)
 	fputs(";\n", out);      /* else the script's first ( would call it */
 }
 
+/* The page's link to the stacks file: a file: URL of its absolute path,
+ * each byte but [A-Za-z0-9/._~-] percent-encoded. */
+static void file_url(FILE *out, const char *path)
+{
+	fputs("file://", out);
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++) {
+		if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		    strchr("/._~-", *c))
+			fputc(*c, out);
+		else
+			fprintf(out, "%%%02X", *c);
+	}
+}
+
+/* --stacks at the peak: the file (a link when its path is absolute) and
+ * the summary, the top stacks with their bytes. */
+static void page_stacks(FILE *out, const struct timeline *t)
+{
+	if (!t->stacks.path)
+		return;
+	fputs("<p id=\"stacks\">At the peak, the resident pages by the stack of the fault that brought each in ("
+	      "docs/stacks.md): ", out);
+	xml_text(out, t->stacks.what);
+	fputs(" in ", out);
+	if (t->stacks.path[0] == '/') {
+		fputs("<a href=\"", out);
+		file_url(out, t->stacks.path);
+		fputs("\">", out);
+	}
+	xml_text(out, t->stacks.path);
+	fputs(t->stacks.path[0] == '/' ? "</a></p>\n" : "</p>\n", out);
+	fputs("<pre id=\"stacks-summary\">", out);
+	xml_text(out, t->stacks.summary);
+	fputs("</pre>\n", out);
+}
+
 int timeline_write_html(const struct timeline *t, const char *title, FILE *out)
 {
 	struct plot p;
@@ -507,14 +553,17 @@ int timeline_write_html(const struct timeline *t, const char *title, FILE *out)
 	xml_text(out, title);
 	fputs("</title>\n<style>body{margin:0;font-family:sans-serif;background:#f7f7f7}"
 	      "svg{display:block;width:100%;height:auto;user-select:none;cursor:crosshair}"
-	      "p,#hover{margin:4px 8%;font-size:13px;color:#333}#hover{min-height:1.3em;color:#000}"
+	      "p,#hover,pre{margin:4px 8%;font-size:13px;color:#333}#hover{min-height:1.3em;color:#000}"
+	      "pre{white-space:pre-wrap}"
 	      "</style></head><body>\n", out);
 	svg_body(out, &p, title);
 	fprintf(out, "<rect id=\"sel\" y=\"%d\" height=\"%d\" fill=\"#1f5fa8\" fill-opacity=\"0.15\" "
 		"style=\"display:none\"/>\n</svg>\n", TOP, ROWS);
 	fputs("<div id=\"hover\"></div>\n<p>Hover for every line's value at that instant; drag across "
 	      "the plot to zoom in (each column keeps the smallest and largest value in it); "
-	      "double-click to see the whole run.</p>\n<script>\n", out);
+	      "double-click to see the whole run.</p>\n", out);
+	page_stacks(out, t);
+	fputs("<script>\n", out);
 	page_data(out, &p);
 	fputs(page_script, out);
 	fputs("</script>\n</body></html>\n", out);

@@ -87,7 +87,8 @@ HOST_ONLY="t_serve_client_killed t_serve_two_trees t_serve_limits t_serve_socket
 	t_timeline_json t_timeline_plots t_timeline_plot_cmd t_timeline_errors t_timeline_legend
 	t_merge_two_hosts t_merge_bad_inputs t_env_misspelt_helper t_hyperfine_same_flags
 	t_command_string_exec t_show_output_and_hooks t_progress_bar t_ci_exports
-	t_honest_helper_unreachable t_stacks_speedscope t_stacks_bad_format t_stacks_flamegraph_pixels"
+	t_honest_helper_unreachable t_stacks_speedscope t_stacks_bad_format t_stacks_flamegraph_pixels
+	t_stacks_timeline_link"
 host_only() {
 	[ "$QUICK" = 1 ] && [ -z "${ONLY:-}" ] || return 1
 	for h in $HOST_ONLY; do [ "$h" = "$1" ] && return 0; done

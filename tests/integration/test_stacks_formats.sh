@@ -6,9 +6,10 @@
 # the buckets among them, each function with its bytes; a name of a format
 # not written is refused before the run; and speedscope itself, in
 # headless chromium, draws both the folded file and the JSON with
-# alloc_128's bar twice alloc_64's (stacks_formats_check.py reads the PNG).
+# alloc_128's bar twice alloc_64's (stacks_formats_check.py reads the PNG);
+# and --timeline's page names the stacks at its peak marker.
 
-TESTS="$TESTS t_stacks_speedscope t_stacks_bad_format t_stacks_flamegraph_pixels"
+TESTS="$TESTS t_stacks_speedscope t_stacks_bad_format t_stacks_flamegraph_pixels t_stacks_timeline_link"
 
 SSF_KNOWN=${STACKS_KNOWN:-$OUTPUT/stacks_known}
 # shellcheck disable=SC2154 # here: run.sh's
@@ -152,4 +153,39 @@ t_stacks_flamegraph_pixels() {
 	done
 	kill "$ssf_http" 2>/dev/null
 	wait "$ssf_http" 2>/dev/null
+}
+
+# --stacks with --timeline: the stacks are the peak's (a drain after the
+# window's close once moved the cut past it: every page was gone), and the
+# page links the file and shows the top stacks with their bytes, in the
+# peak marker's hover too.
+t_stacks_timeline_link() {
+	need python3 "t_stacks_timeline_link: the JSON check" || return
+	if [ ! -x "$SSF_KNOWN" ] || [ "$(uname -m)" != x86_64 ]; then
+		skip "t_stacks_timeline_link: no $SSF_KNOWN (make all), or not x86-64"
+		return
+	fi
+	s=$TMP/ssf-tl.json page=$TMP/ssf-tl.html
+	"$PEAKBPF" -q --stacks "$s" --timeline "$page" -o "$TMP/ssf-tl-rec.json" -- "$SSF_KNOWN" 2>"$TMP/ssf-tl.err"
+	rc=$?
+	if [ "$rc" != 0 ] && grep -q -- '--stacks: this kernel' "$TMP/ssf-tl.err"; then
+		skip "t_stacks_timeline_link: $(grep -m 1 -- '--stacks: this kernel' "$TMP/ssf-tl.err")"
+		return
+	fi
+	peak=$(json_num "$TMP/ssf-tl-rec.json" peak_bytes)
+	bad=""
+	out=$(python3 "$SSF_CHECK" speedscope "$s" - "$peak" alloc_64:64 alloc_128:128 2>&1) || bad=" $out;"
+	abs=$(cd "$TMP" && pwd -P)/ssf-tl.json
+	grep -q "speedscope JSON in <a href=\"file://$abs\">$abs</a>" "$page" || bad="$bad no link to $abs;"
+	line=$(grep -m 1 'stacks_known\[[0-9]*\] touch_pages &lt; alloc_128' "$page")
+	case $line in
+	*"128.0 MiB  stacks_known"*) ;;
+	*) bad="$bad no alloc_128 line with 128.0 MiB in the page ($line);" ;;
+	esac
+	grep -q '<circle id="peak-marker"[^>]*><title>speedscope JSON in ' "$page" || bad="$bad no hover on the marker;"
+	if [ "$rc" != 0 ] || [ -n "$bad" ]; then
+		fail "t_stacks_timeline_link: rc $rc:$bad"
+	else
+		ok "t_stacks_timeline_link: the page links $abs and shows:$(echo "$line" | sed 's/&lt;/</g')"
+	fi
 }

@@ -218,6 +218,41 @@ static void test_html_self_contained(void **state)
 	free(html);
 }
 
+/* --stacks at the peak: the page links the file (a file: URL, percent-
+ * encoded) and shows the summary, escaped; the marker's hover names them;
+ * a relative path is text, not a link; none set, none shown. */
+static void test_html_stacks(void **state)
+{
+	struct timeline *t = spike_run();
+	size_t before = timeline_memory_bytes(t);
+	char *html, *marker;
+
+	(void)state;
+	html = render(timeline_write_html, t);
+	assert_null(strstr(html, "stacks-summary"));
+	free(html);
+	assert_int_equal(timeline_set_stacks(t, "/tmp/a b/k&<\xc3\xa9.folded", "folded stacks",
+					     "stacks at the peak: 1 MiB\n  128.0 MiB  p[1] f < g\n"), 0);
+	assert_true(timeline_memory_bytes(t) > before);
+	html = render(timeline_write_html, t);
+	assert_non_null(strstr(html, "folded stacks in <a href=\"file:///tmp/a%20b/k%26%3C%C3%A9.folded\">"
+				     "/tmp/a b/k&amp;&lt;\xc3\xa9.folded</a></p>"));
+	assert_non_null(strstr(html, "<pre id=\"stacks-summary\">stacks at the peak: 1 MiB\n  128.0 MiB  p[1] "
+				     "f &lt; g\n</pre>"));
+	marker = strstr(html, "<circle id=\"peak-marker\"");
+	assert_non_null(marker);
+	assert_ptr_equal(strstr(marker, "<title>folded stacks in /tmp/a b/k&amp;&lt;\xc3\xa9.folded: stacks at "
+				"the peak"), strchr(marker, '>') + 1);
+	free(html);
+	assert_int_equal(timeline_set_stacks(t, "k.json", "speedscope JSON", "s"), 0);
+	html = render(timeline_write_html, t);
+	assert_non_null(strstr(html, "speedscope JSON in k.json</p>"));
+	assert_null(strstr(html, "href"));
+	free(html);
+	timeline_free(t);
+	assert_null(t->stacks.path);
+}
+
 /* Load text as a file of extension ext: timeline_load's result. */
 static int load_text(const char *ext, const char *text, char *err, size_t errlen)
 {
@@ -456,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_svg_peak),
 		cmocka_unit_test(test_html_self_contained),
+		cmocka_unit_test(test_html_stacks),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_holder_lines),
 		cmocka_unit_test(test_holder_lines_round_trip),
