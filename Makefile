@@ -13,8 +13,9 @@ LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 # --stacks names frames from ELF files (src/lib/kernel/stacks_sym.c): libelf, from libelf-dev.
 LIBBPF_LIBS += -lelf
-# peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev.
-MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+# peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev
+# for its header; the library (libmicrohttpd12) is opened when the agent
+# starts, not linked: with GnuTLS it cost every command ~2.5 ms of start-up.
 WARN := -Wall -Wextra
 CFLAGS ?= -g -O2
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LIBBPF_CFLAGS) \
@@ -161,7 +162,7 @@ check-layers: $(ALL_OBJS)
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) -Wl,--start-group $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a \
-		-Wl,--end-group $(LIBBPF_LIBS) $(MHD_LIBS) -pthread -o $@
+		-Wl,--end-group $(LIBBPF_LIBS) -pthread -o $@
 
 # libpeakbpf.so exports the header's calls, each named in the map, whose
 # newest node is VERSION's major.minor.
