@@ -81,7 +81,7 @@ static void stack_text(struct lines *l, __u64 mm, const struct shadow_stack *st,
 	bool leaf_caller = st->sp_word && (st->nframes < 2 || st->frames[1] != st->sp_word) &&
 			   stacks_sym_is_return(l->sym, mm, st->sp_word);
 
-	for (__u32 i = st->nframes; i-- > 1;)
+	for (__u32 i = stacks_sym_chain(l->sym, mm, st->frames, st->nframes); i-- > 1;)
 		add_frame(l, mm, st->frames[i], true, buf, pos);
 	if (leaf_caller)
 		add_frame(l, mm, st->sp_word, true, buf, pos);
