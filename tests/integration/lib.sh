@@ -186,9 +186,12 @@ stacks_run() {
 	stacks_peak=$(json_num "$TMP/stacks.json" peak_bytes)
 }
 
-# stacks_expect OUT FUNC:MiB...: each FUNC (up to the last colon: C++ names)'s bytes in OUT within STACKS_TOL
-# of its MiB, and OUT's lines adding up to stacks_peak. Sets stacks_bad (what
-# did not hold, empty if all did) and stacks_seen (what each got).
+# stacks_expect OUT FUNC:MiB...: each FUNC's bytes in OUT (FUNC is up to the
+# last colon: C++ names have colons) within STACKS_TOL of its MiB, and OUT's
+# lines adding up to stacks_peak; to within the run's error_bound_bytes above
+# it when the figure is not exact (before 6.2 the peak lags by its bound, the
+# placed pages do not: docs/stacks.md). Sets stacks_bad (what did not hold,
+# empty if all did) and stacks_seen (what each got).
 stacks_expect() {
 	out=$1
 	shift
@@ -201,5 +204,11 @@ stacks_expect() {
 		[ "$(abs $((got - expect)))" -le "$STACKS_TOL" ] || stacks_bad="$stacks_bad $f=$got (want $expect)"
 	done
 	total=$(stacks_total "$out")
-	[ "$total" = "$stacks_peak" ] || stacks_bad="$stacks_bad lines add up to $total, the peak is $stacks_peak"
+	if [ "$(json_raw "$TMP/stacks.json" exact)" = true ]; then
+		[ "$total" = "$stacks_peak" ] || stacks_bad="$stacks_bad lines add up to $total, the peak is $stacks_peak"
+		return
+	fi
+	bound=$(json_num "$TMP/stacks.json" error_bound_bytes)
+	[ -n "$bound" ] && [ "$total" -ge "$stacks_peak" ] && [ "$total" -le $((stacks_peak + bound)) ] ||
+		stacks_bad="$stacks_bad lines add up to $total, not in [the peak $stacks_peak, + the bound ${bound:-none}]"
 }
