@@ -10,10 +10,11 @@ set -eu
 # conmon, docker.io with containerd (the tests start their own dockerd), and
 # busybox-static for the image's rootfs (no registry is needed).
 # libelf-dev is libbpf's, and --stacks' too: it names frames from the ELF
-# files (src/lib/kernel/stacks_sym.c). g++ and python3-numpy are its
-# programs' tests' (tests/integration/test_stacks_programs.sh): a C++ program
-# of Debian's toolchain, and numpy's allocations under Debian's python3.
+# files (src/lib/kernel/stacks_sym.c).
 
+# g++ and python3-numpy: --stacks on the programs of
+# tests/integration/test_stacks_programs.sh (a C++ program of Debian's
+# toolchain, numpy's allocations under Debian's python3).
 pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
       pkg-config make gcc g++ libc6-dev python3-pytest python3-venv python3-pip chromium
       openmpi-bin hyperfine time python3-prometheus-client python3-numpy systemd util-linux
