@@ -13,9 +13,11 @@ LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz)
 # --stacks names frames from ELF files (src/lib/kernel/stacks_sym.c): libelf, from libelf-dev.
 LIBBPF_LIBS += -lelf
-# peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev.
-MHD_LIBS := $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd)
+# peakbpf agent's HTTP side (src/agent/agent_http.c): Debian's libmicrohttpd-dev
+# for its header; the library (libmicrohttpd12) is opened when the agent
+# starts, not linked: with GnuTLS it cost every command ~2.5 ms of start-up.
 WARN := -Wall -Wextra
+STACKS_CXX := $(if $(shell command -v $(CXX) 2>/dev/null),$(OUTPUT)/stacks_cxx)
 CFLAGS ?= -g -O2
 ALL_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(CFLAGS) $(WARN) $(LIBBPF_CFLAGS) \
 	-DPEAKBPF_VERSION='"$(VERSION)"' -MMD -MP
@@ -93,7 +95,8 @@ test_sources_EXTRA := tests/unit/cgroup_fixture.c
 .PHONY: all deps check test unit unit-asan fuzz integration demo bench vmtest clean install uninstall lib lib-test \
 	python-test check-cli-api check-layers check-size check-abi check-man check-unit check-deploy soak
 
-all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known lib
+all: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known \
+	$(OUTPUT)/stacks_known_nofp $(STACKS_CXX) lib
 
 deps:
 	$(Q)tools/install-deps.sh
@@ -161,7 +164,7 @@ check-layers: $(ALL_OBJS)
 $(OUTPUT)/peakbpf: $(CLI_OBJS) $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(CLI_OBJS) -Wl,--start-group $(CLI_ARCHIVES) $(OUTPUT)/libpeakbpf.a \
-		-Wl,--end-group $(LIBBPF_LIBS) $(MHD_LIBS) -pthread -o $@
+		-Wl,--end-group $(LIBBPF_LIBS) -pthread -o $@
 
 # libpeakbpf.so exports the header's calls, each named in the map, whose
 # newest node is VERSION's major.minor.
@@ -218,6 +221,19 @@ $(OUTPUT)/hostile_client: tests/integration/hostile_client.c tests/send_fds.h $(
 $(OUTPUT)/stacks_known: tests/integration/stacks_known.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -std=gnu11 -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls $(WARN) $< -o $@
+
+# t_stacks_nofp's: the same program without frame pointers (what most of
+# Debian's libraries are: tests/integration/test_stacks_programs.sh).
+$(OUTPUT)/stacks_known_nofp: tests/integration/stacks_known.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -std=gnu11 -O1 -g -fomit-frame-pointer -fno-optimize-sibling-calls $(WARN) $< -o $@
+
+# t_stacks_cxx's: C++ from Debian's g++, with frame pointers in its own
+# code; libstdc++ and glibc are Debian's, without them. Built when $(CXX) is
+# there (make deps installs g++); the test says skip when it is not.
+$(OUTPUT)/stacks_cxx: tests/integration/stacks_cxx.cc | $(OUTPUT)
+	$(call msg,CXX,$@)
+	$(Q)$(CXX) -std=gnu++17 -O1 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls $(WARN) $< -o $@
 
 $(OUTPUT)/unique_trees: tests/integration/unique_trees.c $(OUTPUT)/libpeakbpf.a | $(OUTPUT)
 	$(call msg,BINARY,$@)
@@ -302,7 +318,8 @@ $(UNIT_RUNS) $(UNIT_ASAN_RUNS): run/%: $(OUTPUT)/tests/%
 		then printf '  %-8s %-28s %s\n' UNIT "$*" "$$(grep -a 'PASSED\|SKIPPED' $$log | tr -s ' ' | tr '\n' ' ')"; \
 		rm -f $$log; else cat $$log; rm -f $$log; echo "unit: $* failed" >&2; exit 1; fi
 
-integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known
+integration: $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/hostile_client $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known \
+	$(OUTPUT)/stacks_known_nofp $(STACKS_CXX)
 	$(Q)OUTPUT=$(OUTPUT) tests/integration/run.sh
 
 # The edit-compile-test loop: the unit tests, the sanitizers and the

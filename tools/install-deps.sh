@@ -16,9 +16,12 @@ set -eu
 # speedscope, from npm's registry, pinned, into $SPEEDSCOPE_PREFIX (a
 # directory of its own, outside the tree and outside npm's global one).
 
+# g++ and python3-numpy: --stacks on the programs of
+# tests/integration/test_stacks_programs.sh (a C++ program of Debian's
+# toolchain, numpy's allocations under Debian's python3).
 pkgs="clang llvm libclang-rt-14-dev libbpf-dev bpftool libelf-dev zlib1g-dev libcmocka-dev
-      pkg-config make gcc libc6-dev python3-pytest python3-venv python3-pip chromium
-      openmpi-bin hyperfine time python3-prometheus-client systemd util-linux
+      pkg-config make gcc g++ libc6-dev python3-pytest python3-venv python3-pip chromium
+      openmpi-bin hyperfine time python3-prometheus-client python3-numpy systemd util-linux
       munge mariadb-server slurmctld slurmd slurmdbd slurm-client libslurm-dev libcap2-bin
       podman runc conmon docker.io containerd busybox-static
       tmux libmicrohttpd-dev curl prometheus prometheus-node-exporter python3-yaml

@@ -235,6 +235,8 @@ static int setup(struct agent *a, int argc, char **argv)
 		return st;
 	if (agent_oom_open(a, why, sizeof(why)))
 		return say(EXIT_AGENT_SPOOL, "%s%s", why, "");
+	if (agent_http_open(why, sizeof(why)))
+		return say(EXIT_PEAKBPF_FAILED, "%s%s", why, "");
 	if ((st = bind_listen(a)))
 		return st;
 	if (!a->o.loopback)

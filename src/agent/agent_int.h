@@ -54,7 +54,9 @@ struct json_writer;
 void agent_holders_obj(struct json_writer *w, const char *key, const struct agent_holders *h, long page,
 		       uint64_t now);
 
-/* agent_http.c: serve on a->lfd. 0 or -errno. */
+/* agent_http.c: open libmicrohttpd (0, or -ENOENT and why), then serve on
+ * a->lfd (0 or -errno). */
+int agent_http_open(char *why, size_t why_len);
 int agent_http_start(struct agent *a);
 void agent_http_stop(struct agent *a);
 

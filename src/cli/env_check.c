@@ -11,6 +11,7 @@ static const char *const known[] = {
 	"PEAKBPF_CGROUP_ROOT",  /* where command mode makes its cgroup */
 	"PEAKBPF_LIBRARY",      /* the Python package's libpeakbpf */
 	"PEAKBPF_UNIQUE_HOOK",  /* the unique program's hook, forced (tests) */
+	"PEAKBPF_STACKS_RING",  /* --stacks' ring, smaller (tests: src/lib/kernel/stacks.c) */
 	"PEAKBPF_DOCKER",       /* the docker binary (src/cli/target_container.c) */
 	"PEAKBPF_PODMAN",       /* the podman binary (src/cli/target_container.c) */
 };

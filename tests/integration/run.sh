@@ -55,6 +55,7 @@ TESTS=""
 . "$here/test_hugetlb.sh"
 . "$here/test_oom.sh"
 . "$here/test_agent.sh"
+. "$here/test_stacks_programs.sh"
 . "$here/test_stacks.sh"
 . "$here/test_stacks_formats.sh"
 # More test files, from another runner (tests/vm/run.sh: the VM-only ones).

@@ -15,6 +15,11 @@
  * MADV_NOHUGEPAGE: one fault, one 4 KiB page (THP is a limit of this
  * version: docs/stacks.md). Each page is written, so each is a write
  * fault of its own; touch_pages is the one frame below each function.
+ * With "unlink" it first deletes its own binary (argv[0]) and execs itself
+ * again from /proc/self/exe, so that the image whose pages are counted runs
+ * from a deleted file from its first fault on, and its maps are read after
+ * the deletion whatever the timing (t_stacks_deleted). The same source, built without frame pointers, is
+ * t_stacks_nofp's (tests/integration/test_stacks_programs.sh).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +101,14 @@ int main(int argc, char **argv)
 	int status = 0;
 	pid_t child;
 
+	if (argc > 1 && !strcmp(argv[1], "unlink")) {
+		if (unlink(argv[0]))
+			perror("stacks_known: unlink");
+		else
+			execl("/proc/self/exe", argv[0], "deleted", (char *)NULL);
+		perror("stacks_known: exec /proc/self/exe");
+		return 1;
+	}
 	freed_32();
 	dontneed_16();
 	keep[0] = alloc_64();

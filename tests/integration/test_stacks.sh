@@ -8,14 +8,8 @@
 
 TESTS="$TESTS t_stacks_known t_stacks_fork t_stacks_exec t_stacks_unwritable"
 
-STACKS_TOL=$((64 * 1024))
 STACKS_KNOWN=${STACKS_KNOWN:-$OUTPUT/stacks_known}
-
-# stacks_bytes FILE FUNC: the bytes of the folded lines with FUNC as a frame.
-stacks_bytes() {
-	awk -v f="$2" '{ n = split($0, a, " "); split(a[1], fr, ";");
-		for (i in fr) if (fr[i] == f) { s += a[n]; break } } END { printf "%d\n", s }' "$1"
-}
+# STACKS_TOL and stacks_bytes: lib.sh's (test_stacks_programs.sh's too).
 
 # stacks_check NAME ARG EXPECT...: run stacks_known ARG under --stacks; each
 # EXPECT is FUNC:MiB at the peak; and the lines must add up to the peak.

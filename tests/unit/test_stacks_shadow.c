@@ -317,7 +317,9 @@ static void test_split(void **state)
 	assert_int_equal(s.exact_bytes, 700);
 	stacks_split_of(600, &p, 3, &s);        /* events lost: nothing is exact */
 	assert_int_equal(s.exact_bytes, 0);
-	assert_int_equal(s.bucket[STACKS_BUCKET_LOST], 600);
+	assert_int_equal(s.bucket[STACKS_BUCKET_LOST], 700);     /* all the anon pages */
+	assert_int_equal(s.bucket[STACKS_BUCKET_ANON], 0);
+	assert_int_equal(s.bucket[STACKS_BUCKET_FILE], 250);
 	assert_int_equal(s.lost_events, 3);
 	assert_non_null(strstr(stacks_bucket_name(STACKS_BUCKET_FILE), "fault-around"));
 }

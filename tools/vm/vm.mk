@@ -19,6 +19,9 @@ VMTEST_ONLY ?=
 # (tests/vm/run.sh says which it left out): dash runs the suite, setpriv
 # drops capabilities, bpftool lists loaded programs, curl scrapes the agent.
 VMTEST_TOOLS = $(foreach t,dash setpriv bpftool curl,$(shell command -v $(t) 2>/dev/null))
+# What peakbpf opens with dlopen (the agent's HTTP server), which ldd does
+# not list: copied at its own path.
+VMTEST_LIBS = $(shell /sbin/ldconfig -p 2>/dev/null | awk '$$1 == "libmicrohttpd.so.12" { print $$NF; exit }')
 VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/unique_trees tests/integration \
 	tests/vm/test_cgroup_v2.sh $(VMTEST_TOOLS) $(OUTPUT)/only
 
@@ -28,7 +31,8 @@ vmtest: all
 	$(call msg,VMTEST,$(VMTEST_KERNELS))
 	$(Q)printf '%s' "$(VMTEST_ONLY)" >$(OUTPUT)/only
 	$(Q)tools/vm/vmtest.sh --cache "$(VMTEST_CACHE)" --kernels "$(VMTEST_KERNELS)" \
-		--timeout $(VMTEST_TIMEOUT) $(VMTEST_FLAGS) --files "$(VMTEST_FILES)" -- tests/vm/run.sh
+		--timeout $(VMTEST_TIMEOUT) $(VMTEST_FLAGS) --files "$(VMTEST_FILES)" \
+		--libs "$(VMTEST_LIBS)" -- tests/vm/run.sh
 
 vmtest-fetch:
 	$(call msg,VMFETCH,$(VMTEST_KERNELS))

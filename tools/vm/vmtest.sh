@@ -22,6 +22,7 @@ CACHE=$REPO_ROOT/.output/vm
 KERNELS="5.10 6.1 6.12"
 TIMEOUT=300
 FILES=""
+LIBS=""
 SCRIPT=""
 HAVE_SCRIPT=0
 FETCH_ONLY=0
@@ -56,6 +57,8 @@ Boots Debian's kernels (5.10 bullseye, 6.1 bookworm, 6.12 trixie) under qemu-sys
   --timeout SECONDS  per-kernel limit, boot included (default: 300); over it counts as FAIL
   --files "FILE..."  host files copied to /opt/test/<basename> (dynamic binaries get their
                      shared libraries copied too); SCRIPT is added if not among them
+  --libs "LIB..."    shared libraries copied at their own paths, with theirs: the ones a
+                     binary opens with dlopen, which ldd does not list
   --fetch-only       only download and extract the kernels, print what is cached
   --refresh          look for newer kernel packages even if one is cached (needs the mirror)
   --strict           count a SKIPPED kernel as a failure (exit non-zero)
@@ -82,6 +85,8 @@ while [ $# -gt 0 ]; do
         --timeout=*) TIMEOUT=${1#*=}; shift ;;
         --files) [ $# -ge 2 ] || die "--files needs a list"; FILES="$FILES $2"; shift 2 ;;
         --files=*) FILES="$FILES ${1#*=}"; shift ;;
+        --libs) [ $# -ge 2 ] || die "--libs needs a list"; LIBS="$LIBS $2"; shift 2 ;;
+        --libs=*) LIBS="$LIBS ${1#*=}"; shift ;;
         --fetch-only) FETCH_ONLY=1; shift ;;
         --refresh) REFRESH=1; shift ;;
         --strict) STRICT=1; shift ;;
@@ -385,12 +390,27 @@ copy_with_libs() {
     cp -pL "$f" "$root/opt/test/"
     # Only ELF files with a program interpreter are dynamic; ldd prints nothing useful otherwise.
     [ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || return 0
+    copy_libs_of "$f" "$root"
+}
+
+copy_libs_of() {
+    # copy_libs_of FILE ROOT: FILE's shared libraries to ROOT/<path>.
+    local f=$1 root=$2 lib
     ldd "$f" >/dev/null 2>&1 || return 0
     for lib in $(ldd "$f" 2>/dev/null | awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^\//) print $i }'); do
         [ -e "$root$lib" ] && continue
         mkdir -p "$root$(dirname "$lib")"
         cp -L "$lib" "$root$lib"
     done
+}
+
+copy_lib_at_path() {
+    # copy_lib_at_path LIB ROOT: LIB to ROOT/<its path>, and its own libraries.
+    local lib=$1 root=$2
+    [ -f "$lib" ] || die "--libs: no such library: $lib"
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+    copy_libs_of "$lib" "$root"
 }
 
 # build_initramfs OUT: one initramfs shared by all kernels (nothing in it is per kernel).
@@ -424,6 +444,9 @@ build_initramfs() {
         seen="$seen$base "
         SEEN_PATH[$base]=$f
         copy_with_libs "$f" "$root"
+    done
+    for f in $LIBS; do
+        copy_lib_at_path "$f" "$root"
     done
 
     cat > "$root/etc/vmtest.env" <<EOF

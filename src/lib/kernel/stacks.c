@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/libbpf.h>
 #include "mapped_internal.h"
 #include "stacks_api.h"
@@ -40,6 +41,30 @@ static __u64 mm_key(struct stacks_reader *r, __u64 mm, bool fresh)
 	return (mm & ((1ULL << MM_ADDR_BITS) - 1)) | ((__u64)*slot << MM_ADDR_BITS);
 }
 
+/*
+ * The ring's size: STACKS_RING_BYTES, or for the tests (a ring that
+ * overflows: tests/integration/test_stacks_programs.sh) $PEAKBPF_STACKS_RING
+ * bytes, rounded down to a power of two between the page size and that
+ * default (a ring's size must be a power-of-two number of pages); a value
+ * that is not a number leaves the default (docs/stacks.md).
+ */
+static __u32 ring_bytes(void)
+{
+	const char *env = secure_getenv("PEAKBPF_STACKS_RING");
+	unsigned long long want, page = (unsigned long long)sysconf(_SC_PAGESIZE), size = page;
+	char *end;
+
+	if (!env || !*env)
+		return STACKS_RING_BYTES;
+	errno = 0;
+	want = strtoull(env, &end, 10);
+	if (errno || *end || want >= STACKS_RING_BYTES)
+		return STACKS_RING_BYTES;
+	while (size * 2 <= want)
+		size *= 2;
+	return (__u32)size;
+}
+
 void stacks_prepare(struct tracker_bpf *skel, bool on)
 {
 	struct bpf_program *progs[] = { skel->progs.stk_fault, skel->progs.stk_sys_exit, skel->progs.stk_fork,
@@ -49,6 +74,8 @@ void stacks_prepare(struct tracker_bpf *skel, bool on)
 		bpf_program__set_autoload(progs[i], on);
 	/* Off: not even the ring's 32 MiB are made. */
 	bpf_map__set_autocreate(skel->maps.stack_events, on);
+	if (on)
+		bpf_map__set_max_entries(skel->maps.stack_events, ring_bytes());
 	bpf_map__set_autocreate(skel->maps.stack_mms, on);
 	bpf_map__set_autocreate(skel->maps.stack_vmas, on);
 }

@@ -34,7 +34,7 @@ static const char *const bucket_names[STACKS_BUCKETS] = {
 			       "read() into a buffer, swap-ins, MADV_FREE'd pages, undecoded calls)",
 	[STACKS_BUCKET_FILE] = "file pages (page cache and its fault-around: not placed page by page)",
 	[STACKS_BUCKET_SHMEM] = "shmem pages (not placed page by page)",
-	[STACKS_BUCKET_LOST] = "pages of stacks whose events were lost (a full ring): not exact",
+	[STACKS_BUCKET_LOST] = "anon pages while events were lost (a full ring): not placed by stack, not exact",
 };
 
 const char *stacks_bucket_name(enum stacks_bucket b)
@@ -55,8 +55,10 @@ void stacks_split_of(__u64 exact_bytes, const struct stacks_peak *p, __u64 lost_
 	}
 	out->bucket[STACKS_BUCKET_ANON] = p->anon_bytes - exact_bytes;
 	if (lost_events) {
-		/* A lost removal would leave pages placed that are gone. */
-		out->bucket[STACKS_BUCKET_LOST] = exact_bytes;
+		/* A lost fault leaves its page unplaced, a lost removal pages
+		 * placed that are gone: no split of the anon pages holds. */
+		out->bucket[STACKS_BUCKET_LOST] = p->anon_bytes;
+		out->bucket[STACKS_BUCKET_ANON] = 0;
 		exact_bytes = 0;
 	}
 	out->exact_bytes = exact_bytes;
@@ -101,7 +103,7 @@ static void stack_text(struct lines *l, __u64 mm, const struct shadow_stack *st,
 	bool leaf_caller = st->sp_word && (st->nframes < 2 || st->frames[1] != st->sp_word) &&
 			   stacks_sym_is_return(l->sym, mm, st->sp_word);
 
-	for (__u32 i = st->nframes; i-- > 1;)
+	for (__u32 i = stacks_sym_chain(l->sym, mm, st->frames, st->nframes); i-- > 1;)
 		add_frame(l, mm, st->frames[i], true, t);
 	if (leaf_caller)
 		add_frame(l, mm, st->sp_word, true, t);
@@ -195,7 +197,7 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 	    "(%.1f %%), in %zu stacks\n", format_bytes(s->exact_bytes, a, sizeof(a)),
 	    format_bytes(p->peak_bytes, b, sizeof(b)),
 	    p->peak_bytes ? 100.0 * (double)s->exact_bytes / (double)p->peak_bytes : 0.0, l->n);
-	for (size_t i = 0; i < l->n && i < top; i++) {
+	for (size_t i = 0; i < l->n && i < top && !s->lost_events; i++) {
 		const char *t = l->v[i].text, *end = t + strlen(t), *semi;
 
 		PUT("  %10s  %.*s[%u]", format_bytes(l->v[i].bytes, a, sizeof(a)), (int)strcspn(t, ";"), t,

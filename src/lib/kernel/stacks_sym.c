@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* stacks_sym.h: each mm's file mappings, and frames named from ELF files. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -20,7 +21,9 @@ struct sym {
 };
 
 struct module {
-	char *path;             /* as /proc/PID/maps names it */
+	char *path;             /* as /proc/PID/maps names it ("... (deleted)") */
+	__u64 ino;              /* its inode, as the maps line gives it */
+	int fd;                 /* a deleted file: kept open from /proc/PID/map_files; else -1 */
 	__u8 build_id[BUILD_ID_MAX];
 	size_t build_id_len;    /* 0: none read at capture */
 	bool loaded;            /* symbols read (or tried) */
@@ -51,6 +54,10 @@ struct stacks_sym {
 	struct module *mods;
 	size_t n_mods;
 	unsigned tick;
+	/* C++ names: libstdc++'s __cxa_demangle, opened at the first "_Z" name. */
+	void *cxx;
+	char *(*demangle)(const char *name, char *buf, size_t *len, int *status);
+	bool cxx_tried;
 };
 
 int stacks_sym_new(struct stacks_sym **out)
@@ -71,12 +78,16 @@ void stacks_sym_free(struct stacks_sym *s)
 		free(s->mms[i].v);
 	for (size_t i = 0; i < s->n_mods; i++) {
 		free(s->mods[i].path);
+		if (s->mods[i].fd >= 0)
+			close(s->mods[i].fd);
 		free(s->mods[i].syms);
 		free(s->mods[i].strtab);
 	}
 	free(s->mms);
 	free(s->mods);
 	u64map_free(&s->index);
+	if (s->cxx)
+		dlclose(s->cxx);
 	free(s);
 }
 
@@ -109,14 +120,19 @@ static void read_build_id(Elf *elf, struct module *m)
 	}
 }
 
-static int module_of(struct stacks_sym *s, const char *path)
+/* The module of a file mapping, by its path and inode. A deleted file is
+ * read through /proc/PID/map_files (its mapping's own file; the kernel asks
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE), kept open until the end; when
+ * that cannot be opened its frames are offsets only, since a file at its
+ * path is not the one mapped. */
+static int module_of(struct stacks_sym *s, const char *path, __u64 ino, const char *map_file)
 {
 	struct module *g, *m;
 	Elf *elf;
 	int fd;
 
 	for (size_t i = 0; i < s->n_mods; i++)
-		if (!strcmp(s->mods[i].path, path))
+		if (s->mods[i].ino == ino && !strcmp(s->mods[i].path, path))
 			return (int)i;
 	g = realloc(s->mods, (s->n_mods + 1) * sizeof(*g));
 	if (!g)
@@ -124,30 +140,54 @@ static int module_of(struct stacks_sym *s, const char *path)
 	s->mods = g;
 	m = &s->mods[s->n_mods];
 	memset(m, 0, sizeof(*m));
+	m->fd = -1;
+	m->ino = ino;
 	m->path = strdup(path);
 	if (!m->path)
 		return -1;
 	/* The build-id now, while the file is the one mapped. */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(map_file ? map_file : path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		elf = elf_begin(fd, ELF_C_READ, NULL);
 		if (elf)
 			read_build_id(elf, m);
 		elf_end(elf);
-		close(fd);
 	}
+	if (map_file)
+		m->fd = fd;
+	else if (fd >= 0)
+		close(fd);
+	m->loaded = map_file && fd < 0;         /* no symbols: offsets */
 	return (int)s->n_mods++;
 }
 
-static void parse_maps_line(struct stacks_sym *s, struct mm_maps *mm, const char *line)
-{
-	unsigned long long start, end, off;
-	char perms[8], path[4096] = "";
-	struct mapping *g;
-	int n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &off, path);
+#define DELETED " (deleted)"
 
-	if (n < 4 || strstr(path, " (deleted)"))
+/* The file to read a module's ELF from: the deleted one's kept fd, or its path. */
+static int module_open(const struct module *m)
+{
+	return m->fd >= 0 ? m->fd : open(m->path, O_RDONLY | O_CLOEXEC);
+}
+
+static void module_close(const struct module *m, int fd)
+{
+	if (fd >= 0 && fd != m->fd)
+		close(fd);
+}
+
+static void parse_maps_line(struct stacks_sym *s, struct mm_maps *mm, __u32 tgid, const char *line)
+{
+	unsigned long long start, end, off, ino = 0;
+	char perms[8], path[4096] = "", map_file[96];
+	struct mapping *g;
+	int n = sscanf(line, "%llx-%llx %7s %llx %*s %llu %4095[^\n]", &start, &end, perms, &off, &ino, path);
+	size_t len = strlen(path);
+	bool deleted = len > strlen(DELETED) && !strcmp(path + len - strlen(DELETED), DELETED);
+
+	if (n < 4)
 		return;
+	if (deleted)
+		snprintf(map_file, sizeof(map_file), "/proc/%u/map_files/%llx-%llx", tgid, start, end);
 	for (size_t i = 0; i < mm->n; i++)
 		if (mm->v[i].start == start && mm->v[i].end == end)
 			return;         /* read before */
@@ -156,7 +196,8 @@ static void parse_maps_line(struct stacks_sym *s, struct mm_maps *mm, const char
 		return;
 	mm->v = g;
 	g[mm->n++] = (struct mapping){ .start = start, .end = end, .off = off, .exec = perms[2] == 'x',
-				       .module = path[0] == '/' ? module_of(s, path) : -1 };
+				       .module = path[0] == '/' ? module_of(s, path, ino, deleted ? map_file : NULL)
+								: -1 };
 }
 
 static void read_maps(struct stacks_sym *s, struct mm_maps *mm, __u32 tgid)
@@ -177,7 +218,7 @@ static void read_maps(struct stacks_sym *s, struct mm_maps *mm, __u32 tgid)
 	if (!f)
 		return;         /* gone: its frames stay as addresses */
 	while (fgets(line, sizeof(line), f))
-		parse_maps_line(s, mm, line);
+		parse_maps_line(s, mm, tgid, line);
 	fclose(f);
 }
 
@@ -235,6 +276,7 @@ bool stacks_sym_is_return(struct stacks_sym *s, __u64 mm, __u64 addr)
 {
 	const struct mm_maps *m = mm_of(s, mm);
 	const struct mapping *map = m ? mapping_of(m, addr) : NULL;
+	const struct module *mod;
 	__u8 b[7];
 	__u64 off;
 	int fd;
@@ -243,14 +285,26 @@ bool stacks_sym_is_return(struct stacks_sym *s, __u64 mm, __u64 addr)
 	if (!map || !map->exec || map->module < 0 || addr - map->start < sizeof(b))
 		return false;
 	off = addr - map->start + map->off;
-	fd = open(s->mods[map->module].path, O_RDONLY | O_CLOEXEC);
+	mod = &s->mods[map->module];
+	fd = module_open(mod);
 	if (fd < 0)
 		return false;
 	yes = pread(fd, b, sizeof(b), (off_t)(off - sizeof(b))) == (ssize_t)sizeof(b);
-	close(fd);
+	module_close(mod, fd);
 	/* call rel32; call *[rip+d32] or *d32(reg); call *reg (REX or not); call *d8(reg) */
 	return yes && (b[2] == 0xe8 || (b[1] == 0xff && (b[2] == 0x15 || (b[2] & 0xf8) == 0x90)) ||
 		       (b[5] == 0xff && (b[6] & 0xf8) == 0xd0) || (b[4] == 0xff && (b[5] & 0xf8) == 0x50));
+}
+
+__u32 stacks_sym_chain(struct stacks_sym *s, __u64 mm, const __u64 *frames, __u32 n)
+{
+	const struct mm_maps *m = mm_of(s, mm);
+	const struct mapping *map;
+
+	for (__u32 i = 1; m && i < n; i++)
+		if (!(map = mapping_of(m, frames[i])) || !map->exec)
+			return i;
+	return n;
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -301,7 +355,7 @@ static void load_module(struct module *m)
 	int fd;
 
 	m->loaded = true;
-	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	fd = module_open(m);
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -332,7 +386,7 @@ static void load_module(struct module *m)
 		read_symtab(elf, dyn, &dynsh, m);
 cleanup:
 	elf_end(elf);
-	close(fd);
+	module_close(m, fd);
 }
 
 static const char *symbol_at(struct module *m, __u64 off)
@@ -363,6 +417,36 @@ static const char *symbol_at(struct module *m, __u64 off)
 	return m->syms[lo].name;
 }
 
+/*
+ * A C++ name ("_Z..."), demangled into buf by libstdc++'s __cxa_demangle
+ * (the Itanium C++ ABI's, the one g++ and clang++ emit), from the system's
+ * libstdc++.so.6 (Debian's libstdc++6, which its C++ programs run with),
+ * opened at the first such name: no build dependency, and nothing loaded
+ * for C programs. Without it, or for a name it refuses, the name stays
+ * mangled.
+ */
+static bool demangle(struct stacks_sym *s, const char *name, char *buf, size_t len)
+{
+	char *d;
+	int status = -1;
+	bool ok;
+
+	if (name[0] != '_' || name[1] != 'Z')
+		return false;
+	if (!s->cxx_tried) {
+		s->cxx_tried = true;
+		s->cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (s->cxx)
+			*(void **)&s->demangle = dlsym(s->cxx, "__cxa_demangle");
+	}
+	d = s->demangle ? s->demangle(name, NULL, NULL, &status) : NULL;
+	ok = d && !status;
+	if (ok)
+		snprintf(buf, len, "%s", d);
+	free(d);
+	return ok;
+}
+
 bool stacks_sym_name(struct stacks_sym *s, __u64 mm, __u64 addr, char *buf, size_t len)
 {
 	const struct mm_maps *m = mm_of(s, mm);
@@ -377,7 +461,8 @@ bool stacks_sym_name(struct stacks_sym *s, __u64 mm, __u64 addr, char *buf, size
 	off = addr - map->start + map->off;
 	name = symbol_at(&s->mods[map->module], off);
 	if (name && *name) {
-		snprintf(buf, len, "%s", name);
+		if (!demangle(s, name, buf, len))
+			snprintf(buf, len, "%s", name);
 		return true;
 	}
 	base = strrchr(s->mods[map->module].path, '/');

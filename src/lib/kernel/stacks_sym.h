@@ -28,6 +28,12 @@ const char *stacks_sym_comm(struct stacks_sym *s, __u64 mm);
 /* Whether addr, in mm, is a return address: in an executable file
  * mapping, just after a call instruction (the bytes read from the file). */
 bool stacks_sym_is_return(struct stacks_sym *s, __u64 mm, __u64 addr);
+/* How many of a fault's frames (the ip first, then the frame-pointer
+ * chain's return addresses) to name: the chain up to its first address
+ * outside an executable mapping of mm. Code built without frame pointers
+ * may use rbp for anything: the walk then reads words that are no return
+ * address, and none is named. n if mm's maps were never read. */
+__u32 stacks_sym_chain(struct stacks_sym *s, __u64 mm, const __u64 *frames, __u32 n);
 /* The frame's name into buf ("func", "module+0xOFF", "0xADDR"); whether
  * it was named from a symbol. */
 bool stacks_sym_name(struct stacks_sym *s, __u64 mm, __u64 addr, char *buf, size_t len);

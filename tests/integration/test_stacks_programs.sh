@@ -1,0 +1,170 @@
+# shellcheck shell=sh
+# --stacks on the programs issue 35 names beside stacks_known
+# (docs/stacks.md, "Tested"): the same program without frame pointers, a C++
+# program of Debian's toolchain, Debian's python3 allocating through numpy,
+# a process whose binary was deleted while it runs, and a ring that
+# overflows. Each asserts numbers (bytes per function within STACKS_TOL, the
+# lines adding up to the peak: stacks_run and stacks_expect in lib.sh).
+
+TESTS="$TESTS t_stacks_nofp t_stacks_cxx t_stacks_numpy t_stacks_deleted t_stacks_ring_overflow"
+
+# stacks_prog NAME BINARY: true if BINARY is built, else skip NAME.
+stacks_prog() {
+	[ -x "$2" ] && return 0
+	skip "$1: $2 not built (make all${3:+; $3})"
+	return 1
+}
+
+# stacks_verdict NAME DETAIL: ok or fail from stacks_bad (stacks_expect).
+stacks_verdict() {
+	if [ -n "$stacks_bad" ]; then
+		fail "$1:$stacks_bad"
+	else
+		ok "$1:$stacks_seen $2"
+	fi
+}
+
+# Without frame pointers the walk has the ip alone (rbp is any register
+# there); the word at sp gives the frameless leaf's caller, checked to
+# follow a call in the file. So touch_pages < alloc_64 and < alloc_128:
+# the per-function split is kept, every caller above them (main, libc) is
+# lost, and the lines still add up to the peak.
+t_stacks_nofp() {
+	bin=$OUTPUT/stacks_known_nofp
+	stacks_prog t_stacks_nofp "$bin" || return
+	out=$TMP/stacks-nofp-$$.folded
+	stacks_run t_stacks_nofp "$out" "$bin" || return
+	stacks_expect "$out" touch_pages:192 alloc_64:64 alloc_128:128 freed_32:0 dontneed_16:0 untouched_4g:0 main:0
+	stacks_verdict t_stacks_nofp "$(mib "$(stacks_total "$out" exact)") exact, the peak $(mib "$stacks_peak")"
+	rm -f "$out"
+}
+
+# C++ (tests/integration/stacks_cxx.cc): names demangled (libstdc++'s
+# __cxa_demangle, src/lib/kernel/stacks_sym.c), one a template's member;
+# each function's vectors at the peak, the one freed before it 0. glibc's
+# memset, which writes the pages, has no frame pointer and no exported
+# symbol: an offset in libc, its caller from the word at sp.
+t_stacks_cxx() {
+	bin=$OUTPUT/stacks_cxx
+	stacks_prog t_stacks_cxx "$bin" "it needs g++: make deps" || return
+	out=$TMP/stacks-cxx-$$.folded
+	stacks_run t_stacks_cxx "$out" "$bin" || return
+	stacks_expect "$out" 'work::fill_48()':48 'work::fill_96()':96 'work::Pool<24ul>::grow()':24 \
+		'work::dropped_32()':0 main:168
+	mangled=$(grep -c '_ZN4work' "$out")
+	[ "$mangled" = 0 ] || stacks_bad="$stacks_bad $mangled lines with mangled names"
+	stacks_verdict t_stacks_cxx "demangled, $(mib "$(stacks_total "$out" exact)") exact, the peak $(mib "$stacks_peak")"
+	rm -f "$out"
+}
+
+# numpy_placed FILE: the bytes of the lines whose innermost frame is in
+# numpy's _multiarray_umath module or libc (Debian's numpy has no symbols
+# for its loops: module+0xOFFSET).
+numpy_placed() {
+	awk '{ n = split($1, fr, ";") } fr[n] ~ /^(_multiarray_umath|libc\.so)/ { s += $NF }
+		END { printf "%d\n", s }' "$1"
+}
+
+# Debian's python3 and numpy have no frame pointers: a 256 MiB np.ones is
+# placed under the one frame of numpy's fill loop (an offset), nothing above
+# it. numpy asks MADV_HUGEPAGE for large arrays: where THP is on (always or
+# madvise), its faults map 2 MiB each, of which --stacks places one page,
+# so with numpy's default the array is in the anon bucket; with it off
+# (_set_madvise_hugepage(False)), >= 90 % of it is placed.
+t_stacks_numpy() {
+	py=/usr/bin/python3
+	if ! "$py" -c 'import numpy' 2>/dev/null; then
+		skip "t_stacks_numpy: Debian's python3-numpy not installed (make deps)"
+		return
+	fi
+	want=$((256 * MIB))
+	prog='import numpy as np, sys, time
+if sys.argv[1] == "off": np.core.multiarray._set_madvise_hugepage(False)
+a = np.ones(256 << 17); time.sleep(0.2)'
+	out=$TMP/stacks-numpy-$$.folded
+	stacks_run t_stacks_numpy "$out" "$py" -c "$prog" off || return
+	stacks_expect "$out"
+	off=$(numpy_placed "$out")
+	[ "$off" -ge $((want * 9 / 10)) ] || stacks_bad="$stacks_bad THP off: $off placed under numpy or libc (want >= 90 % of $want)"
+	exact_off=$(stacks_total "$out" exact) peak_off=$stacks_peak
+	stacks_run t_stacks_numpy "$out" "$py" -c "$prog" default || return
+	bad_off=$stacks_bad
+	stacks_expect "$out"
+	stacks_bad="$bad_off$stacks_bad"
+	on=$(numpy_placed "$out")
+	anon=$(grep '^\[not attributed\];\[anon pages no user fault' "$out" | awk '{ s += $NF } END { printf "%d\n", s }')
+	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+	[ $((on + anon)) -ge $((want * 9 / 10)) ] ||
+		stacks_bad="$stacks_bad numpy's default: $on placed + $anon in the anon bucket (want >= 90 % of $want)"
+	stacks_seen=" THP off: $(mib "$off") under numpy's or libc's frames ($(mib "$exact_off") exact of $(mib "$peak_off"));"
+	stacks_seen="$stacks_seen numpy's default, THP $thp: $(mib "$on") under them, $(mib "$anon") in the anon bucket;"
+	stacks_verdict t_stacks_numpy "the lines add up to each peak"
+	rm -f "$out"
+}
+
+# A binary deleted while it runs (stacks_known unlink: it deletes itself
+# and runs on from /proc/self/exe, so its comm is "exe"). As root, its
+# frames are named from the mapped file itself (/proc/PID/map_files, kept
+# open); without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE (capsh --drop),
+# one of which map_files needs, they are offsets in "name (deleted)", and
+# the frameless leaf's caller is lost (the word at sp cannot be checked
+# against the file). Either way no crash, exit 0, lines adding up to the peak.
+t_stacks_deleted() {
+	stacks_prog t_stacks_deleted "$STACKS_KNOWN" || return
+	bin=$TMP/stacks_known_deleted
+	out=$TMP/stacks-deleted-$$.folded
+	cp "$STACKS_KNOWN" "$bin" || { fail "t_stacks_deleted: cp"; return; }
+	stacks_run t_stacks_deleted "$out" "$bin" unlink || return
+	[ ! -e "$bin" ] || { fail "t_stacks_deleted: $bin still there"; return; }
+	stacks_expect "$out" alloc_64:64 alloc_128:128 freed_32:0 dontneed_16:0 untouched_4g:0
+	detail="named from map_files;"
+	if command -v capsh >/dev/null 2>&1; then
+		# peakbpf itself without CAP_SYS_ADMIN and CAP_CHECKPOINT_RESTORE (map_files needs one).
+		cp "$STACKS_KNOWN" "$bin"
+		bad_root=$stacks_bad seen_root=$stacks_seen real=$PEAKBPF
+		PEAKBPF=$TMP/peakbpf-no-sys-admin
+		cat >"$PEAKBPF" <<EOF
+#!/bin/sh
+exec capsh --drop=cap_sys_admin,cap_checkpoint_restore -- -c 'exec "\$0" "\$@"' "$real" "\$@"
+EOF
+		chmod +x "$PEAKBPF"
+		stacks_run t_stacks_deleted "$out" "$bin" unlink
+		rc=$?
+		PEAKBPF=$real
+		[ "$rc" = 0 ] || return
+		stacks_expect "$out" alloc_64:0 alloc_128:0
+		offs=$(awk '$1 ~ /;stacks_known_deleted_\(deleted\)\+0x/ { s += $NF } END { printf "%d\n", s }' "$out")
+		[ "$offs" -ge $((192 * MIB)) ] ||
+			stacks_bad="$stacks_bad without the capabilities: $offs under stacks_known_deleted_(deleted)+0x.. (want >= 192 MiB)"
+		stacks_bad="$bad_root$stacks_bad" stacks_seen="$seen_root"
+		detail="$detail without those capabilities $(mib "$offs") under offsets in stacks_known_deleted (deleted);"
+	else
+		detail="$detail (capsh not installed: the offsets case not run);"
+	fi
+	stacks_verdict t_stacks_deleted "$detail lines add up to the peak"
+	rm -f "$out" "$bin"
+}
+
+# A ring that overflows ($PEAKBPF_STACKS_RING: one page, src/lib/kernel/
+# stacks.c): not exact, said; no stack lines; the anon pages in the
+# lost-events bucket, the file pages in theirs, the lines adding up to the
+# peak; the exit status the command's (0): the peak figure is unaffected.
+t_stacks_ring_overflow() {
+	stacks_prog t_stacks_ring_overflow "$STACKS_KNOWN" || return
+	out=$TMP/stacks-ring-$$.folded
+	export PEAKBPF_STACKS_RING=4096
+	stacks_run t_stacks_ring_overflow "$out" "$STACKS_KNOWN"
+	rc=$?
+	unset PEAKBPF_STACKS_RING
+	[ "$rc" = 0 ] || return
+	stacks_expect "$out"
+	stacks_seen=""
+	lost=$(grep '^\[not attributed\];\[anon pages while events were lost' "$out" | awk '{ print $NF }')
+	placed=$(stacks_total "$out" exact)
+	said=$(grep -o 'not exact: [0-9]* events lost' "$TMP/stacks.err")
+	[ "${lost:-0}" -ge $((192 * MIB)) ] || stacks_bad="$stacks_bad lost bucket ${lost:-none} (want >= 192 MiB)"
+	[ "$placed" = 0 ] || stacks_bad="$stacks_bad $placed bytes in stack lines"
+	[ -n "$said" ] || stacks_bad="$stacks_bad the summary does not say not exact: $(grep 'stacks at' "$TMP/stacks.err")"
+	stacks_verdict t_stacks_ring_overflow "exit 0, $said, $(mib "${lost:-0}") in the lost bucket, lines add up to the peak $(mib "$stacks_peak")"
+	rm -f "$out"
+}
