@@ -87,7 +87,7 @@ static __always_inline void fill_head(struct stack_ev *h, __u32 kind, __u32 tgid
 	h->ns = bpf_ktime_get_ns();
 	h->mm = mm;
 	h->tree = tree;
-	h->pad = 0;
+	h->tid = 0;
 }
 
 static long vma_kind(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
@@ -161,6 +161,7 @@ int BPF_PROG(stk_fault, unsigned long address, struct pt_regs *regs, unsigned lo
 	}
 	task = bpf_get_current_task_btf();
 	fill_head(&e->h, STK_FAULT, tgid, (__u64)task->mm, ts->tree);
+	e->h.tid = (__u32)bpf_get_current_pid_tgid();
 	e->h.a = e->h.b = e->h.c = 0;
 	e->h.ret = 0;
 	e->addr = address;
@@ -172,8 +173,8 @@ int BPF_PROG(stk_fault, unsigned long address, struct pt_regs *regs, unsigned lo
 	return 0;
 }
 
-static __always_inline void send(__u32 kind, __u32 tgid, __u64 mm, __u32 tree, __u64 a, __u64 b, __u64 c,
-				 __s64 ret)
+static __always_inline void send_tid(__u32 kind, __u32 tgid, __u64 mm, __u32 tree, __u64 a, __u64 b, __u64 c,
+				     __s64 ret, __u32 tid)
 {
 	struct stack_ev *e = bpf_ringbuf_reserve(&stack_events, sizeof(*e), 0);
 
@@ -182,11 +183,62 @@ static __always_inline void send(__u32 kind, __u32 tgid, __u64 mm, __u32 tree, _
 		return;
 	}
 	fill_head(e, kind, tgid, mm, tree);
+	e->tid = tid;
 	e->a = a;
 	e->b = b;
 	e->c = c;
 	e->ret = ret;
 	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void send(__u32 kind, __u32 tgid, __u64 mm, __u32 tree, __u64 a, __u64 b, __u64 c,
+				 __s64 ret)
+{
+	send_tid(kind, tgid, mm, tree, a, b, c, ret, 0);
+}
+
+#define PMD_PSE 0x80ULL                 /* _PAGE_PSE: the PMD maps a huge page (x86) */
+
+/*
+ * A transparent huge page's fault (docs/stacks.md): at the return of
+ * do_huge_pmd_anonymous_page (mm/huge_memory.c), which the fault above
+ * entered in the same thread. It adds HPAGE_PMD_NR pages to MM_ANONPAGES
+ * only on its path that allocates a huge page and maps it into an empty
+ * PMD, and then returns 0. A write fault always takes that path; a read
+ * fault maps the huge zero page (not in RSS: never sent) unless
+ * use_zero_page is off (then its pages stay in the anon bucket). Also 0,
+ * without mapping: the PMD was filled meanwhile (by another thread's huge
+ * page, whose own event places it; or by a page table: not PSE, not
+ * sent), or userfaultfd handled the fault. So: a user write fault that
+ * returned 0 and left a PSE PMD. Faults from the kernel (copy_to_user,
+ * GUP) have no FAULT_FLAG_USER and no page_fault_user event: not sent.
+ * O(1): the process map, two fields, one read of the PMD. Userspace
+ * places the range's pages not yet placed with the stack of this
+ * thread's fault (stacks_shadow.c).
+ */
+SEC("?fexit/do_huge_pmd_anonymous_page")
+int BPF_PROG(stk_thp, struct vm_fault *vmf, vm_fault_t ret)
+{
+	__u64 want = bpf_core_enum_value(enum fault_flag, FAULT_FLAG_WRITE) |
+		     bpf_core_enum_value(enum fault_flag, FAULT_FLAG_USER);
+	struct task_struct *task;
+	struct task_state *ts;
+	unsigned long address;
+	__u64 pmd = 0;
+	__u32 tgid;
+
+	ts = tracked_current(&tgid);
+	if (!ts)
+		return 0;
+	if (ret || (vmf->flags & want) != want)
+		return 0;
+	if (bpf_probe_read_kernel(&pmd, sizeof(pmd), vmf->pmd) || !(pmd & PMD_PSE))
+		return 0;
+	address = vmf->address;
+	task = bpf_get_current_task_btf();
+	send_tid(STK_THP, tgid, (__u64)task->mm, ts->tree, address & ~(STK_THP_BYTES - 1), STK_THP_BYTES,
+		 address, 0, (__u32)bpf_get_current_pid_tgid());
+	return 0;
 }
 
 /* x86-64's syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl). */

@@ -22,7 +22,11 @@ enum stack_ev_kind {
 	STK_FORK,               /* a = the parent's mm; mm = the child's (not CLONE_VM) */
 	STK_EXEC,               /* mm = the new image's */
 	STK_MM_GONE,            /* mm torn down (exit_mmap) */
+	STK_THP,                /* a user write fault mapped a huge page: a = its PMD-aligned
+				 * address, b = its length, c = the fault's address (tid its thread) */
 };
+
+#define STK_THP_BYTES (2ULL << 20)      /* x86-64's PMD: HPAGE_PMD_SIZE */
 
 /* What the fault program saw of the faulting address's VMA (bpf_find_vma). */
 #define STK_VMA_FOUND   1u
@@ -37,7 +41,7 @@ struct stack_ev {
 	__u64 ns;               /* bpf_ktime_get_ns: CLOCK_MONOTONIC */
 	__u64 mm;               /* the address space (its struct mm_struct *) */
 	__u32 tree;             /* the process's tree in the tracker's load */
-	__u32 pad;
+	__u32 tid;              /* the thread, for STK_FAULT and STK_THP; else 0 */
 	__u64 a, b, c;
 	__s64 ret;
 };

@@ -51,6 +51,25 @@ static void touch(struct stack_shadow *sh, __u64 mm, __u64 start, __u64 pages, _
 		fault(sh, mm, start + i * PG + 17, WRITE, ANON_RW, caller);
 }
 
+/* Thread tid's write fault at addr (caller: its stack's second frame),
+ * then its huge page's event, as bpf/stacks.bpf.c's stk_fault and stk_thp send them. */
+static void fault_tid(struct stack_shadow *sh, __u64 mm, __u32 tid, __u64 addr, __u64 caller)
+{
+	struct stack_fault f = { .h = { .kind = STK_FAULT, .tgid = 42, .tid = tid, .ns = now_ns++, .mm = mm },
+				 .addr = addr, .error_code = WRITE, .vma = ANON_RW | STK_VMA_HUGE, .nframes = 2,
+				 .frames = { 0x401000, caller } };
+
+	assert_int_equal(shadow_event(sh, &f, sizeof(f)), 0);
+}
+
+static void thp(struct stack_shadow *sh, __u64 mm, __u32 tid, __u64 addr)
+{
+	struct stack_ev e = { .kind = STK_THP, .tgid = 42, .tid = tid, .ns = now_ns++, .mm = mm,
+			      .a = addr & ~(STK_THP_BYTES - 1), .b = STK_THP_BYTES, .c = addr };
+
+	assert_int_equal(shadow_event(sh, &e, sizeof(e)), 0);
+}
+
 struct tally {
 	__u64 pages_by_caller[8];
 	__u64 pages_by_mm[2];
@@ -230,6 +249,71 @@ static void test_cut(void **state)
 	shadow_free(sh);
 }
 
+#define HUGE (STK_THP_BYTES / PG)          /* 512 pages */
+
+/* A huge page's event places the pages of its 2 MiB not yet placed with
+ * the stack of its thread's fault; a munmap of half of it removes half. */
+static void test_thp(void **state)
+{
+	struct stack_shadow *sh = fresh();
+	__u64 huge = BASE + 64 * STK_THP_BYTES;
+	struct shadow_counts c;
+	struct tally t;
+
+	(void)state;
+	touch(sh, MM1, huge + 3 * PG, 1, 2);                    /* placed before: keeps its stack */
+	fault_tid(sh, MM1, 7, huge + 5 * PG + 9, 1);
+	fault_tid(sh, MM1, 8, BASE, 3);                         /* another thread's, between the two */
+	thp(sh, MM1, 7, huge + 5 * PG + 9);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[1], HUGE - 1);
+	assert_int_equal(t.pages_by_caller[2], 1);
+	assert_int_equal(t.pages_by_caller[3], 1);
+	ev(sh, STK_MUNMAP, MM1, huge, STK_THP_BYTES / 2, 0, 0);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[1], HUGE / 2);
+	assert_int_equal(t.pages_by_caller[2], 0);
+	/* No fault of that thread at that address seen (lost, or another
+	 * thread's): nothing placed, counted. */
+	thp(sh, MM1, 8, huge + 2 * STK_THP_BYTES);
+	thp(sh, MM1, 9, huge + 5 * PG + 9);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[3], 1);
+	assert_int_equal(t.pages_by_caller[1], HUGE / 2);
+	shadow_counts_get(sh, &c);
+	assert_int_equal(c.thp_events, 3);
+	assert_int_equal(c.thp_pages, HUGE - 2);
+	assert_int_equal(c.thp_unpaired, 2);
+	shadow_free(sh);
+}
+
+/* The huge page counts in RSS before its event's own time: the event goes
+ * with its fault, so a cut between the two has the whole huge page. */
+static void test_thp_cut(void **state)
+{
+	struct stack_shadow *sh;
+	struct tally t;
+	__u64 t_peak;
+
+	(void)state;
+	assert_int_equal(shadow_new(&sh), 0);
+	ev(sh, STK_EXEC, MM1, 0, 0, 0, 0);
+	fault_tid(sh, MM1, 7, BASE, 1);
+	t_peak = now_ns;                                        /* the huge page's rss_stat */
+	assert_int_equal(shadow_set_cut(sh, t_peak), 0);
+	thp(sh, MM1, 7, BASE);                                  /* its event, after the peak */
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[1], HUGE);
+	fault_tid(sh, MM1, 7, BASE + STK_THP_BYTES, 2);         /* both after the cut: kept */
+	thp(sh, MM1, 7, BASE + STK_THP_BYTES);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[2], 0);
+	assert_int_equal(shadow_set_cut(sh, now_ns), 0);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[2], HUGE);
+	shadow_free(sh);
+}
+
 /* Past SHADOW_PENDING_MAX bytes of events after the cut, they are lost
  * and counted (the output then calls nothing exact). */
 static void test_pending_overflow(void **state)
@@ -332,6 +416,8 @@ int main(void)
 		cmocka_unit_test(test_brk_and_mremap),
 		cmocka_unit_test(test_fork_exec_gone),
 		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_thp),
+		cmocka_unit_test(test_thp_cut),
 		cmocka_unit_test(test_pending_overflow),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_u64map),

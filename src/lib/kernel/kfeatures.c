@@ -157,9 +157,37 @@ void features_probe(struct tracker_features *f)
 		f->possible_cpus = 1;
 }
 
+/*
+ * Whether an fexit program on the kernel function NAME loads: the
+ * function's BTF id (libbpf parses the kernel's BTF for it) and a program
+ * of two instructions, r0 = 0; exit. A kernel without ftrace's direct
+ * calls, or one whose policy refuses fexit (EPERM, as this machine's),
+ * refuses it; the function inlined has no id. Loaded, not attached: an
+ * attach that fails after all is stacks.c's to report.
+ */
+static bool fexit_loads(const char *name)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FEXIT);
+	int id = libbpf_find_vmlinux_btf_id(name, BPF_TRACE_FEXIT), fd;
+
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = (__u32)id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, sizeof(insns) / sizeof(insns[0]), &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 void features_probe_stacks(struct tracker_features *f)
 {
 	f->has_page_fault_tp = raw_tp_exists("page_fault_user") != 0;
+	f->has_thp_fexit = f->has_page_fault_tp && fexit_loads("do_huge_pmd_anonymous_page");
 }
 
 int features_lookup(const struct tracker_features *f, const char *name, bool *on)

@@ -41,6 +41,11 @@
  *   hook (bpf/stacks.bpf.c): probed only for a load that asks for --stacks
  *   (features_probe_stacks: the kernel's raw tracepoint table, no BTF
  *   parse), so the default start-up pays nothing; false until then.
+ * thp_fexit: fexit on do_huge_pmd_anonymous_page, where --stacks places a
+ *   transparent huge page's 512 pages (bpf/stacks.bpf.c, stk_thp): probed
+ *   with page_fault_tp, only for --stacks, by loading a two-instruction
+ *   fexit program on it (the function's BTF id: one parse of the kernel's
+ *   BTF); cleared when the load refuses stk_thp itself.
  */
 #define KFEATURES(X) \
 	X(fetch_atomics, probe_fetch_atomics, RODATA) \
@@ -49,7 +54,8 @@
 	X(percpu_rss, after_load, NONE) \
 	X(memcg_stat_tp, apart, NONE) \
 	X(cgroup_targets, assumed, NONE) \
-	X(page_fault_tp, apart, NONE)
+	X(page_fault_tp, apart, NONE) \
+	X(thp_fexit, apart, NONE)
 
 struct tracker_features {
 #define KFEATURE_FLAG(name, probe, bpf) bool has_##name;
@@ -68,7 +74,7 @@ struct tracker_features {
 /* Probe what can be probed before load (each probe loads a tiny program). */
 void features_probe(struct tracker_features *f);
 /* --stacks asked: probe page_fault_tp (true where the table cannot tell:
- * the load then decides). */
+ * the load then decides) and thp_fexit. */
 void features_probe_stacks(struct tracker_features *f);
 /* The value of feature NAME ("fetch_atomics", ...); -ENOENT if unknown. */
 int features_lookup(const struct tracker_features *f, const char *name, bool *on);

@@ -17,6 +17,8 @@ struct stacks_reader {
 	struct ring_buffer *ring;
 	struct stack_shadow *shadow;
 	struct stacks_sym *sym;
+	struct bpf_link *thp;           /* stk_thp's, attached by hand */
+	int thp_err;                    /* 0: huge page faults placed; else why not */
 	unsigned tree;                  /* a drain's, while it runs */
 	int err;                        /* the drain's first failure */
 	/* Each mm address's generation: an exec or fork that names an address
@@ -65,13 +67,16 @@ static __u32 ring_bytes(void)
 	return (__u32)size;
 }
 
-void stacks_prepare(struct tracker_bpf *skel, bool on)
+void stacks_prepare(struct tracker_bpf *skel, bool on, bool thp)
 {
 	struct bpf_program *progs[] = { skel->progs.stk_fault, skel->progs.stk_sys_exit, skel->progs.stk_fork,
 					skel->progs.stk_exec, skel->progs.stk_mm_gone };
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		bpf_program__set_autoload(progs[i], on);
+	/* Attached by the reader, which keeps its load if the attach fails. */
+	bpf_program__set_autoload(skel->progs.stk_thp, on && thp);
+	bpf_program__set_autoattach(skel->progs.stk_thp, false);
 	/* Off: not even the ring's 32 MiB are made. */
 	bpf_map__set_autocreate(skel->maps.stack_events, on);
 	if (on)
@@ -123,6 +128,12 @@ int stacks_reader_new(struct tracker_bpf *skel, struct stacks_reader **out)
 		if (!r->ring)
 			err = -errno;
 	}
+	/* Without it a huge page's fault places one page: the output says so. */
+	r->thp_err = -EOPNOTSUPP;
+	if (!err && bpf_program__autoload(skel->progs.stk_thp)) {
+		r->thp = bpf_program__attach(skel->progs.stk_thp);
+		r->thp_err = r->thp ? 0 : -errno;
+	}
 	if (err) {
 		stacks_reader_free(r);
 		return err;
@@ -135,6 +146,7 @@ void stacks_reader_free(struct stacks_reader *r)
 {
 	if (!r)
 		return;
+	bpf_link__destroy(r->thp);
 	ring_buffer__free(r->ring);
 	shadow_free(r->shadow);
 	stacks_sym_free(r->sym);
@@ -184,4 +196,9 @@ void stacks_counts(const struct stacks_reader *r, __u64 *drops, __u64 *vma_busy)
 {
 	*drops = LOAD(r->skel->bss->stk_drops);
 	*vma_busy = LOAD(r->skel->bss->stk_vma_busy);
+}
+
+int stacks_thp_err(const struct stacks_reader *r)
+{
+	return r->thp_err;
 }

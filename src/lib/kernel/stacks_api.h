@@ -20,8 +20,9 @@ struct stacks_reader;
 struct stack_shadow;
 struct stacks_sym;
 
-/* Before the tracker's load: the programs and maps of --stacks on or off. */
-void stacks_prepare(struct tracker_bpf *skel, bool on);
+/* Before the tracker's load: the programs and maps of --stacks on or off;
+ * thp: with the huge page faults' program (kfeatures.h, thp_fexit). */
+void stacks_prepare(struct tracker_bpf *skel, bool on, bool thp);
 /* After the load and attach: the ring's reader, for one tree's processes. */
 int stacks_reader_new(struct tracker_bpf *skel, struct stacks_reader **out);
 void stacks_reader_free(struct stacks_reader *r);
@@ -34,5 +35,8 @@ struct stack_shadow *stacks_shadow(struct stacks_reader *r);
 struct stacks_sym *stacks_symbols(struct stacks_reader *r);
 /* Events the ring had no room for; faults whose VMA could not be read. */
 void stacks_counts(const struct stacks_reader *r, __u64 *drops, __u64 *vma_busy);
+/* 0: huge page faults are placed (stk_thp attached); -EOPNOTSUPP: the
+ * kernel has no fexit on do_huge_pmd_anonymous_page; else the attach's error. */
+int stacks_thp_err(const struct stacks_reader *r);
 
 #endif

@@ -30,8 +30,8 @@ struct text {
 };
 
 static const char *const bucket_names[STACKS_BUCKETS] = {
-	[STACKS_BUCKET_ANON] = "anon pages no user fault placed (THP tails, kernel-mode faults such as "
-			       "read() into a buffer, swap-ins, MADV_FREE'd pages, undecoded calls)",
+	[STACKS_BUCKET_ANON] = "anon pages no user fault placed (kernel-mode faults such as read() into a "
+			       "buffer, swap-ins, huge pages not placed, MADV_FREE'd pages, undecoded calls)",
 	[STACKS_BUCKET_FILE] = "file pages (page cache and its fault-around: not placed page by page)",
 	[STACKS_BUCKET_SHMEM] = "shmem pages (not placed page by page)",
 	[STACKS_BUCKET_LOST] = "anon pages while events were lost (a full ring): not placed by stack, not exact",
@@ -187,7 +187,7 @@ static void merge_lines(struct lines *l)
 }
 
 static void write_summary(const struct lines *l, const struct stacks_split *s, const struct stacks_peak *p,
-			  unsigned top, char *out, size_t len)
+			  int thp_err, unsigned top, char *out, size_t len)
 {
 	char a[32], b[32], c[32];
 	size_t pos = 0;
@@ -212,6 +212,12 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 	for (int i = 0; i < STACKS_BUCKETS; i++)
 		if (s->bucket[i])
 			PUT("  %10s  not attributed: %s\n", format_bytes(s->bucket[i], a, sizeof(a)), bucket_names[i]);
+	/* Where stk_thp is off, a huge page's fault places 1 page of its 512. */
+	if (thp_err && s->bucket[STACKS_BUCKET_ANON])
+		PUT("  THP tails not placed: %s; a transparent huge page's fault placed 1 page of its 512, the "
+		    "rest is in the anon bucket\n", thp_err == -EOPNOTSUPP ?
+		    "this kernel lacks or refuses fexit on do_huge_pmd_anonymous_page" :
+		    "fexit on do_huge_pmd_anonymous_page could not be attached");
 	if (s->over_bytes)
 		PUT("  not exact: the placed pages exceed the anon pages at the peak by %s (removals not seen: "
 		    "reclaim, swap-out, an undecoded call)\n", format_bytes(s->over_bytes, c, sizeof(c)));
@@ -280,7 +286,7 @@ int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stack
 	stacks_counts(r, &drops, &busy);
 	stacks_split_of((__u64)pages * (__u64)page_size, p, drops + c.lost, split);
 	split->groups = l.n;
-	write_summary(&l, split, p, top, summary, len);
+	write_summary(&l, split, p, stacks_thp_err(r), top, summary, len);
 	/* Events lost: the stacks' bytes are in the lost bucket, not placed. */
 	first = split->lost_events ? l.n : 0;
 	err = add_buckets(&l, split);

@@ -20,6 +20,16 @@ struct shadow_mm {
 	struct u64map pages;    /* page number -> stack id + 1 */
 };
 
+/* A thread's last fault, so that its huge page's event (STK_THP) finds it:
+ * kept at the event's receipt (its time) and at its application (its
+ * stack), in tables indexed by the thread id; a thread whose slot another
+ * took meanwhile has its huge page counted unpaired, not placed. */
+#define THREAD_SLOTS 256
+struct fault_seen {
+	__u64 mm, page, ns;
+	__u32 tid, stack;
+};
+
 struct stack_shadow {
 	struct shadow_mm *mms;
 	size_t n_mms, cap_mms;
@@ -31,6 +41,7 @@ struct stack_shadow {
 	size_t pending_len, pending_cap, pending_n;
 	__u64 cut_ns;
 	struct shadow_counts counts;
+	struct fault_seen received[THREAD_SLOTS], applied[THREAD_SLOTS];
 };
 
 int shadow_new(struct stack_shadow **out)
@@ -177,12 +188,51 @@ static int apply_fault(struct stack_shadow *sh, const struct stack_fault *f)
 	}
 	if (f->vma & STK_VMA_HUGE)
 		c->huge_faults++;
-	if (u64map_get(&m->pages, PAGE_OF(f->addr)))
-		return 0;       /* resident already: the first fault brought it in */
-	id = stack_intern(sh, f);
-	if (id == ~0u || (!u64map_put(&m->pages, PAGE_OF(f->addr), id + 1, &slot) && !slot))
-		return -ENOMEM;
-	c->exact_faults++;
+	slot = u64map_get(&m->pages, PAGE_OF(f->addr));
+	if (slot) {
+		id = *slot - 1; /* resident already: the first fault brought it in */
+	} else {
+		id = stack_intern(sh, f);
+		if (id == ~0u || (!u64map_put(&m->pages, PAGE_OF(f->addr), id + 1, &slot) && !slot))
+			return -ENOMEM;
+		c->exact_faults++;
+	}
+	sh->applied[f->h.tid % THREAD_SLOTS] = (struct fault_seen){ .mm = f->h.mm, .page = PAGE_OF(f->addr),
+								    .tid = f->h.tid, .stack = id };
+	return 0;
+}
+
+/* Whether seen is thread tid's fault in mm at the huge page's address. */
+static bool is_fault_of(const struct fault_seen *seen, const struct stack_ev *e)
+{
+	return seen->tid == e->tid && seen->mm == e->mm && seen->page == PAGE_OF(e->c) && e->c >= e->a &&
+	       e->c - e->a < e->b;
+}
+
+/* A huge page mapped by its thread's fault just applied: the pages of
+ * [a, a + b) not yet placed get that fault's stack. */
+static int apply_thp(struct stack_shadow *sh, const struct stack_ev *e)
+{
+	const struct fault_seen *seen = &sh->applied[e->tid % THREAD_SLOTS];
+	struct shadow_mm *m = mm_get(sh, e->mm);
+	__u64 first = PAGE_OF(e->a), end = PAGE_OF(e->a + e->b);
+	uint32_t *slot;
+
+	if (!m) {
+		sh->counts.untracked_mm++;
+		return 0;
+	}
+	sh->counts.thp_events++;
+	if (!is_fault_of(seen, e)) {
+		sh->counts.thp_unpaired++;
+		return 0;
+	}
+	for (__u64 p = first; p < end; p++) {
+		if (u64map_put(&m->pages, p, seen->stack + 1, &slot))
+			sh->counts.thp_pages++;
+		else if (!slot)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -319,6 +369,8 @@ static int apply(struct stack_shadow *sh, const struct stack_ev *e)
 	case STK_MM_GONE:
 		mm_drop(sh, e->mm);
 		return 0;
+	case STK_THP:
+		return apply_thp(sh, e);
 	default:
 		return apply_range_event(sh, e);
 	}
@@ -328,7 +380,7 @@ static bool valid(const void *ev, size_t size)
 {
 	const struct stack_ev *e = ev;
 
-	if (size < sizeof(*e) || e->kind < STK_FAULT || e->kind > STK_MM_GONE)
+	if (size < sizeof(*e) || e->kind < STK_FAULT || e->kind > STK_THP)
 		return false;
 	return e->kind != STK_FAULT || size >= sizeof(struct stack_fault);
 }
@@ -369,9 +421,21 @@ static int keep(struct stack_shadow *sh, const void *ev, size_t size)
 int shadow_event(struct stack_shadow *sh, const void *ev, size_t size)
 {
 	const struct stack_ev *e = ev;
+	struct fault_seen *seen;
+	struct stack_ev thp;
 
 	if (!valid(ev, size))
 		return -EINVAL;
+	seen = &sh->received[e->tid % THREAD_SLOTS];
+	if (e->kind == STK_FAULT) {
+		*seen = (struct fault_seen){ .mm = e->mm, .page = PAGE_OF(((const struct stack_fault *)ev)->addr),
+					     .ns = e->ns, .tid = e->tid };
+	} else if (e->kind == STK_THP && is_fault_of(seen, e)) {
+		thp = *e;       /* at its fault's time: applied with it, on the same side of the cut */
+		thp.ns = seen->ns;
+		e = ev = &thp;
+		size = sizeof(thp);
+	}
 	return e->ns <= sh->cut_ns ? apply(sh, e) : keep(sh, ev, size);
 }
 

@@ -8,7 +8,9 @@
  * Exact: a write fault in a private VMA maps one anon page at the fault's
  * page (a new page or a copy), so the page is resident from then until a
  * decoded removal (munmap, madvise DONTNEED/FREE, brk shrinking, mremap,
- * mmap MAP_FIXED, the mm's teardown). Everything else is counted, not
+ * mmap MAP_FIXED, the mm's teardown); and a transparent huge page's fault
+ * (STK_THP, after its thread's STK_FAULT) maps the 2 MiB around it: its
+ * pages not yet placed get that fault's stack. Everything else is counted, not
  * placed: read faults (the zero page, file pages and their fault-around),
  * shared mappings, faults whose VMA could not be looked up; the cut's
  * remainder (the peak's breakdown less the exact part) goes into named
@@ -48,6 +50,9 @@ struct shadow_counts {
 	__u64 read_faults;              /* private, read: the zero page, or a swap-in */
 	__u64 vma_unknown;              /* the VMA could not be looked up */
 	__u64 huge_faults;              /* in a VM_HUGEPAGE VMA: may have mapped 2 MiB */
+	__u64 thp_events;               /* huge pages mapped by a user write fault (STK_THP) */
+	__u64 thp_pages;                /* ...pages they placed (not placed before) */
+	__u64 thp_unpaired;             /* ...whose thread's fault was not seen: not placed */
 	__u64 untracked_mm;             /* in an mm no exec or fork named */
 	__u64 removals;                 /* decoded removals applied */
 	__u64 lost;                     /* events past SHADOW_PENDING_MAX, dropped */
@@ -56,8 +61,10 @@ struct shadow_counts {
 int shadow_new(struct stack_shadow **out);
 void shadow_free(struct stack_shadow *sh);
 /* One event from the ring (size: its length). Applied now when at or before
- * the cut (shadow_set_cut), else kept until the cut passes it. 0, -EINVAL
- * (too short, unknown kind) or -ENOMEM. */
+ * the cut (shadow_set_cut), else kept until the cut passes it. A huge
+ * page's event takes the time of its thread's fault (the fault's entry: the
+ * pages count in RSS before the event's own time), so that the two are
+ * applied together. 0, -EINVAL (too short, unknown kind) or -ENOMEM. */
 int shadow_event(struct stack_shadow *sh, const void *ev, size_t size);
 /* The cut instant (CLOCK_MONOTONIC ns): only ever moves on; events kept
  * with ns <= cut are applied, in the order they came. */

@@ -198,7 +198,7 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	bpf_program__set_autoattach(s->progs.settle_attach__percpu_sum, false);
 	oom_prepare(s, (enum oom_level)t->oom_level);
 	cgsum_prepare(s, opts ? opts->cgsum : NULL);
-	stacks_prepare(s, t->stacks_err == 0);
+	stacks_prepare(s, t->stacks_err == 0, t->features.has_thp_fexit);
 	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -258,7 +258,12 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 		err = reload(t, opts);
 	}
 	/* Nor do --stacks' programs cost it its load (a kernel without
-	 * page_fault_user or the syscalls' hooks): the run says why. */
+	 * page_fault_user or the syscalls' hooks): the run says why. The
+	 * huge page faults' program goes first: the others may load without it. */
+	if (err && t->stacks_err == 0 && t->features.has_thp_fexit) {
+		t->features.has_thp_fexit = false;
+		err = reload(t, opts);
+	}
 	if (err && t->stacks_err == 0) {
 		t->stacks_err = err;
 		err = reload(t, opts);
