@@ -12,15 +12,21 @@
  * them: the child's copy of every page keeps the parent's stack (summed
  * RSS counts it in both), the child maps and touches 32 MiB more
  * (child_32), both hold, the child exits, then the parent. Every region is
- * MADV_NOHUGEPAGE: one fault, one 4 KiB page (THP is a limit of this
- * version: docs/stacks.md). Each page is written, so each is a write
+ * MADV_NOHUGEPAGE: one fault, one 4 KiB page. Each page is written, so each is a write
  * fault of its own; touch_pages is the one frame below each function.
+ * With "thp" it maps alloc_64's 64 MiB (4 KiB pages) and then alloc_thp_64's:
+ * 64 MiB aligned to 2 MiB and MADV_HUGEPAGE, so that where THP is
+ * "always" or "madvise" each first write maps a 2 MiB huge page
+ * (t_stacks_thp, tests/integration/test_stacks_programs.sh); it prints
+ * the AnonHugePages of /proc/self/smaps_rollup on stderr at the peak, so
+ * that the test knows whether the kernel gave huge pages.
  * With "unlink" it first deletes its own binary (argv[0]) and execs itself
  * again from /proc/self/exe, so that the image whose pages are counted runs
  * from a deleted file from its first fault on, and its maps are read after
  * the deletion whatever the timing (t_stacks_deleted). The same source, built without frame pointers, is
  * t_stacks_nofp's (tests/integration/test_stacks_programs.sh).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -81,6 +87,45 @@ __attribute__((noinline)) static char *alloc_128(void)
 	return p;
 }
 
+/* n bytes at a 2 MiB boundary, asking for huge pages. */
+static char *map_huge(size_t n)
+{
+	char *p = mmap(NULL, n + 2 * MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("stacks_known: mmap");
+		exit(1);
+	}
+	p = (char *)(((uintptr_t)p + 2 * MIB - 1) & ~(uintptr_t)(2 * MIB - 1));
+	if (madvise(p, n, MADV_HUGEPAGE))
+		perror("stacks_known: madvise(MADV_HUGEPAGE)");
+	return p;
+}
+
+__attribute__((noinline)) static char *alloc_thp_64(void)
+{
+	char *p = map_huge(64 * MIB);
+
+	touch_pages(p, 64 * MIB);
+	return p;
+}
+
+/* The AnonHugePages line of smaps_rollup, on stderr. */
+static void say_huge_pages(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f) {
+		perror("stacks_known: /proc/self/smaps_rollup");
+		return;
+	}
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "AnonHugePages:", 14))
+			fprintf(stderr, "stacks_known: %s", line);
+	fclose(f);
+}
+
 __attribute__((noinline)) static char *untouched_4g(void)
 {
 	return map(4096 * MIB);
@@ -108,6 +153,13 @@ int main(int argc, char **argv)
 			execl("/proc/self/exe", argv[0], "deleted", (char *)NULL);
 		perror("stacks_known: exec /proc/self/exe");
 		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "thp")) {
+		keep[0] = alloc_64();
+		keep[1] = alloc_thp_64();
+		say_huge_pages();
+		nanosleep(&hold, NULL);
+		return keep[0][0] + keep[1][0] == 2 ? 0 : 1;
 	}
 	freed_32();
 	dontneed_16();
