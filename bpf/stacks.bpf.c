@@ -4,7 +4,8 @@
  * tracked process, the address, its VMA's kind and the user stack, walked
  * by frame pointers; and the calls that take pages out of an address space
  * (munmap, madvise, brk, mremap, mmap MAP_FIXED: at their return), forks, execs and mm
- * teardowns, all into one ring that userspace replays into a page shadow.
+ * teardowns, and the huge pages user write faults mapped (fexit, where the
+ * kernel allows it), all into one ring that userspace replays into a page shadow.
  *
  * Every program is off by default ("?"): stacks.c turns them on, and
  * creates the ring, only when --stacks is asked, so the tracker's load
