@@ -47,6 +47,9 @@ struct {
 	__type(value, __u32);
 } stack_mms SEC(".maps");
 
+/* The tracker's (tracker_maps.bpf.h): its mm filter, as cgsum.bpf.c reads it. */
+extern __u32 mm_filter[MM_FILTER_SLOTS];
+
 /* The tracker's process map, merged by the linker (tracker_shared_maps.bpf.h). */
 #define SHARED_MAP __weak
 #include "tracker_shared_maps.bpf.h"
@@ -71,6 +74,15 @@ struct {
 	__type(key, __u64);             /* struct mm_struct * */
 	__type(value, struct vma_seen);
 } stack_vmas SEC(".maps");
+
+/* Each tracked mm's anon pages as the tracker last applied them
+ * (mm_states' pages[RSS_ANON]), so that stk_rss knows one change's size. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, DEFAULT_MAX_TRACKED);
+	__type(key, __u64);             /* struct mm_struct * */
+	__type(value, __s64);
+} stack_anon SEC(".maps");
 
 __u64 stk_drops;                /* events the ring had no room for */
 __u64 stk_vma_busy;             /* faults whose VMA could not be looked up */
@@ -356,6 +368,67 @@ int BPF_PROG(stk_mm_gone, struct mm_struct *mm)
 	if (bpf_map_delete_elem(&stack_mms, &key))
 		return 0;
 	bpf_map_delete_elem(&stack_vmas, &key);
+	bpf_map_delete_elem(&stack_anon, &key);
 	send(STK_MM_GONE, 0, key, 0, 0, 0, 0, 0);
+	return 0;
+}
+
+/*
+ * Where stk_thp cannot run (a kernel that refuses fexit) and each change of
+ * a counter is exact (6.2+, the tracker's per-CPU path): an anon change of
+ * 2 to 512 pages at once in a tracked thread that is in an exception (its
+ * user registers' orig_ax is -1 in an exception's handler, the number in a
+ * syscall's: so not read() into a buffer) is a fault that mapped a large
+ * folio (a huge page, 512; a smaller THP size, a power of two). Runs
+ * after the tracker's handle_rss_stat (attached later, by the reader),
+ * which has applied the change to mm_states. Sent with the user ip: the
+ * shadow pairs it with that thread's fault at that ip, whose address
+ * gives the range. O(1): the tracker's filter first, then two hash
+ * lookups for a tracked mm (three and the event for a bulk change).
+ */
+SEC("?tp_btf/rss_stat")
+int BPF_PROG(stk_rss, struct mm_struct *mm, int member)
+{
+	__u64 key = (__u64)mm;
+	struct task_struct *task;
+	struct task_state *ts;
+	struct mm_state *ms;
+	struct pt_regs *regs;
+	__s64 *seen, now, d;
+	__u32 tgid, low;
+
+	if (member != MM_ANONPAGES)
+		return 0;
+	/* The tracker's filter slot (tracker_tree.bpf.h, mm_filter_slot: a
+	 * 32-bit copy is the one operation the verifier allows on the pointer). */
+	asm volatile("%0 = %1" : "=w"(low) : "w"((__u32)(__u64)mm));
+	if (!*(volatile __u32 *)&mm_filter[mm_filter_hash(low)])
+		return 0;       /* not ours: the common case, first */
+	ms = bpf_map_lookup_elem(&mm_states, &key);
+	if (!ms)
+		return 0;
+	/* Every change of the mm moves what was seen, whoever made it (a
+	 * fork's copy, reclaim, khugepaged), so that d is this change's. */
+	now = ms->pages[RSS_ANON];
+	seen = bpf_map_lookup_elem(&stack_anon, &key);
+	if (!seen) {
+		bpf_map_update_elem(&stack_anon, &key, &now, BPF_ANY);
+		return 0;
+	}
+	d = now - *seen;
+	*seen = now;
+	if (d < 2 || d > (__s64)(STK_THP_BYTES >> 12))
+		return 0;
+	task = bpf_get_current_task_btf();
+	if ((__u64)task->mm != key)
+		return 0;
+	ts = tracked_current(&tgid);
+	if (!ts)
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	if ((long)BPF_CORE_READ(regs, orig_ax) != -1)
+		return 0;       /* in a syscall: a kernel-mode fault, GUP, MADV_COLLAPSE */
+	send_tid(STK_ANON_BULK, tgid, key, ts->tree, 0, (__u64)d << 12, BPF_CORE_READ(regs, ip), 0,
+		 (__u32)bpf_get_current_pid_tgid());
 	return 0;
 }

@@ -24,6 +24,8 @@ enum stack_ev_kind {
 	STK_MM_GONE,            /* mm torn down (exit_mmap) */
 	STK_THP,                /* a user write fault mapped a huge page: a = its PMD-aligned
 				 * address, b = its length, c = the fault's address (tid its thread) */
+	STK_ANON_BULK,          /* no STK_THP here: a user fault's one change of 2 or more anon
+				 * pages, b = its bytes, c = the user ip (tid its thread) */
 };
 
 #define STK_THP_BYTES (2ULL << 20)      /* x86-64's PMD: HPAGE_PMD_SIZE */

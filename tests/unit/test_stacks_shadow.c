@@ -314,6 +314,47 @@ static void test_thp_cut(void **state)
 	shadow_free(sh);
 }
 
+/* Where no fexit runs, stk_rss's change of N pages in a fault, with its
+ * user ip: the thread's fault at that ip maps the N-aligned range around
+ * its address; a change at another ip (a syscall's), of a size that is no
+ * power of two or above 2 MiB, places nothing and is counted. */
+static void test_anon_bulk(void **state)
+{
+	struct stack_shadow *sh = fresh();
+	__u64 huge = BASE + 8 * STK_THP_BYTES;
+	struct shadow_counts c;
+	struct tally t;
+	struct stack_ev e = { .kind = STK_ANON_BULK, .tgid = 42, .tid = 7, .mm = MM1, .c = 0x401000 };
+
+	(void)state;
+	fault_tid(sh, MM1, 7, huge + 100 * PG + 3, 1);          /* its ip: frames[0], 0x401000 */
+	e.ns = now_ns++;
+	e.b = STK_THP_BYTES;
+	assert_int_equal(shadow_event(sh, &e, sizeof(e)), 0);
+	fault_tid(sh, MM1, 7, BASE + 19 * PG, 2);               /* a 64 KiB folio: 16 pages */
+	e.ns = now_ns++;
+	e.b = 16 * PG;
+	assert_int_equal(shadow_event(sh, &e, sizeof(e)), 0);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[1], HUGE);
+	assert_int_equal(t.pages_by_caller[2], 16);
+	fault_tid(sh, MM1, 7, BASE + STK_THP_BYTES, 3);
+	e.c = 0x402000;                                         /* another ip */
+	assert_int_equal(shadow_event(sh, &e, sizeof(e)), 0);
+	e.c = 0x401000;
+	e.b = 24 * PG;                                          /* not a power of two */
+	assert_int_equal(shadow_event(sh, &e, sizeof(e)), 0);
+	e.b = 2 * STK_THP_BYTES;
+	assert_int_equal(shadow_event(sh, &e, sizeof(e)), 0);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_caller[3], 1);
+	shadow_counts_get(sh, &c);
+	assert_int_equal(c.thp_events, 5);
+	assert_int_equal(c.thp_unpaired, 3);
+	assert_int_equal(c.thp_pages, HUGE - 1 + 15);
+	shadow_free(sh);
+}
+
 /* Past SHADOW_PENDING_MAX bytes of events after the cut, they are lost
  * and counted (the output then calls nothing exact). */
 static void test_pending_overflow(void **state)
@@ -418,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_thp),
 		cmocka_unit_test(test_thp_cut),
+		cmocka_unit_test(test_anon_bulk),
 		cmocka_unit_test(test_pending_overflow),
 		cmocka_unit_test(test_bad_events),
 		cmocka_unit_test(test_u64map),

@@ -17,8 +17,9 @@ struct stacks_reader {
 	struct ring_buffer *ring;
 	struct stack_shadow *shadow;
 	struct stacks_sym *sym;
-	struct bpf_link *thp;           /* stk_thp's, attached by hand */
-	int thp_err;                    /* 0: huge page faults placed; else why not */
+	struct bpf_link *thp;           /* stk_thp's or stk_rss's, attached by hand */
+	enum stacks_thp thp_how;        /* how huge pages are placed */
+	int thp_err;                    /* STACKS_THP_NONE: why */
 	unsigned tree;                  /* a drain's, while it runs */
 	int err;                        /* the drain's first failure */
 	/* Each mm address's generation: an exec or fork that names an address
@@ -67,16 +68,20 @@ static __u32 ring_bytes(void)
 	return (__u32)size;
 }
 
-void stacks_prepare(struct tracker_bpf *skel, bool on, bool thp)
+void stacks_prepare(struct tracker_bpf *skel, bool on, enum stacks_thp thp)
 {
 	struct bpf_program *progs[] = { skel->progs.stk_fault, skel->progs.stk_sys_exit, skel->progs.stk_fork,
 					skel->progs.stk_exec, skel->progs.stk_mm_gone };
 
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		bpf_program__set_autoload(progs[i], on);
-	/* Attached by the reader, which keeps its load if the attach fails. */
-	bpf_program__set_autoload(skel->progs.stk_thp, on && thp);
+	/* Attached by the reader, which keeps its load if the attach fails;
+	 * stk_rss after the tracker's handle_rss_stat, whose change it reads. */
+	bpf_program__set_autoload(skel->progs.stk_thp, on && thp == STACKS_THP_FEXIT);
 	bpf_program__set_autoattach(skel->progs.stk_thp, false);
+	bpf_program__set_autoload(skel->progs.stk_rss, on && thp == STACKS_THP_RSS);
+	bpf_program__set_autoattach(skel->progs.stk_rss, false);
+	bpf_map__set_autocreate(skel->maps.stack_anon, on && thp == STACKS_THP_RSS);
 	/* Off: not even the ring's 32 MiB are made. */
 	bpf_map__set_autocreate(skel->maps.stack_events, on);
 	if (on)
@@ -111,7 +116,26 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int stacks_reader_new(struct tracker_bpf *skel, struct stacks_reader **out)
+/* The huge pages' program the load has, attached: fexit's, or rss_stat's
+ * where the tracker's changes are exact. */
+static void attach_thp(struct stacks_reader *r, bool exact)
+{
+	struct bpf_program *p = bpf_program__autoload(r->skel->progs.stk_thp) ? r->skel->progs.stk_thp :
+				bpf_program__autoload(r->skel->progs.stk_rss) ? r->skel->progs.stk_rss : NULL;
+
+	r->thp_how = STACKS_THP_NONE;
+	r->thp_err = !p ? -EOPNOTSUPP : p == r->skel->progs.stk_rss && !exact ? -ENODATA : 0;
+	if (r->thp_err)
+		return;
+	r->thp = bpf_program__attach(p);
+	if (!r->thp) {
+		r->thp_err = -errno;
+		return;
+	}
+	r->thp_how = p == r->skel->progs.stk_thp ? STACKS_THP_FEXIT : STACKS_THP_RSS;
+}
+
+int stacks_reader_new(struct tracker_bpf *skel, bool exact, struct stacks_reader **out)
 {
 	struct stacks_reader *r = calloc(1, sizeof(*r));
 	int err;
@@ -129,11 +153,8 @@ int stacks_reader_new(struct tracker_bpf *skel, struct stacks_reader **out)
 			err = -errno;
 	}
 	/* Without it a huge page's fault places one page: the output says so. */
-	r->thp_err = -EOPNOTSUPP;
-	if (!err && bpf_program__autoload(skel->progs.stk_thp)) {
-		r->thp = bpf_program__attach(skel->progs.stk_thp);
-		r->thp_err = r->thp ? 0 : -errno;
-	}
+	if (!err)
+		attach_thp(r, exact);
 	if (err) {
 		stacks_reader_free(r);
 		return err;
@@ -198,7 +219,8 @@ void stacks_counts(const struct stacks_reader *r, __u64 *drops, __u64 *vma_busy)
 	*vma_busy = LOAD(r->skel->bss->stk_vma_busy);
 }
 
-int stacks_thp_err(const struct stacks_reader *r)
+enum stacks_thp stacks_thp_how(const struct stacks_reader *r, int *err)
 {
-	return r->thp_err;
+	*err = r->thp_err;
+	return r->thp_how;
 }

@@ -20,11 +20,21 @@ struct stacks_reader;
 struct stack_shadow;
 struct stacks_sym;
 
-/* Before the tracker's load: the programs and maps of --stacks on or off;
- * thp: with the huge page faults' program (kfeatures.h, thp_fexit). */
-void stacks_prepare(struct tracker_bpf *skel, bool on, bool thp);
-/* After the load and attach: the ring's reader, for one tree's processes. */
-int stacks_reader_new(struct tracker_bpf *skel, struct stacks_reader **out);
+/* How huge pages are placed (docs/stacks.md): by stk_thp's fexit where the
+ * kernel allows it (kfeatures.h, thp_fexit); else by stk_rss, from the anon
+ * counter's changes, where each is exact (6.2+); else not (one page). */
+enum stacks_thp {
+	STACKS_THP_NONE,
+	STACKS_THP_RSS,
+	STACKS_THP_FEXIT,
+};
+
+/* Before the tracker's load: the programs and maps of --stacks on or off,
+ * and which huge pages' program loads. */
+void stacks_prepare(struct tracker_bpf *skel, bool on, enum stacks_thp thp);
+/* After the load and attach: the ring's reader, for one tree's processes;
+ * exact: the tracker's per-CPU path is on (stk_rss is attached only then). */
+int stacks_reader_new(struct tracker_bpf *skel, bool exact, struct stacks_reader **out);
 void stacks_reader_free(struct stacks_reader *r);
 /* Take the ring's events of tree into the shadow; the cut follows the
  * tree's peak instant as it is now (the peak only moves on). 0 or -errno. */
@@ -35,8 +45,9 @@ struct stack_shadow *stacks_shadow(struct stacks_reader *r);
 struct stacks_sym *stacks_symbols(struct stacks_reader *r);
 /* Events the ring had no room for; faults whose VMA could not be read. */
 void stacks_counts(const struct stacks_reader *r, __u64 *drops, __u64 *vma_busy);
-/* 0: huge page faults are placed (stk_thp attached); -EOPNOTSUPP: the
- * kernel has no fexit on do_huge_pmd_anonymous_page; else the attach's error. */
-int stacks_thp_err(const struct stacks_reader *r);
+/* How huge pages are placed: STACKS_THP_NONE with *err why (-EOPNOTSUPP:
+ * neither program could load; else an attach's error or, for stk_rss,
+ * -ENODATA: the counters' changes are not exact here, before 6.2). */
+enum stacks_thp stacks_thp_how(const struct stacks_reader *r, int *err);
 
 #endif

@@ -187,10 +187,12 @@ static void merge_lines(struct lines *l)
 }
 
 static void write_summary(const struct lines *l, const struct stacks_split *s, const struct stacks_peak *p,
-			  int thp_err, unsigned top, char *out, size_t len)
+			  const struct stacks_reader *r, unsigned top, char *out, size_t len)
 {
 	char a[32], b[32], c[32];
 	size_t pos = 0;
+	int thp_err;
+	enum stacks_thp thp = stacks_thp_how(r, &thp_err);
 
 #define PUT(...) pos += (size_t)snprintf(out + pos, pos < len ? len - pos : 0, __VA_ARGS__)
 	PUT("stacks at the peak: %s of %s placed exactly by the fault that brought each page in "
@@ -212,12 +214,16 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 	for (int i = 0; i < STACKS_BUCKETS; i++)
 		if (s->bucket[i])
 			PUT("  %10s  not attributed: %s\n", format_bytes(s->bucket[i], a, sizeof(a)), bucket_names[i]);
-	/* Where stk_thp is off, a huge page's fault places 1 page of its 512. */
-	if (thp_err && s->bucket[STACKS_BUCKET_ANON])
+	/* Where neither huge pages' program runs, a huge page's fault places 1 page of its 512. */
+	if (thp == STACKS_THP_NONE && s->bucket[STACKS_BUCKET_ANON])
 		PUT("  THP tails not placed: %s; a transparent huge page's fault placed 1 page of its 512, the "
 		    "rest is in the anon bucket\n", thp_err == -EOPNOTSUPP ?
 		    "this kernel lacks or refuses fexit on do_huge_pmd_anonymous_page" :
-		    "fexit on do_huge_pmd_anonymous_page could not be attached");
+		    thp_err == -ENODATA ? "no fexit on do_huge_pmd_anonymous_page, and the anon counter's "
+		    "changes are not exact here (before 6.2)" : "its program could not be attached");
+	if (thp == STACKS_THP_RSS)
+		PUT("  huge pages placed from the anon counter's changes (no fexit here): a change of 2 to 512 "
+		    "pages in a fault, the range of that thread's fault at that instruction\n");
 	if (s->over_bytes)
 		PUT("  not exact: the placed pages exceed the anon pages at the peak by %s (removals not seen: "
 		    "reclaim, swap-out, an undecoded call)\n", format_bytes(s->over_bytes, c, sizeof(c)));
@@ -286,7 +292,7 @@ int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stack
 	stacks_counts(r, &drops, &busy);
 	stacks_split_of((__u64)pages * (__u64)page_size, p, drops + c.lost, split);
 	split->groups = l.n;
-	write_summary(&l, split, p, stacks_thp_err(r), top, summary, len);
+	write_summary(&l, split, p, r, top, summary, len);
 	/* Events lost: the stacks' bytes are in the lost bucket, not placed. */
 	first = split->lost_events ? l.n : 0;
 	err = add_buckets(&l, split);

@@ -26,7 +26,7 @@ struct shadow_mm {
  * took meanwhile has its huge page counted unpaired, not placed. */
 #define THREAD_SLOTS 256
 struct fault_seen {
-	__u64 mm, page, ns;
+	__u64 mm, page, ns, ip;
 	__u32 tid, stack;
 };
 
@@ -380,7 +380,7 @@ static bool valid(const void *ev, size_t size)
 {
 	const struct stack_ev *e = ev;
 
-	if (size < sizeof(*e) || e->kind < STK_FAULT || e->kind > STK_THP)
+	if (size < sizeof(*e) || e->kind < STK_FAULT || e->kind > STK_ANON_BULK)
 		return false;
 	return e->kind != STK_FAULT || size >= sizeof(struct stack_fault);
 }
@@ -428,11 +428,31 @@ int shadow_event(struct stack_shadow *sh, const void *ev, size_t size)
 		return -EINVAL;
 	seen = &sh->received[e->tid % THREAD_SLOTS];
 	if (e->kind == STK_FAULT) {
-		*seen = (struct fault_seen){ .mm = e->mm, .page = PAGE_OF(((const struct stack_fault *)ev)->addr),
-					     .ns = e->ns, .tid = e->tid };
-	} else if (e->kind == STK_THP && is_fault_of(seen, e)) {
-		thp = *e;       /* at its fault's time: applied with it, on the same side of the cut */
-		thp.ns = seen->ns;
+		const struct stack_fault *f = ev;
+
+		*seen = (struct fault_seen){ .mm = e->mm, .page = PAGE_OF(f->addr), .ns = e->ns,
+					     .ip = f->nframes ? f->frames[0] : 0, .tid = e->tid };
+	} else if (e->kind == STK_ANON_BULK) {
+		/* A fault's change of b bytes, sent with its user ip: the
+		 * thread's fault at that ip mapped the b-aligned range around
+		 * its address (a large folio is aligned so). */
+		thp = *e;
+		if (seen->tid != e->tid || seen->mm != e->mm || !seen->ip || seen->ip != e->c ||
+		    e->b < (2u << SHADOW_PAGE_SHIFT) || (e->b & (e->b - 1)) || e->b > STK_THP_BYTES) {
+			sh->counts.thp_events++;
+			sh->counts.thp_unpaired++;
+			return 0;
+		}
+		thp.kind = STK_THP;
+		thp.c = seen->page << SHADOW_PAGE_SHIFT;
+		thp.a = thp.c & ~(e->b - 1);
+		e = ev = &thp;
+		size = sizeof(thp);
+	}
+	if (e->kind == STK_THP && is_fault_of(seen, e)) {
+		if (e != &thp)
+			thp = *e;
+		thp.ns = seen->ns;      /* at its fault's time: applied with it, on the same side of the cut */
 		e = ev = &thp;
 		size = sizeof(thp);
 	}

@@ -46,6 +46,7 @@ struct tracker_load {
 	struct oom_reader *oom;
 	struct stacks_reader *stacks;   /* --stacks (stacks_api.h), NULL: off */
 	int stacks_err;                 /* -ENODATA: not asked; else why off */
+	enum stacks_thp stacks_thp;     /* how --stacks places huge pages (stacks_api.h) */
 };
 
 /*
@@ -198,7 +199,7 @@ static int open_configured(struct tracker_load *t, const struct tracker_opts *op
 	bpf_program__set_autoattach(s->progs.settle_attach__percpu_sum, false);
 	oom_prepare(s, (enum oom_level)t->oom_level);
 	cgsum_prepare(s, opts ? opts->cgsum : NULL);
-	stacks_prepare(s, t->stacks_err == 0, t->features.has_thp_fexit);
+	stacks_prepare(s, t->stacks_err == 0, t->stacks_thp);
 	err = unique_prepare(s, t->unique_err == 0, &t->features);
 	if (err && t->unique_err == 0)
 		t->unique_err = err;
@@ -259,9 +260,10 @@ static int load(struct tracker_load *t, const struct tracker_opts *opts)
 	}
 	/* Nor do --stacks' programs cost it its load (a kernel without
 	 * page_fault_user or the syscalls' hooks): the run says why. The
-	 * huge page faults' program goes first: the others may load without it. */
-	if (err && t->stacks_err == 0 && t->features.has_thp_fexit) {
-		t->features.has_thp_fexit = false;
+	 * huge pages' programs go first (fexit, then rss_stat's): the others
+	 * may load without them. */
+	while (err && t->stacks_err == 0 && t->stacks_thp != STACKS_THP_NONE) {
+		t->stacks_thp = t->stacks_thp == STACKS_THP_FEXIT ? STACKS_THP_RSS : STACKS_THP_NONE;
 		err = reload(t, opts);
 	}
 	if (err && t->stacks_err == 0) {
@@ -361,6 +363,7 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	if (opts && opts->stacks)
 		features_probe_stacks(&t->features);
 	t->stacks_err = !opts || !opts->stacks ? -ENODATA : t->features.has_page_fault_tp ? 0 : -EOPNOTSUPP;
+	t->stacks_thp = t->features.has_thp_fexit ? STACKS_THP_FEXIT : STACKS_THP_RSS;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
 	err = load(t, opts);
@@ -384,7 +387,7 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	if (t->oom_level != OOM_OFF && oom_reader_new(t->skel, &t->oom))
 		t->oom_level = OOM_OFF;
 	if (t->stacks_err == 0)
-		t->stacks_err = stacks_reader_new(t->skel, &t->stacks);
+		t->stacks_err = stacks_reader_new(t->skel, t->exact_err == 0, &t->stacks);
 	if (opts && opts->record_ring_bytes) {
 		t->sums = ring_buffer__new(bpf_map__fd(t->skel->maps.sum_events), on_sum_event, t, NULL);
 		if (!t->sums) {
