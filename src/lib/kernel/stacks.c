@@ -81,7 +81,10 @@ void stacks_prepare(struct tracker_bpf *skel, bool on, enum stacks_thp thp)
 	bpf_program__set_autoattach(skel->progs.stk_thp, false);
 	bpf_program__set_autoload(skel->progs.stk_rss, on && thp == STACKS_THP_RSS);
 	bpf_program__set_autoattach(skel->progs.stk_rss, false);
-	bpf_map__set_autocreate(skel->maps.stack_anon, on && thp == STACKS_THP_RSS);
+	/* stk_mm_gone deletes from it: made with --stacks, one entry unless stk_rss fills it. */
+	bpf_map__set_autocreate(skel->maps.stack_anon, on);
+	if (thp != STACKS_THP_RSS)
+		bpf_map__set_max_entries(skel->maps.stack_anon, 1);
 	/* Off: not even the ring's 32 MiB are made. */
 	bpf_map__set_autocreate(skel->maps.stack_events, on);
 	if (on)
