@@ -57,6 +57,12 @@ wait_attached() {
 	return 1
 }
 
+# kernel_at_least MAJOR MINOR: this kernel is MAJOR.MINOR or later.
+kernel_at_least() {
+	v=$(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')
+	set -- $v "$1" "$2"
+	[ "$1" -gt "$3" ] || { [ "$1" -eq "$3" ] && [ "$2" -ge "$4" ]; }
+}
 abs() { if [ "$1" -lt 0 ]; then echo $((-$1)); else echo "$1"; fi; }
 
 mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }

@@ -212,7 +212,15 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 	for (int i = 0; i < STACKS_BUCKETS; i++)
 		if (s->bucket[i])
 			PUT("  %10s  not attributed: %s\n", format_bytes(s->bucket[i], a, sizeof(a)), bucket_names[i]);
-	if (s->over_bytes)
+	if (p->not_exact)
+		PUT("  not exact: %s (bound %s); the buckets, the breakdown at the peak less the placed pages, may "
+		    "lack as much\n", p->reason ? p->reason : "the figure is not exact",
+		    ~p->bound_bytes ? format_bytes(p->bound_bytes, c, sizeof(c)) : "unknown");
+	if (s->over_bytes && p->not_exact && s->over_bytes <= p->bound_bytes)
+		PUT("  the placed pages exceed the anon pages counted at the peak by %s, within the bound: the lines "
+		    "add up to the peak + %s\n", format_bytes(s->over_bytes, a, sizeof(a)),
+		    format_bytes(s->over_bytes, c, sizeof(c)));
+	else if (s->over_bytes)
 		PUT("  not exact: the placed pages exceed the anon pages at the peak by %s (removals not seen: "
 		    "reclaim, swap-out, an undecoded call)\n", format_bytes(s->over_bytes, c, sizeof(c)));
 	if (s->lost_events)
