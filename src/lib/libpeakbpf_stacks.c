@@ -46,7 +46,7 @@ static void say_why(const struct tracker_load *l, int why, char *summary, size_t
 		snprintf(summary, len, "this kernel (Linux %s) lacks %s: --stacks needs x86-64 and Linux 6.1 or later "
 			 "(docs/stacks.md)", uname(&u) ? "?" : u.release, lacks);
 	else if (why == -ENOTCONN)
-		snprintf(summary, len, "--stacks needs the bpf source loaded by peakbpf itself (root, or CAP_BPF and "
+		snprintf(summary, len, "it needs the bpf source loaded by peakbpf itself (root, or CAP_BPF and "
 			 "CAP_PERFMON; not through peakbpf serve, not a fallback)");
 	else
 		snprintf(summary, len, "this kernel refused --stacks' programs (exceptions:page_fault_user, "
