@@ -42,8 +42,10 @@
  *   hook (bpf/stacks.bpf.c): probed only for a load that asks for --stacks
  *   (features_probe_stacks: the kernel's raw tracepoint table, no BTF
  *   parse), so the default start-up pays nothing; false until then.
- * find_vma, current_task_btf: the helpers bpf_find_vma (5.17) and
- *   bpf_get_current_task_btf (5.11) that --stacks' fault program calls:
+ * find_vma, current_task_btf: the helpers bpf_find_vma (5.17, 7c7e3d31e785
+ *   "bpf: Introduce helper bpf_find_vma") and bpf_get_current_task_btf
+ *   (5.11, 3ca1032ab7ab "bpf: Implement get_current_task_btf and
+ *   RET_PTR_TO_BTF_ID") that --stacks' programs call:
  *   helper probes, only for a load that asks for --stacks (which also
  *   probes exit_mmap_tp then, its teardown hook having no fentry
  *   variant); false until then.
