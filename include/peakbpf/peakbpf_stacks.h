@@ -13,8 +13,9 @@
 #include <peakbpf/peakbpf.h>
 
 /* peakbpf_open with --stacks' programs loaded here (never through
- * peakbpf serve); a kernel that refuses them leaves the session without
- * stacks, and peakbpf_stacks_write says why. */
+ * peakbpf serve). A session that cannot have them (a kernel that lacks
+ * what they need or refuses them, no bpf source here) is not opened:
+ * -errno, and why says why in one line, so that nothing runs without. */
 int peakbpf_open_stacks(const struct peakbpf_opts *opts, struct peakbpf_session **out, char *why,
 			size_t why_len);
 /* Take the kernel's ring of faults and unmaps (call it every few tens of

@@ -100,7 +100,7 @@ void stacks_cli_close(struct run *r)
 {
 	if (!r->stacks)
 		return;
-	if (r->stacks_err)
+	if (r->stacks_err || !r->session)       /* failed, or no run: a session without stacks is not opened */
 		safe_discard(r->stacks, r->opts->stacks, r->stacks_created);
 	else
 		fclose(r->stacks);

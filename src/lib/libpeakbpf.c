@@ -144,7 +144,18 @@ PEAKBPF_API int peakbpf_open(const struct peakbpf_opts *opts, struct peakbpf_ses
 /* --stacks: hidden, the CLI's alone for now (peakbpf_stacks.h). */
 int peakbpf_open_stacks(const struct peakbpf_opts *opts, struct peakbpf_session **out, char *why, size_t why_len)
 {
-	return open_session(opts, true, out, why, why_len);
+	char reason[512];
+	int err = open_session(opts, true, out, why, why_len);
+
+	/* Asked for and not possible (what this kernel lacks, or refused):
+	 * no session, so that nothing runs without them. */
+	if (!err && (err = lib_stacks_why((*out)->s, reason, sizeof(reason)))) {
+		peakbpf_close(*out);
+		*out = NULL;
+		if (why && why_len)
+			snprintf(why, why_len, "--stacks: %s", reason);
+	}
+	return err;
 }
 
 int peakbpf_stacks_poll(struct peakbpf_session *p)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <linux/types.h>
 #include "libpeakbpf_stacks.h"
 #include "session_internal.h"
@@ -12,13 +13,14 @@
 #include "tracker_load.h"
 #include "tracker_tree.h"
 
-static struct stacks_reader *reader_of(struct session *s, unsigned *tree, int *why)
+static struct stacks_reader *reader_of(struct session *s, unsigned *tree, int *why, struct tracker_load **load)
 {
 	struct source *k = s->kernel;
 	struct tracker_tree *t = k && k->ops->tree ? k->ops->tree(k) : NULL;
 	struct tracker_load *l = t ? tracker_tree__load(t) : NULL;
 
 	*why = -ENOTCONN;       /* not the bpf source loaded here */
+	*load = l;
 	if (!l)
 		return NULL;
 	*tree = tracker_tree__index(t);
@@ -29,18 +31,22 @@ int lib_stacks_poll(struct session *s)
 {
 	unsigned tree = 0;
 	int why;
-	struct stacks_reader *r = reader_of(s, &tree, &why);
+	struct tracker_load *l;
+	struct stacks_reader *r = reader_of(s, &tree, &why, &l);
 
 	return r ? stacks_drain(r, tree) : -EOPNOTSUPP;
 }
 
-static void say_why(int why, char *summary, size_t len)
+static void say_why(const struct tracker_load *l, int why, char *summary, size_t len)
 {
-	if (why == -EOPNOTSUPP)
-		snprintf(summary, len, "this kernel has no exceptions:page_fault_user tracepoint (x86's; other "
-			 "architectures are not done: docs/stacks.md)");
+	char lacks[256];
+	struct utsname u;
+
+	if (why == -EOPNOTSUPP && l && tracker_load__stacks_lacks(l, lacks, sizeof(lacks)))
+		snprintf(summary, len, "this kernel (Linux %s) lacks %s: --stacks needs x86-64 and Linux 6.1 or later "
+			 "(docs/stacks.md)", uname(&u) ? "?" : u.release, lacks);
 	else if (why == -ENOTCONN)
-		snprintf(summary, len, "--stacks needs the bpf source loaded by peakbpf itself (root, or CAP_BPF and "
+		snprintf(summary, len, "it needs the bpf source loaded by peakbpf itself (root, or CAP_BPF and "
 			 "CAP_PERFMON; not through peakbpf serve, not a fallback)");
 	else
 		snprintf(summary, len, "this kernel refused --stacks' programs (exceptions:page_fault_user, "
@@ -52,14 +58,15 @@ int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, enum pea
 {
 	unsigned tree = 0;
 	int why;
-	struct stacks_reader *r = reader_of(s, &tree, &why);
+	struct tracker_load *l;
+	struct stacks_reader *r = reader_of(s, &tree, &why, &l);
 	struct stacks_peak p = { 0 };
 	struct stacks_split split;
-	uint64_t ns, peak, anon, file, shmem;
+	uint64_t ns, peak, anon, file, shmem, bound;
 	int64_t procs;
 
 	if (!r) {
-		say_why(why, summary, len);
+		say_why(l, why, summary, len);
 		return -EOPNOTSUPP;
 	}
 	if (peakbpf_figure_peak_time(f, &ns) || peakbpf_figure_peak(f, &peak) ||
@@ -67,7 +74,10 @@ int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, enum pea
 		snprintf(summary, len, "the figure has no peak instant or breakdown: no stacks");
 		return -ENODATA;
 	}
-	p = (struct stacks_peak){ ns, peak, anon, file, shmem };
+	p = (struct stacks_peak){ .peak_ns = ns, .peak_bytes = peak, .anon_bytes = anon, .file_bytes = file,
+				  .shmem_bytes = shmem, .not_exact = !peakbpf_figure_exact(f),
+				  .bound_bytes = peakbpf_figure_error_bound(f, &bound) ? ~0ULL : bound,
+				  .reason = peakbpf_figure_reason(f) };
 	if (fmt != PEAKBPF_STACKS_FOLDED && fmt != PEAKBPF_STACKS_SPEEDSCOPE) {
 		snprintf(summary, len, "no such format of the stacks: %d", (int)fmt);
 		return -EINVAL;
@@ -75,4 +85,16 @@ int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, enum pea
 	return stacks_fold_write(r, tree, &p, sysconf(_SC_PAGESIZE),
 				 fmt == PEAKBPF_STACKS_SPEEDSCOPE ? STACKS_FORMAT_SPEEDSCOPE : STACKS_FORMAT_FOLDED, out,
 				 top, summary, len, &split);
+}
+
+int lib_stacks_why(struct session *s, char *why, size_t len)
+{
+	unsigned tree = 0;
+	int err;
+	struct tracker_load *l;
+
+	if (reader_of(s, &tree, &err, &l))
+		return 0;
+	say_why(l, err, why, len);
+	return err ? err : -EOPNOTSUPP;
 }

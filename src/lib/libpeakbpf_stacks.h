@@ -12,6 +12,7 @@
 struct session;
 
 int lib_stacks_poll(struct session *s);
+int lib_stacks_why(struct session *s, char *why, size_t len);
 int lib_stacks_write(struct session *s, const struct peakbpf_figure *f, enum peakbpf_stacks_format fmt, FILE *out,
 		     unsigned top, char *summary, size_t len);
 

@@ -22,12 +22,6 @@ vmrss_bytes() {
 	echo "$total"
 }
 
-kernel_at_least() {
-	v=$(uname -r | sed 's/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/')
-	set -- $v "$1" "$2"
-	[ "$1" -gt "$3" ] || { [ "$1" -eq "$3" ] && [ "$2" -ge "$4" ]; }
-}
-
 # A steady tree: the sum at a window's cut equals the sum of the kernel's
 # own exact VmRSS, within one page per address space.
 t_sum_equals_vmrss() {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Kernel-matrix side of the integration suite: run by tools/vm/vmtest.sh
 # inside each VM (make vmtest, tools/vm/vm.mk) as /bin/sh /opt/test/run.sh.
-# /opt/test holds peakbpf, workload, integration/ (tests/integration), this
+# /opt/test holds peakbpf, workload, unique_trees, stacks_known(_nofp), stacks_cxx, integration/, this
 # file, test_cgroup_v2.sh, and the host tools the suite uses when the host
 # had them: dash, setpriv (util-linux), bpftool, curl (the agent's tests).
 #

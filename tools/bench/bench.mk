@@ -8,7 +8,8 @@
 #                      node agent's (make bench-agent)
 #   make bench-short   the same rows, smaller and fewer runs, for CI (251 s on
 #                      the 2-CPU machine at load 6-9; most of it fault loops
-#                      and standalone loads, which the load stretches)
+#                      and standalone loads, which the load stretches; 32 s
+#                      when quiet, 9 s of it [6], --stacks' cost)
 #   make bench-pieces  what each piece of an event program costs (a cold page,
 #                      a hash lookup, the clock...), each alone (~1 min, root)
 #   make bench-ab      the per-event rows of two peakbpf binaries side by side

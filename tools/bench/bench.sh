@@ -56,6 +56,12 @@
 #  [5] accuracy: one run of each shape is measured by peakbpf, three /proc
 #      samplers and a cgroup v1 memory cgroup at once; GNU time gets its own
 #      run (its process would otherwise be in the others' trees).
+#  [6] --stacks (tools/bench/stacks.sh): the BPF time per tracked fault with
+#      --stacks against without, from the kernel's BPF statistics around
+#      idle-plus-faulter's loop (other processes' runs taken out at their
+#      cost in an idle window just before it); end to end, the fault loop
+#      of [2] and python3 building a list, under peakbpf with and without
+#      --stacks (python3 alone too), in rounds of alternating order.
 set -u
 export LC_ALL=C
 
@@ -76,14 +82,16 @@ full)
 	: "${BENCH_START_RUNS:=11}" "${BENCH_HF_ROUNDS:=5}" "${BENCH_HF_RUNS:=10}"
 	: "${BENCH_BUILD_SET:=cli}" "${BENCH_BUILD_ROUNDS:=4}" "${BENCH_BUILD_WARM:=1}"
 	: "${BENCH_SCALE_SIZE:=256MiB}" "${BENCH_SCALE_N:=1 100 1000}"
-	: "${BENCH_ACC_SPIKE:=256MiB}" "${BENCH_ACC_SIZE:=64MiB}" ;;
+	: "${BENCH_ACC_SPIKE:=256MiB}" "${BENCH_ACC_SIZE:=64MiB}"
+	: "${BENCH_STACKS_ROUNDS:=5}" "${BENCH_STACKS_PY_N:=2000000}" ;;
 short)
 	: "${BENCH_COST_SIZE:=64MiB}" "${BENCH_COST_REPS:=3}"
 	: "${BENCH_WALL_SIZE:=256MiB}" "${BENCH_WALL_RUNS:=5}"
 	: "${BENCH_START_RUNS:=3}" "${BENCH_HF_ROUNDS:=3}" "${BENCH_HF_RUNS:=3}"
 	: "${BENCH_BUILD_SET:=base}" "${BENCH_BUILD_ROUNDS:=2}" "${BENCH_R_N:=11}" "${BENCH_BUILD_WARM:=0}"
 	: "${BENCH_SCALE_SIZE:=64MiB}" "${BENCH_SCALE_N:=1 100 1000}"
-	: "${BENCH_ACC_SPIKE:=64MiB}" "${BENCH_ACC_SIZE:=16MiB}" ;;
+	: "${BENCH_ACC_SPIKE:=64MiB}" "${BENCH_ACC_SIZE:=16MiB}"
+	: "${BENCH_STACKS_ROUNDS:=3}" "${BENCH_STACKS_PY_N:=500000}" ;;
 *)
 	echo "bench: usage: $0 full|short" >&2
 	exit 2 ;;
@@ -137,18 +145,13 @@ exec {fd_up}<>"$TMP/up" {fd_go}<>"$TMP/go" {fd_wl}<>"$TMP/wl"
 
 # ---------------------------------------------------------------- helpers
 
-log() { printf '  %s\n' "$*" >&2; }
+# log, calc, stats, the rows (row, na_row, failed) and bpfstat (bs_start,
+# bs, bs_stop): tools/bench/common.sh, shared with stacks-cost.sh.
+# shellcheck source=tools/bench/common.sh
+. "$(dirname "$0")/common.sh"
 # since_start: whole seconds since the bench began (each section's log line
 # says when it began, so the cost of each is in the log).
 since_start() { calc "$EPOCHREALTIME - $T_START" | cut -d. -f1; }
-# calc EXPR: floating-point arithmetic via awk.
-calc() { awk "BEGIN { printf \"%.6f\", $* }"; }
-# stats N...: "median min max" of the numbers.
-stats() {
-	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
-		m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-		printf "%.9g %.9g %.9g", m, a[1], a[NR] }'
-}
 size_bytes() {  # 256MiB -> bytes (the binary units the workload accepts)
 	echo "$1" | awk '{ n = $0 + 0; u = $0; sub(/^[0-9]+/, "", u)
 		m = (u ~ /^[Kk]/) ? 1024 : (u ~ /^[Mm]/) ? 1048576 : (u ~ /^[Gg]/) ? 1073741824 : 1
@@ -160,43 +163,10 @@ mib() { awk -v b="$1" 'BEGIN { printf "%.2f MiB", b / 1048576 }'; }
 json_num() { grep -o "\"$2\":-\{0,1\}[0-9][0-9.e+-]*" "$1" | head -n 1 | cut -d: -f2; }
 json_str() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/ /g'; }
 
-# Rows of the result table: section, measurement, figure, target, result, note;
-# VALUE/UNIT are the figure as a number for the JSON.
-R_SEC=() R_NAME=() R_FIG=() R_TGT=() R_RES=() R_VAL=() R_UNIT=() R_NOTE=()
-row() {
-	R_SEC+=("$1") R_NAME+=("$2") R_FIG+=("$3") R_TGT+=("$4") R_RES+=("$5")
-	R_VAL+=("$6") R_UNIT+=("$7") R_NOTE+=("$8")
-}
-na_row() { row "$1" "$2" "n/a" "$3" "n/a" null "" "$4"; }
-# A measurement that should have worked and did not: n/a in the table, and
-# the bench exits 1 at the end, so CI notices (targets not met do not fail it).
-FAILURES=()
-failed() { FAILURES+=("$1"); }
 verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print (v <= t) ? "met" : "not met" }'; }
 FLOOR_NOTE="empty tp_btf program on rss_stat (tools/bench/floor.bpf.c)"
 MEMCG_FLOOR_NOTE="empty tp_btf program on mod_memcg_lruvec_state (tools/bench/floor.bpf.c, bench_memcg)"
 
-# ---------------------------------------------------------------- bpfstat
-
-BS_PID=""
-bs_start() {  # [-n]: as bpfstat's
-	coproc BS { exec "$BPFSTAT" "$@" 2>"$TMP/bpfstat.err"; }
-	# bash set BS_PID; keep the fds, which it unsets when the coprocess ends
-	BS_IN=${BS[1]} BS_OUT=${BS[0]}
-	read -r -t 20 -u "$BS_OUT" BS_REPLY || BS_REPLY="error: bpfstat did not answer"
-	[ "$BS_REPLY" = ready ] || { log "bpfstat: $BS_REPLY $(cat "$TMP/bpfstat.err" 2>/dev/null)"; BS_PID=""; return 1; }
-}
-bs() {
-	echo "$*" >&"$BS_IN"
-	read -r -t 20 -u "$BS_OUT" BS_REPLY || BS_REPLY="error: bpfstat did not answer"
-	case $BS_REPLY in error*) log "bpfstat $*: $BS_REPLY"; return 1 ;; esac
-}
-bs_stop() {
-	[ -n "$BS_PID" ] || return 0
-	echo quit >&"$BS_IN"
-	wait "$BS_PID" 2>/dev/null
-	BS_PID=""
-}
 
 # wait_up PID: wait for "up" from the gated command while PID lives.
 wait_up() {
@@ -605,6 +575,7 @@ fi
 . "$(dirname "$0")/paths.sh"
 . "$(dirname "$0")/ratios.sh"
 . "$(dirname "$0")/positions.sh"
+. "$(dirname "$0")/stacks.sh"
 echo "bench: +$(since_start) s [3] start-up as ratios: hyperfine, $HF_ROUNDS rounds of true, GNU time, peakbpf through a helper and standalone, -r $RT_N; a Python block" >&2
 ratios_startup
 paths_python
@@ -613,14 +584,8 @@ paths_python
 
 WALL_BYTES=$(size_bytes "$BENCH_WALL_SIZE")
 echo "bench: +$(since_start) s [2] wall time: workload -s $BENCH_WALL_SIZE faults ($((WALL_BYTES / PAGE)) faults of 4 KiB) alone, with only the empty program attached, and under peakbpf; $BENCH_WALL_RUNS rounds, interleaved" >&2
-# Other load during a run, in CPUs: the busy time of all CPUs (/proc/stat:
-# user nice system irq softirq steal) minus the CPU time of the run's own
-# processes (the shell's children times), divided by the run's wall time.
-HZ=$(getconf CLK_TCK)
-busy_ticks() { local u n sy irq sirq st; read -r _ u n sy _ _ irq sirq st _ </proc/stat; echo $((u + n + sy + irq + sirq + st)); }
-# times must run in this shell, not in a $(...) subshell (whose children times are 0).
-times_file() { times >"$TMP/times.$1"; }
-child_cpu() { awk 'NR == 2 { split($1, a, "m"); split($2, b, "m"); print a[1] * 60 + a[2] + b[1] * 60 + b[2] }' "$TMP/times.$1"; }
+# Other load during a run, in CPUs: busy_ticks, times_file and child_cpu
+# (tools/bench/common.sh).
 # Three arms: the workload alone; with only the empty program on rss_stat
 # (bpfstat -n: attached, statistics left off, as in the other arms); under
 # peakbpf -q --. Each round runs each arm once, in the next of these
@@ -795,6 +760,11 @@ if bs_start; then
 	done
 	bs_stop
 fi
+
+# ---------------------------------------------------------------- 6. --stacks
+
+echo "bench: +$(since_start) s [6] --stacks: per tracked fault, the fault loop and python3, with and without (tools/bench/stacks.sh)" >&2
+stacks_bench
 STATS_SYSCTL_AFTER=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo "?")
 
 if [ $COST_OK = 1 ]; then
@@ -1017,12 +987,13 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	echo "Every figure below was measured in this run."
 	echo
 	targets_table
-	for sec in cost wall startup scale; do
+	for sec in cost wall startup scale stacks; do
 		case $sec in
 		cost) echo "[1] per-event cost of the rss_stat program and of the unique program on memcg statistic updates (kernel BPF run-time statistics, ns = run_time_ns / run_cnt)" ;;
 		wall) echo "[2] wall time, fault-bound workload ($BENCH_WALL_SIZE in 4 KiB pages), median (min–max) of interleaved runs" ;;
 		startup) echo "[3] start-up and peakbpf's own memory" ;;
 		scale) echo "[4] scale: tracked per-event cost vs live tracked processes ($BENCH_SCALE_SIZE faulted, the others idle)" ;;
+		stacks) echo "[6] --stacks FILE (docs/stacks.md): ratios with against without, median (min–max) of the rounds" ;;
 		esac
 		for i in "${!R_SEC[@]}"; do
 			[ "${R_SEC[$i]}" = "$sec" ] || continue
@@ -1044,7 +1015,7 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	echo "  sampler: tools/bench/procsample.c sums /proc/PID/statm resident over the tree; three samplers watched the very run peakbpf measured"
 	echo "           (not peakbpf --source proc, which would be a run of its own)."
 	echo "  peakbpf: growth_bytes. GNU time: %M, the largest single process. cgroup: memory.max_usage_in_bytes, includes page cache and kernel memory."
-	echo "Notes: BPF statistics were on (BPF_ENABLE_STATS, held by bpfstat) only during [1] and [4];"
+	echo "Notes: BPF statistics were on (BPF_ENABLE_STATS, held by bpfstat) only during [1], [4] and [6]'s per-fault windows;"
 	echo "  kernel.bpf_stats_enabled read $STATS_SYSCTL before and $STATS_SYSCTL_AFTER after. Other peakbpf programs loaded (other users): $OTHER_PROGS at start, $OTHER_PROGS_END at the end"
 	echo "  (unique_stat on the memcg tracepoint: $OTHER_UNIQUE at start, $OTHER_UNIQUE_END at the end)."
 	echo "  first/second: programs on a tracepoint run in attach order; alone, peakbpf's program is first, so 'first' is the production case."
@@ -1103,9 +1074,8 @@ acc_cell() {  # BYTES TRUE: "256.82 MiB (+0.3 %)" or n/a
 	targets_table md
 	echo "| # | measurement | figure | target | result |"
 	echo "|---|---|---|---|---|"
-	n=0
-	for sec in cost wall startup scale; do
-		n=$((n + 1))
+	for sn in cost:1 wall:2 startup:3 scale:4 stacks:6; do
+		sec=${sn%:*} n=${sn#*:}
 		for i in "${!R_SEC[@]}"; do
 			[ "${R_SEC[$i]}" = "$sec" ] || continue
 			echo "| $n | ${R_NAME[$i]} | ${R_FIG[$i]} | ${R_TGT[$i]} | ${R_RES[$i]} |"

@@ -22,7 +22,8 @@ VMTEST_TOOLS = $(foreach t,dash setpriv bpftool curl,$(shell command -v $(t) 2>/
 # What peakbpf opens with dlopen (the agent's HTTP server), which ldd does
 # not list: copied at its own path.
 VMTEST_LIBS = $(shell /sbin/ldconfig -p 2>/dev/null | awk '$$1 == "libmicrohttpd.so.12" { print $$NF; exit }')
-VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/unique_trees tests/integration \
+VMTEST_FILES = $(OUTPUT)/peakbpf $(OUTPUT)/workload $(OUTPUT)/unique_trees $(OUTPUT)/stacks_known \
+	$(OUTPUT)/stacks_known_nofp $(STACKS_CXX) tests/integration \
 	tests/vm/test_cgroup_v2.sh $(VMTEST_TOOLS) $(OUTPUT)/only
 
 .PHONY: vmtest vmtest-fetch

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -157,6 +158,15 @@ void features_probe(struct tracker_features *f)
 		f->possible_cpus = 1;
 }
 
+/* A helper of raw tracepoint programs, where bpf_find_vma and
+ * bpf_get_current_task_btf are given as in tp_btf ones (both in the
+ * kernel's bpf_tracing_func_proto): true unless the verifier names it
+ * unknown (libbpf_probe_bpf_helper), so true where it cannot tell. */
+static bool helper_exists(enum bpf_func_id id)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, id, NULL) != 0;
+}
+
 /*
  * Whether an fexit program on the kernel function NAME loads: the
  * function's BTF id (libbpf parses the kernel's BTF for it) and a program
@@ -186,8 +196,39 @@ static bool fexit_loads(const char *name)
 
 void features_probe_stacks(struct tracker_features *f)
 {
+	int seen = raw_tp_exists("exit_mmap");
+
 	f->has_page_fault_tp = raw_tp_exists("page_fault_user") != 0;
 	f->has_thp_fexit = f->has_page_fault_tp && fexit_loads("do_huge_pmd_anonymous_page");
+	f->has_find_vma = helper_exists(BPF_FUNC_find_vma);
+	f->has_current_task_btf = helper_exists(BPF_FUNC_get_current_task_btf);
+	if (seen >= 0)
+		f->has_exit_mmap_tp = seen;     /* else still assumed: the load decides */
+}
+
+int features_stacks_lacks(const struct tracker_features *f, char *buf, size_t len)
+{
+	const struct {
+		bool has;
+		const char *what;
+	} needs[] = {
+		{ f->has_page_fault_tp, "the exceptions:page_fault_user tracepoint (x86's)" },
+		{ f->has_current_task_btf, "bpf_get_current_task_btf (5.11)" },
+		{ f->has_find_vma, "bpf_find_vma (5.17)" },
+		{ f->has_exit_mmap_tp, "the mmap:exit_mmap tracepoint (6.1)" },
+	};
+	size_t pos = 0;
+	int n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
+		if (needs[i].has)
+			continue;
+		pos += (size_t)snprintf(buf + pos, pos < len ? len - pos : 0, "%s%s", n ? ", " : "", needs[i].what);
+		n++;
+	}
+	return n;
 }
 
 int features_lookup(const struct tracker_features *f, const char *name, bool *on)

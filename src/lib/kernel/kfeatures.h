@@ -10,6 +10,7 @@
 #define PEAKBPF_KFEATURES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * Every feature is one row: X(NAME, PROBE, BPF), giving the flag has_NAME
@@ -41,6 +42,13 @@
  *   hook (bpf/stacks.bpf.c): probed only for a load that asks for --stacks
  *   (features_probe_stacks: the kernel's raw tracepoint table, no BTF
  *   parse), so the default start-up pays nothing; false until then.
+ * find_vma, current_task_btf: the helpers bpf_find_vma (5.17, 7c7e3d31e785
+ *   "bpf: Introduce helper bpf_find_vma") and bpf_get_current_task_btf
+ *   (5.11, 3ca1032ab7ab "bpf: Implement get_current_task_btf and
+ *   RET_PTR_TO_BTF_ID") that --stacks' programs call:
+ *   helper probes, only for a load that asks for --stacks (which also
+ *   probes exit_mmap_tp then, its teardown hook having no fentry
+ *   variant); false until then.
  * thp_fexit: fexit on do_huge_pmd_anonymous_page, where --stacks places a
  *   transparent huge page's 512 pages (bpf/stacks.bpf.c, stk_thp): probed
  *   with page_fault_tp, only for --stacks, by loading a two-instruction
@@ -55,6 +63,8 @@
 	X(memcg_stat_tp, apart, NONE) \
 	X(cgroup_targets, assumed, NONE) \
 	X(page_fault_tp, apart, NONE) \
+	X(find_vma, apart, NONE) \
+	X(current_task_btf, apart, NONE) \
 	X(thp_fexit, apart, NONE)
 
 struct tracker_features {
@@ -73,9 +83,13 @@ struct tracker_features {
 
 /* Probe what can be probed before load (each probe loads a tiny program). */
 void features_probe(struct tracker_features *f);
-/* --stacks asked: probe page_fault_tp (true where the table cannot tell:
- * the load then decides) and thp_fexit. */
+/* --stacks asked: probe page_fault_tp, find_vma, current_task_btf,
+ * exit_mmap_tp (each true where its probe cannot tell: the load then
+ * decides) and thp_fexit. */
 void features_probe_stacks(struct tracker_features *f);
+/* What this kernel lacks of --stacks' needs, as "X (5.17), Y (6.1)" into
+ * buf; the number of them (0: nothing known to be missing). */
+int features_stacks_lacks(const struct tracker_features *f, char *buf, size_t len);
 /* The value of feature NAME ("fetch_atomics", ...); -ENOENT if unknown. */
 int features_lookup(const struct tracker_features *f, const char *name, bool *on);
 

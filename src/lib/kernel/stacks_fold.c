@@ -224,7 +224,15 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 	if (thp == STACKS_THP_RSS)
 		PUT("  huge pages placed from the anon counter's changes (no fexit here): a change of 2 to 512 "
 		    "pages in a fault, the range of that thread's fault at that instruction\n");
-	if (s->over_bytes)
+	if (p->not_exact)
+		PUT("  not exact: %s (bound %s); the buckets, the breakdown at the peak less the placed pages, may "
+		    "lack as much\n", p->reason ? p->reason : "the figure is not exact",
+		    ~p->bound_bytes ? format_bytes(p->bound_bytes, c, sizeof(c)) : "unknown");
+	if (s->over_bytes && p->not_exact && s->over_bytes <= p->bound_bytes)
+		PUT("  the placed pages exceed the anon pages counted at the peak by %s, within the bound: the lines "
+		    "add up to the peak + %s\n", format_bytes(s->over_bytes, a, sizeof(a)),
+		    format_bytes(s->over_bytes, c, sizeof(c)));
+	else if (s->over_bytes)
 		PUT("  not exact: the placed pages exceed the anon pages at the peak by %s (removals not seen: "
 		    "reclaim, swap-out, an undecoded call)\n", format_bytes(s->over_bytes, c, sizeof(c)));
 	if (s->lost_events)

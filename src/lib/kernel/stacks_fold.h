@@ -36,6 +36,11 @@ struct stacks_line {
 struct stacks_peak {
 	__u64 peak_ns;
 	__u64 peak_bytes, anon_bytes, file_bytes, shmem_bytes;
+	/* not_exact (before 6.2: docs/exactness.md): the true peak lies in
+	 * [peak, peak + bound]; bound ~0: unknown; reason: the figure's. */
+	bool not_exact;
+	__u64 bound_bytes;
+	const char *reason;
 };
 
 enum stacks_bucket {

@@ -362,7 +362,8 @@ int tracker_load__open(const struct tracker_opts *opts, struct tracker_load **ou
 	t->oom_err = opts && opts->without_oom ? -ENODATA : t->oom_level == OOM_VICTIMS ? -ENOTSUP : 0;
 	if (opts && opts->stacks)
 		features_probe_stacks(&t->features);
-	t->stacks_err = !opts || !opts->stacks ? -ENODATA : t->features.has_page_fault_tp ? 0 : -EOPNOTSUPP;
+	t->stacks_err = !opts || !opts->stacks ? -ENODATA :
+			features_stacks_lacks(&t->features, NULL, 0) ? -EOPNOTSUPP : 0;
 	t->stacks_thp = t->features.has_thp_fexit ? STACKS_THP_FEXIT : STACKS_THP_RSS;
 	t->startup.probe_ns = monotonic_ns() - ns;
 	ns += t->startup.probe_ns;
@@ -528,4 +529,9 @@ struct stacks_reader *tracker_load__stacks(const struct tracker_load *l, int *er
 {
 	*err = l->stacks_err;
 	return l->stacks;
+}
+
+int tracker_load__stacks_lacks(const struct tracker_load *l, char *buf, size_t len)
+{
+	return features_stacks_lacks(&l->features, buf, len);
 }

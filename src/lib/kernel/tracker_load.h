@@ -112,5 +112,8 @@ struct oom_reader *tracker_load__oom(const struct tracker_load *l, int *level, i
 /* --stacks' reader (stacks_api.h), NULL when off; *err: why (-ENODATA: not
  * asked for; else the load's error with its programs in). */
 struct stacks_reader *tracker_load__stacks(const struct tracker_load *l, int *err);
+/* What this kernel lacks of --stacks' needs (kfeatures.h,
+ * features_stacks_lacks): their number, named in buf. */
+int tracker_load__stacks_lacks(const struct tracker_load *l, char *buf, size_t len);
 
 #endif
