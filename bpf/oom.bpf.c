@@ -102,9 +102,10 @@ static __always_inline __u64 task_memcg_id(struct task_struct *task)
 static __always_inline void read_victim(struct oom_event *e, struct task_struct *task)
 {
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u32 tgid = BPF_CORE_READ(task, tgid);
 	struct task_state *ts;
 
-	e->tgid = BPF_CORE_READ(task, tgid);
+	e->tgid = tgid;
 	e->pid = BPF_CORE_READ(task, pid);
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	e->cgroup_id = task_memcg_id(task);
@@ -116,7 +117,10 @@ static __always_inline void read_victim(struct oom_event *e, struct task_struct 
 
 		e->pages[i] = v == COUNTER_UNREADABLE || v < 0 ? 0 : v;
 	}
-	ts = bpf_map_lookup_elem(&task_states, &e->tgid);
+	/* The key from the stack: before 6.2 the verifier takes no ring
+	 * buffer memory as a map key ("R2 type=alloc_mem expected=fp, ...",
+	 * 6.1 refused the whole recorder). */
+	ts = bpf_map_lookup_elem(&task_states, &tgid);
 	e->tree = ts ? ts->tree & (MAX_TREES - 1) : MAX_TREES;
 }
 
