@@ -467,8 +467,9 @@ static int start_target(struct run *r)
 	}
 	err = peakbpf_add_cgroup(r->session, o->target_cgroup);
 	if (err == -EOPNOTSUPP && !strcmp(peakbpf_session_source(r->session), "bpf"))
-		fprintf(stderr, "peakbpf: %s: this kernel refused the BPF programs that follow a cgroup (-v "
-			"shows its verifier's log); measure its processes with -p instead\n", o->target_label);
+		fprintf(stderr, "peakbpf: %s: this kernel cannot run the BPF programs that follow a cgroup "
+			"(Linux 5.12+; on a later one -v shows the verifier's refusal); measure its processes "
+			"with -p instead\n", o->target_label);
 	else if (err == -EOPNOTSUPP)
 		fprintf(stderr, "peakbpf: %s: %s cannot follow a cgroup (the bpf source here can: run as root, "
 			"or with CAP_BPF, CAP_PERFMON and --no-helper)\n", o->target_label,

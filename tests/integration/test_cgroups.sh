@@ -89,7 +89,7 @@ cg_measure() {
 	CG_PB=$!
 	wait_attached "$CG_PB" && return 0
 	wait "$CG_PB" 2>/dev/null
-	if grep -q "refused the BPF programs that follow a cgroup" "$TMP/$n.err"; then
+	if grep -q "BPF programs that follow a cgroup" "$TMP/$n.err"; then
 		skip "$n: $(cat "$TMP/$n.err")"
 		return 1
 	fi
@@ -105,7 +105,7 @@ cg_end() {
 	wait "$CG_PB"
 	rc=$?
 	[ "$rc" = 0 ] && return 0
-	if grep -q "refused the BPF programs that follow a cgroup" "$TMP/$1.err"; then
+	if grep -q "BPF programs that follow a cgroup" "$TMP/$1.err"; then
 		skip "$1: $(cat "$TMP/$1.err")"
 		return 1
 	fi
@@ -134,8 +134,12 @@ cg_shape() {
 t_cgroup_spike() {
 	cg=$(cg_new spike) || { skip "cgroup spike: no memory cgroup hierarchy to make a cgroup in"; return; }
 	if cg_shape "cgroup: spike" "$cg" -s 64MiB -t 300ms spike; then
+		# Moved in after the start, or found inside by the start's scan when
+		# the move landed first (a slow start: TCG on a busy host); once.
 		if grep -q '"cgroup_target":{"found_inside":0,"forked_in":0,"moved_in":1,' "$TMP/cgroup: spike.json"; then
 			ok "cgroup: the shell that ran the spike moved in (moved_in 1)"
+		elif grep -q '"cgroup_target":{"found_inside":1,"forked_in":0,"moved_in":0,' "$TMP/cgroup: spike.json"; then
+			ok "cgroup: the shell that ran the spike was found inside at the start (its move landed first)"
 		else
 			fail "cgroup: membership counters: $(grep -o '"cgroup_target":{[^}]*}' "$TMP/cgroup: spike.json")"
 		fi

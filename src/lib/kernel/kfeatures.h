@@ -29,6 +29,9 @@
  * exit_mmap_tp: the mmap:exit_mmap tracepoint (6.1). Not probed before
  *   load (that would parse the kernel's BTF once more): assumed, and
  *   cleared when the load cannot find its attach target.
+ * cgroup_targets: the programs that follow a cgroup (--cgroup, --unit,
+ *   --container): from fetch_atomics (5.12; 5.10's plain fallbacks gave a
+ *   wrong figure once, kfeatures.c), and cleared when the load refuses them.
  * percpu_rss: rss counters are percpu_counters (6.2): decided by CO-RE
  *   inside the BPF object, reported by learn_cpu_offsets after load.
  * memcg_stat_tp: the memcg statistic tracepoints (6.13): where tracefs is
@@ -61,7 +64,7 @@
 	X(exit_mmap_tp, assumed, NONE) \
 	X(percpu_rss, after_load, NONE) \
 	X(memcg_stat_tp, apart, NONE) \
-	X(cgroup_targets, assumed, NONE) \
+	X(cgroup_targets, probe_cgroup_targets, NONE) \
 	X(page_fault_tp, apart, NONE) \
 	X(find_vma, apart, NONE) \
 	X(current_task_btf, apart, NONE) \
