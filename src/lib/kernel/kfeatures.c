@@ -237,7 +237,9 @@ int features_stacks_lacks(const struct tracker_features *f, char *buf, size_t le
 	for (size_t i = 0; i < sizeof(needs) / sizeof(needs[0]); i++) {
 		if (needs[i].has)
 			continue;
-		pos += (size_t)snprintf(buf + pos, pos < len ? len - pos : 0, "%s%s", n ? ", " : "", needs[i].what);
+		/* Past the end of buf: only counted (snprintf of NULL, 0). */
+		pos += (size_t)snprintf(pos < len ? buf + pos : NULL, pos < len ? len - pos : 0, "%s%s",
+					n ? ", " : "", needs[i].what);
 		n++;
 	}
 	return n;
