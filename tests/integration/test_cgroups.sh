@@ -255,6 +255,12 @@ t_cgroup_windows_max() {
 		kill -INT "$CG_PB"
 		wait "$CG_PB"
 		rc=$?
+		# Refused before 5.12 after wait_attached saw it still starting.
+		if [ "$rc" = 125 ] && grep -q "BPF programs that follow a cgroup" "$TMP/windows.err"; then
+			skip "$name: $(cat "$TMP/windows.err")"
+			cg_drop_all
+			return
+		fi
 		[ "$rc" = 122 ] && ok "$name: over --max: exit 122" || fail "$name: exit $rc, 122 expected: $(cat "$TMP/windows.err")"
 		n=$(grep -c '"record":"window"' "$TMP/windows.json")
 		[ "$n" -ge 1 ] && ok "$name: $n window records" || fail "$name: no window record"
