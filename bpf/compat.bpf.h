@@ -183,6 +183,41 @@ extern const volatile bool has_fetch_atomics;
 #define CFG_SAFE_LOOP _Pragma("unroll")
 
 /*
+ * An mm's dumpability (get_dumpable(), include/linux/sched/coredump.h): the
+ * low two bits of mm->flags, SUID_DUMP_USER (1) when its owner may ptrace
+ * it. Linux 6.18 made mm->flags a bitmap (mm_flags_t, "mm: convert
+ * mm->flags to a bitmap", Lorenzo Stoakes) whose first word keeps those
+ * bits; before, it was an unsigned long. Each read in a function of its
+ * own, as the counters above.
+ */
+#define MMF_DUMPABLE_MASK 3
+#define SUID_DUMP_USER 1
+
+struct mm_struct___flags_word {
+	unsigned long flags;
+} __attribute__((preserve_access_index));
+
+static __noinline long mm_flags_word(struct mm_struct *mm)
+{
+	struct mm_struct___flags_word *o = (void *)mm;
+
+	return CORE_READ_OR_UNREADABLE(o->flags);
+}
+
+static __noinline long mm_flags_bitmap(struct mm_struct *mm)
+{
+	return CORE_READ_OR_UNREADABLE(mm->flags.__mm_flags[0]);
+}
+
+static __always_inline bool mm_dumpable_by_owner(struct mm_struct *mm)
+{
+	long w = bpf_core_field_exists(struct mm_struct___flags_word, flags) ? mm_flags_word(mm)
+									      : mm_flags_bitmap(mm);
+
+	return w != COUNTER_UNREADABLE && (w & MMF_DUMPABLE_MASK) == SUID_DUMP_USER;
+}
+
+/*
  * The oom:mark_victim tracepoint passed the victim's PID alone
  * (TP_PROTO(int pid)) until commit 72ba14deb40a ("mm: update mark_victim
  * tracepoints fields", 6.9) made it TP_PROTO(struct task_struct *task,

@@ -31,8 +31,10 @@ static long settle_cpu(__u32 cpu, struct cpu_loop *c)
 }
 
 /* Take every CPU's slot and .count of every counter of an entered mm: its
- * exact value, once, at entry. Later events keep it so. */
-static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm, __u64 key)
+ * exact value, once, at entry. Later events keep it so. by: the task
+ * entering (NULL: current, or none judged). */
+static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm, __u64 key,
+				      struct task_struct *by)
 {
 	__s64 d[RSS_SLOTS];
 
@@ -46,7 +48,7 @@ static __always_inline void settle_mm(struct mm_state *ms, struct mm_struct *mm,
 		bpf_loop(nr_cpus, settle_cpu, &c, 0);
 		d[slot] = c.sum + take_count(ms, mm, slot);
 	}
-	apply_deltas(ms, key, d);
+	apply_deltas(ms, key, d, by);
 	COUNT(&TREE(ms->tree)->settles, 1);
 }
 
@@ -62,7 +64,7 @@ int BPF_PROG(settle_fork__percpu_sum, struct task_struct *parent, struct task_st
 		return 0;
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (ms)
-		settle_mm(ms, mm, key);
+		settle_mm(ms, mm, key, child);
 	return 0;
 }
 
@@ -77,7 +79,7 @@ int BPF_PROG(settle_exec__percpu_sum, struct task_struct *p, pid_t old_pid, stru
 		return 0;
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (ms)
-		settle_mm(ms, mm, key);
+		settle_mm(ms, mm, key, p);
 	return 0;
 }
 
@@ -100,13 +102,13 @@ int BPF_PROG(settle_attach__percpu_sum, struct cgroup *dst, const char *path, st
 		return 0;
 	ms = bpf_map_lookup_elem(&mm_states, &key);
 	if (ms)
-		settle_mm(ms, mm, key);
+		settle_mm(ms, mm, key, BPF_CORE_READ(task, group_leader));
 	return 0;
 }
 
 static long settle_one(struct bpf_map *map, __u64 *key, struct mm_state *ms, void *ctx)
 {
-	settle_mm(ms, (struct mm_struct *)*key, *key);
+	settle_mm(ms, (struct mm_struct *)*key, *key, NULL);
 	return 0;
 }
 

@@ -219,7 +219,7 @@ static __always_inline void leave_mm(struct mm_struct *mm, bool drop)
 		d[slot] = -READ_ONCE(ms->pages[slot]);
 		total += d[slot];
 	}
-	after = apply_deltas(ms, key, d);
+	after = apply_deltas(ms, key, d, NULL);
 	/* The sum before, from this change's own result: a re-read would miss
 	 * another CPU's drop in between (two children exiting at once). */
 	if (drop && !has_percpu_rss() && total < 0)

@@ -213,7 +213,30 @@ struct sum_event {
 	__u64 mm;                   /* the mm's key (its address) */
 	__s64 mm_pages;             /* the mm's rss after the change */
 	__u32 tgid;                 /* a process using it (global PID) */
-	__u32 tree;                 /* the mm's tree */
+	__u16 tree;                 /* the mm's tree */
+	__u16 seen;                 /* enum sum_seen: its tree's reader's verdict */
+};
+
+/*
+ * Whether a recording tree's reader (peakbpf serve's client, struct
+ * tree_reader) could ptrace the process that made a change, judged in the
+ * kernel at the change (bpf/tracker_event.bpf.h, reader_verdict): a
+ * process gone before the helper drains the ring (every few ms) is judged
+ * as it was, not withheld as unknown (src/helper/serve_readable.c).
+ */
+enum sum_seen {
+	SUM_SEEN_UNJUDGED = 0,      /* no reader set, or made from another context */
+	SUM_SEEN_READABLE = 1,
+	SUM_SEEN_WITHHELD = 2,
+};
+
+/* A recording tree's reader, set by userspace before its roots: a user
+ * with no capabilities (the helper's rule for its clients, host.h). */
+struct tree_reader {
+	__u32 uid;
+	__u32 gid;
+	__u32 judge;                /* 0: changes go unjudged */
+	__u32 pad;
 };
 
 /* What verify_sums found: every mm's counters summed over every CPU,

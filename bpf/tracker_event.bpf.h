@@ -8,11 +8,44 @@
 #ifndef PEAKBPF_TRACKER_EVENT_BPF_H
 #define PEAKBPF_TRACKER_EVENT_BPF_H
 
+/*
+ * Whether the tree's reader could ptrace the task making this change, as
+ * __ptrace_may_access (kernel/ptrace.c, PTRACE_MODE_READ_REALCREDS) decides
+ * for a reader without capabilities: the task's three uids and three gids
+ * are the reader's, it holds no permitted capability, its mm is dumpable.
+ * task: the one entering (a fork's child, an exec), or NULL: current. Only
+ * a task of the mm itself is judged (task->mm is the mm): a change made from
+ * elsewhere (the teardown after exit_mm has dropped current->mm, another
+ * process's reclaim) is left unjudged, for userspace to judge by /proc
+ * (serve_readable.c). Recording trees only.
+ */
+static __always_inline __u16 reader_verdict(struct task_struct *task, __u64 key, __u32 tree)
+{
+	const struct tree_reader *r = &tree_readers[tree & (MAX_TREES - 1)];
+	const struct cred *cred;
+	__u64 caps = 0;
+
+	if (!r->judge)
+		return SUM_SEEN_UNJUDGED;
+	if (!task)
+		task = (struct task_struct *)bpf_get_current_task();
+	if ((__u64)BPF_CORE_READ(task, mm) != key)
+		return SUM_SEEN_UNJUDGED;
+	cred = BPF_CORE_READ(task, real_cred);
+	if (BPF_CORE_READ(cred, uid.val) != r->uid || BPF_CORE_READ(cred, euid.val) != r->uid ||
+	    BPF_CORE_READ(cred, suid.val) != r->uid || BPF_CORE_READ(cred, gid.val) != r->gid ||
+	    BPF_CORE_READ(cred, egid.val) != r->gid || BPF_CORE_READ(cred, sgid.val) != r->gid)
+		return SUM_SEEN_WITHHELD;
+	if (bpf_core_read(&caps, sizeof(caps), &cred->cap_permitted) || caps)
+		return SUM_SEEN_WITHHELD;
+	return mm_dumpable_by_owner((struct mm_struct *)key) ? SUM_SEEN_READABLE : SUM_SEEN_WITHHELD;
+}
+
 /* Userspace drains the ring on a timer: no wakeup per event. Which mm
  * changed and its new total ride along, for the timeline's per-process
  * lines: values already at hand, and the tgid beside them. */
 static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 key,
-				       const struct mm_state *ms, __s64 mine)
+				       const struct mm_state *ms, __s64 mine, struct task_struct *by)
 {
 	struct sum_event *e = bpf_ringbuf_reserve(&sum_events, sizeof(*e), 0);
 
@@ -26,6 +59,7 @@ static __always_inline void record_sum(struct tree_state *t, __s64 sum, __u64 ke
 	e->mm_pages = mine;
 	e->tgid = ms->tgid;
 	e->tree = ms->tree;
+	e->seen = reader_verdict(by, key, ms->tree);
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
@@ -74,16 +108,16 @@ static __always_inline __s64 note_and_add(struct tree_state *t, struct mm_state 
 }
 
 /* After an mm's change moved the tree sum to sum: the mm's own peak, the
- * record of the sum, the tree's peak. */
+ * record of the sum, the tree's peak. by: the task entering, or NULL. */
 static __always_inline void after_change(struct tree_state *t, struct mm_state *ms, __u64 key,
-					 __s64 sum)
+					 __s64 sum, struct task_struct *by)
 {
 	__s64 mine = mm_total_pages(ms->pages);
 
 	if (mine > READ_ONCE(ms->own_peak))
 		WRITE_ONCE(ms->own_peak, mine);
 	if (record_sums && ms->record)
-		record_sum(t, sum, key, ms, mine);
+		record_sum(t, sum, key, ms, mine, by);
 	raise_peak(t, sum);
 }
 
@@ -99,7 +133,7 @@ static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot
 	t = TREE(ms->tree);     /* the one load an mm's tree costs an event */
 	sum = note_and_add(t, ms, d);
 	atomic_add(&ms->pages[slot], d);
-	after_change(t, ms, key, sum);
+	after_change(t, ms, key, sum, NULL);
 	if (!has_percpu_rss() && d < 0)
 		pre62_drop(ms->tree, pre62_before(sum, d));
 }
@@ -108,9 +142,10 @@ static __always_inline void apply_delta(struct mm_state *ms, __u64 key, int slot
  * An mm's counters all move at once (it enters or leaves): one change of
  * the tree sum by their total, so the swap above is inlined once per mm,
  * not once per counter (the verifier's time, at load, grew with each).
- * The sum after it (0 if nothing moved).
+ * The sum after it (0 if nothing moved). by: the task entering, or NULL.
  */
-static __always_inline __s64 apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS])
+static __always_inline __s64 apply_deltas(struct mm_state *ms, __u64 key, const __s64 d[RSS_SLOTS],
+					  struct task_struct *by)
 {
 	struct tree_state *t = TREE(ms->tree);
 	__s64 total = 0, sum;
@@ -128,7 +163,7 @@ static __always_inline __s64 apply_deltas(struct mm_state *ms, __u64 key, const 
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		if (d[slot])
 			atomic_add(&ms->pages[slot], d[slot]);
-	after_change(t, ms, key, sum);
+	after_change(t, ms, key, sum, by);
 	return sum;
 }
 
@@ -301,7 +336,7 @@ static __always_inline void enter_mm(struct task_struct *task, struct mm_struct 
 	CFG_SAFE_LOOP
 	for (int slot = 0; slot < RSS_SLOTS; slot++)
 		d[slot] = take_count(ms, mm, slot);
-	apply_deltas(ms, key, d);
+	apply_deltas(ms, key, d, task);
 }
 
 #endif

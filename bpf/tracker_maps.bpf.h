@@ -62,6 +62,9 @@ __u32 tree_pid_depth[MAX_TREES];
  * the event reads it). peakbpf serve loads with record_sums on and turns
  * it on for the trees whose clients asked. */
 __u32 tree_record[MAX_TREES];
+/* Set by userspace per recording tree whose client is not root (peakbpf
+ * serve): who reads its changes, for the verdict each carries. */
+struct tree_reader tree_readers[MAX_TREES];
 /* Entries each tree tried to add to the maps of processes, threads and mms,
  * counted before each try and never reset: a tree cleared when the count
  * was N, and still at N, has no entry to walk for (tracker_trees.c). Entry

@@ -186,9 +186,14 @@ int serve_may_read(const struct client *c, pid_t pid);
 /* A recording client's verdicts: made at HP_OPEN, gone with the tree. */
 int serve_readable_open(struct client *c);
 void serve_readable_close(struct client *c);
-/* Whether a change of mm (by process tgid, in the helper's numbering) may
- * go to c: cached; a process gone before its first check is withheld. */
-bool serve_readable_mm(struct client *c, uint64_t mm, uint32_t tgid, uint64_t now);
+/* Whether change e (of mm e->mm by process e->tgid, in the helper's
+ * numbering) may go to c: the kernel's verdict where it judged the change
+ * (e->seen), else cached; a process gone before a first verdict is
+ * withheld. */
+bool serve_readable_mm(struct client *c, const struct sum_event *e, uint64_t now);
+/* Whether the last verdict on mm's process tgid (in the helper's numbering)
+ * showed it to c: a process gone since keeps it. */
+bool serve_readable_seen(const struct client *c, uint64_t mm, uint32_t tgid);
 /* The holders at the peak that c may not read leave f's list (the list is
  * then marked truncated); depth: c's PID namespace below the helper's. */
 void serve_readable_holders(const struct client *c, struct hp_figure *f, unsigned depth);

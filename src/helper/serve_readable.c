@@ -45,15 +45,33 @@ void serve_readable_close(struct client *c)
 	c->readable = NULL;
 }
 
-/* mm's slot: the key is a kernel address, its low bits alike. */
-static size_t slot_of(uint64_t mm)
+/* The slot of mm's process tgid: an mm's address comes back for the next
+ * process soon (the slab reuses it), so both name the entry. The key is a
+ * kernel address, its low bits alike. */
+static size_t slot_of(uint64_t mm, uint32_t tgid)
 {
+	mm ^= (uint64_t)tgid << 32 | tgid;
 	mm ^= mm >> 29;
 	mm *= 0xbf58476d1ce4e5b9ULL;
 	return (size_t)((mm ^ (mm >> 32)) % SERVE_READ_CACHE);
 }
 
-bool serve_readable_mm(struct client *c, uint64_t mm, uint32_t tgid, uint64_t now)
+static bool same_entry(const struct read_entry *e, uint64_t mm, uint32_t tgid)
+{
+	return e->checked_ns && e->mm == mm && e->tgid == tgid;
+}
+
+/* Note a verdict on mm's process tgid: the last one stands for it. */
+static bool note_verdict(struct read_entry *e, uint64_t mm, uint32_t tgid, uint64_t now, bool shown)
+{
+	e->mm = mm;
+	e->tgid = tgid;
+	e->checked_ns = now ? now : 1;
+	e->shown = shown;
+	return shown;
+}
+
+bool serve_readable_mm(struct client *c, const struct sum_event *ev, uint64_t now)
 {
 	struct read_entry *e;
 	int err;
@@ -62,18 +80,30 @@ bool serve_readable_mm(struct client *c, uint64_t mm, uint32_t tgid, uint64_t no
 		return true;
 	if (!c->readable)
 		return false;
-	e = &c->readable[slot_of(mm)];
-	if (e->checked_ns && e->mm == mm && now - e->checked_ns < SERVE_READ_RECHECK_MS * MS)
+	e = &c->readable[slot_of(ev->mm, ev->tgid)];
+	/* Judged in the kernel as it was made (struct tree_reader, set for
+	 * this client at HP_OPEN): true even of a process gone by now. */
+	if (ev->seen != SUM_SEEN_UNJUDGED)
+		return note_verdict(e, ev->mm, ev->tgid, now, ev->seen == SUM_SEEN_READABLE);
+	if (same_entry(e, ev->mm, ev->tgid) && now - e->checked_ns < SERVE_READ_RECHECK_MS * MS)
 		return e->shown;
-	err = serve_may_read(c, (pid_t)tgid);
+	err = serve_may_read(c, (pid_t)ev->tgid);
 	/* Gone: as it was last seen; never seen alive, withheld. */
-	if (err == -ESRCH && e->checked_ns && e->mm == mm)
+	if (err == -ESRCH && same_entry(e, ev->mm, ev->tgid))
 		return e->shown;
-	e->mm = mm;
-	e->tgid = tgid;
-	e->checked_ns = now ? now : 1;
-	e->shown = err == 0;
-	return e->shown;
+	return note_verdict(e, ev->mm, ev->tgid, now, err == 0);
+}
+
+bool serve_readable_seen(const struct client *c, uint64_t mm, uint32_t tgid)
+{
+	const struct read_entry *e;
+
+	if (c->cred.uid == 0)
+		return true;
+	if (!c->readable)
+		return false;
+	e = &c->readable[slot_of(mm, tgid)];
+	return same_entry(e, mm, tgid) && e->shown;
 }
 
 /* The helper's PID of the process that is vpid depth namespaces below

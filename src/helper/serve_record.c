@@ -58,6 +58,9 @@ int serve_record_open(struct server *sv, struct client *c, struct hp_msg *r)
 	err = t ? tracker_tree__set_record(t, true) : -EOPNOTSUPP;
 	if (!err)
 		err = serve_readable_open(c);
+	/* Root reads everything; anyone else's changes are judged as made. */
+	if (!err && c->cred.uid != 0)
+		tracker_tree__set_reader(t, c->cred.uid, c->cred.gid);
 	if (err) {
 		snprintf(r->u.why, HP_WHY_LEN, "the helper cannot record the sum: %s", strerror(-err));
 		return err;
@@ -103,13 +106,14 @@ static int route(void *ctx, const struct sum_event *e)
 
 	if (!c)
 		return 0;       /* a tree that no longer records: its client is gone */
-	if (!serve_readable_mm(c, e->mm, e->tgid, rt->now)) {
+	if (!serve_readable_mm(c, e, rt->now)) {
 		c->rec_withheld++;      /* a process the client may not read: its sum only */
 		return 0;
 	}
 	w.mm = sum_wire_mm(&rt->sv->wire, e->mm);
 	w.tgid = wire_tgid(rt->sv, c, e->tgid);
 	w.tree = 0;
+	w.seen = SUM_SEEN_UNJUDGED;
 	sum_queue_push(&c->rec, &w);
 	return 0;
 }
@@ -178,6 +182,8 @@ int serve_do_identity(struct server *sv, struct client *c, const struct hp_ident
 {
 	struct tracker_tree *t = tree_of(c);
 	struct hp_identity *out = &r->u.identity;
+	uint64_t mm;
+	uint32_t tgid;
 	int err;
 
 	if (!t) {
@@ -185,13 +191,17 @@ int serve_do_identity(struct server *sv, struct client *c, const struct hp_ident
 		return -EPROTO;
 	}
 	/* Only the tree's own mms answer (tracker_tree__mm_identity checks it). */
-	err = tracker_tree__mm_identity(t, sum_wire_mm_back(&sv->wire, in->mm),
-					 wire_tgid(sv, c, in->tgid), &out->vpid, out->comm);
+	mm = sum_wire_mm_back(&sv->wire, in->mm);
+	tgid = wire_tgid(sv, c, in->tgid);
+	err = tracker_tree__mm_identity(t, mm, tgid, &out->vpid, out->comm);
 	if (err) {
 		snprintf(r->u.why, HP_WHY_LEN, "no such address space in this tree (now)");
 		return err;
 	}
-	err = serve_may_read(c, (pid_t)wire_tgid(sv, c, in->tgid));
+	err = serve_may_read(c, (pid_t)tgid);
+	/* Gone since: as the record last judged it (a short child's line). */
+	if (err == -ESRCH && serve_readable_seen(c, mm, tgid))
+		err = 0;
 	if (err) {
 		memset(out, 0, sizeof(*out));
 		snprintf(r->u.why, HP_WHY_LEN, "that process is not yours to read (a setuid program, "

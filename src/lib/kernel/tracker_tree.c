@@ -354,6 +354,7 @@ int tracker_tree__clear(struct tracker_tree *t, struct tree_entries *removed)
 	tracker_pre62_clear(s, t->index);
 	STORE(s->bss->tree_pid_depth[t->index], 0);
 	STORE(s->bss->tree_record[t->index], 0);
+	STORE(s->bss->tree_readers[t->index].judge, 0);
 	tracker_load__set_cleared_at(t->load, t->index, err ? ~0ULL : tried);
 	return err;
 }
@@ -369,6 +370,17 @@ int tracker_tree__set_record(struct tracker_tree *t, bool on)
 		return -EOPNOTSUPP;
 	STORE(t->skel->bss->tree_record[t->index], on);
 	return 0;
+}
+
+void tracker_tree__set_reader(struct tracker_tree *t, uid_t uid, gid_t gid)
+{
+	struct tree_reader *r = &t->skel->bss->tree_readers[t->index];
+
+	/* Off while the ids change: no change is judged against half of them. */
+	STORE(r->judge, 0);
+	STORE(r->uid, (__u32)uid);
+	STORE(r->gid, (__u32)gid);
+	STORE(r->judge, 1);
 }
 
 struct tracker_load *tracker_tree__load(const struct tracker_tree *t)

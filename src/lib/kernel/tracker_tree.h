@@ -79,6 +79,10 @@ int tracker_tree__drain_sums(struct tracker_tree *t, source_sum_fn fn, void *ctx
  * record_per_tree; before its roots are added (each mm takes the flag as
  * it enters). -EOPNOTSUPP when the load has no ring. */
 int tracker_tree__set_record(struct tracker_tree *t, bool on);
+/* Judge each recorded change for a reader: whether user uid:gid, with no
+ * capabilities, could ptrace the process making it (struct sum_event's
+ * seen, bpf/tracker_event.bpf.h). A cleared tree judges nothing. */
+void tracker_tree__set_reader(struct tracker_tree *t, uid_t uid, gid_t gid);
 /* Who uses mm key (with tgid, as a struct sum_event names it): its PID in
  * peakbpf's namespace (0 if not visible) and comm, from the mm's entry or,
  * once it left, the departed ring. -ENOENT when neither has it. */
