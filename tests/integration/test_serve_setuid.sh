@@ -51,7 +51,8 @@ t_serve_setuid_child() {
 # as it is made (bpf/tracker_event.bpf.h, reader_verdict), so the
 # timeline's lines are nobody's own short children, each named (the
 # identity of one gone since is given as the record judged it); none is
-# "?". The setuid passwd, run the same way, gets no line. Before the
+# "?". The setuid passwd, run the same way, gets no line; a process that
+# made itself non-dumpable gets none of what it took after. Before the
 # verdicts most lines were "?" and some children were left out.
 t_serve_short_children() {
 	name="serve: short children judged as they ran"
@@ -65,6 +66,7 @@ t_serve_short_children() {
 	if [ -x "$passwd" ] && [ ! -L "$passwd" ]; then src=$passwd; else src=/bin/true; fi
 	kid=$(basename "$src")
 	cp "$src" "$d/$kid" && chmod 755 "$d/$kid"
+	# shellcheck disable=SC2016 # $0 is sh -c's: expanded by that shell
 	loop='for i in 1 2 3 4 5 6 7 8 9 10; do "$0" --help >/dev/null; done'
 	$AS_NOBODY "$PEAKBPF" -q -o "$d/plain.json" --helper="$SOCK" --timeline "$d/plain.csv" \
 		-- sh -c "$loop" "$d/$kid" 2>"$d/plain.err"
@@ -78,13 +80,23 @@ t_serve_short_children() {
 		slabels="exact $(json_raw "$d/suid.json" exact), lines: $(head -n 1 "$d/suid.csv" |
 			tr ',' '\n' | grep '^max_bytes ' | tr '\n' ' ')"
 	fi
+	# A process that makes itself non-dumpable (workload -U, at its
+	# start) before it takes 32 MiB: its line, if any, stops at what it held
+	# before.
+	$AS_NOBODY "$PEAKBPF" -q -o "$d/undump.json" --helper="$SOCK" --timeline "$d/undump.csv" \
+		-- "$WORKLOAD" -U -s 32MiB -t 50ms spike >/dev/null 2>"$d/undump.err"
+	rc3=$?
 	serve_stop
+	umax=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^max_bytes .* workload$/) c = i; next }
+		c && $c != "" && $c + 0 > m { m = $c + 0 } END { print c ? m + 0 : "none" }' "$d/undump.csv")
+	upeak=$(json_num "$d/undump.json" peak_bytes)
 	labels=$(head -n 1 "$d/plain.csv" | tr ',' '\n' | grep '^max_bytes ')
 	n=$(echo "$labels" | grep -c .)
 	named=$(echo "$labels" | grep -c " $kid\$")
 	unnamed=$(echo "$labels" | grep -c ' ?$')
-	said="copy of $src: exact $(json_raw "$d/plain.json" exact), $n lines, $named named $kid, $unnamed \"?\"; setuid: $slabels"
-	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$n" -ge 2 ] && [ "$named" -ge 1 ] && [ "$unnamed" = 0 ] &&
+	said="copy of $src: exact $(json_raw "$d/plain.json" exact), $n lines, $named named $kid, $unnamed \"?\"; setuid: $slabels; not dumpable: peak ${upeak:-?}, its line's max $umax"
+	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$rc3" = 0 ] && [ "$n" -ge 2 ] && [ "$named" -ge 1 ] &&
+		[ "$unnamed" = 0 ] && [ "${upeak:-0}" -gt 33554432 ] && { [ "$umax" = none ] || [ "$umax" -lt 16777216 ]; } &&
 		{ [ ! -u "$passwd" ] || ! echo "$slabels" | grep -q 'passwd\| ?\|exact false'; }; then
 		ok "$name: $said"
 	else
