@@ -86,6 +86,7 @@ int tracker_load__drain(struct tracker_load *load, unsigned tree, source_sum_fn 
 }
 
 int tracker_tree__set_record(struct tracker_tree *t, bool on) { (void)t; (void)on; return 0; }
+void tracker_tree__set_reader(struct tracker_tree *t, uid_t uid, gid_t gid) { (void)t; (void)uid; (void)gid; }
 void tracker_tree__read_state(const struct tracker_tree *t, struct tree_state *out) { (void)t; memset(out, 0, sizeof(*out)); }
 
 int tracker_tree__mm_identity(struct tracker_tree *t, __u64 key, __u32 tgid, __u32 *vpid,
