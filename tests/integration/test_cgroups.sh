@@ -210,9 +210,11 @@ t_cgroup_leave() {
 		wait_rss "$w" $((64 * MIB))
 		echo "$w" >"$out/cgroup.procs"
 		wait "$w"
-		cg_end leave && check_growth "$name" "$TMP/leave.json" $((64 * MIB))
-		grep -q '"moved_out":1' "$TMP/leave.json" && ok "$name: moved_out 1" ||
-			fail "$name: $(grep -o '"cgroup_target":{[^}]*}' "$TMP/leave.json")"
+		if cg_end leave; then
+			check_growth "$name" "$TMP/leave.json" $((64 * MIB))
+			grep -q '"moved_out":1' "$TMP/leave.json" && ok "$name: moved_out 1" ||
+				fail "$name: $(grep -o '"cgroup_target":{[^}]*}' "$TMP/leave.json")"
+		fi
 	fi
 	cg_drop_all
 }
@@ -292,7 +294,7 @@ t_cgroup_limit() {
 	fi
 	if cg_measure limit --cgroup "$cg"; then
 		cg_run "$cg" "$WORKLOAD" -s 64MiB -t 300ms spike 2>/dev/null
-		cg_end limit
+		cg_end limit || { cg_drop_all; return; }
 		lim=$(grep -o '"limit_bytes":[0-9]*' "$TMP/limit.json" | cut -d: -f2)
 		room=$(grep -o '"headroom_bytes":-\{0,1\}[0-9]*' "$TMP/limit.json" | cut -d: -f2)
 		if [ "$lim" = $((512 * MIB)) ] && [ -n "$room" ] && [ "$room" -gt $((400 * MIB)) ] &&
@@ -362,9 +364,12 @@ t_unit_layout() {
 	expected=$("$WORKLOAD" -x -s 64MiB spike)
 	if cg_measure unit --unit "$unit"; then
 		cg_run "$mem/system.slice/$unit.service" "$WORKLOAD" -s 64MiB -t 300ms spike 2>/dev/null
-		cg_end unit && check_growth "$name" "$TMP/unit.json" "$expected"
-		grep -q "\"target\":{\"name\":\"unit $unit.service\"" "$TMP/unit.json" &&
-			ok "$name: the record names the unit" || fail "$name: $(grep -o '"target":{[^}]*}' "$TMP/unit.json")"
+		# 5.10 may refuse after wait_attached: cg_end skips then.
+		if cg_end unit; then
+			check_growth "$name" "$TMP/unit.json" "$expected"
+			grep -q "\"target\":{\"name\":\"unit $unit.service\"" "$TMP/unit.json" &&
+				ok "$name: the record names the unit" || fail "$name: $(grep -o '"target":{[^}]*}' "$TMP/unit.json")"
+		fi
 	fi
 	cg_drop_all
 	[ -n "$made_slice" ] && rmdir "$mem/system.slice"
