@@ -169,7 +169,8 @@ stacks_total() {
 }
 
 # stacks_run NAME OUT CMD...: CMD under peakbpf --stacks OUT -o
-# $TMP/stacks.json (stderr in $TMP/stacks.err). True when it ran and wrote
+# $TMP/stacks.json (stderr in $TMP/stacks.err); CMD "-p PID": attached to
+# PID until it exits. True when it ran and wrote
 # OUT, with stacks_peak the run's peak_bytes; else it said skip (not x86-64,
 # a kernel that refuses) or fail, and is false.
 stacks_run() {
@@ -179,7 +180,11 @@ stacks_run() {
 		skip "$name: --stacks is x86-64's only in this version (exceptions:page_fault_user)"
 		return 1
 	fi
-	"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- "$@" 2>"$TMP/stacks.err"
+	if [ "$1" = -p ]; then
+		"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -p "$2" 2>"$TMP/stacks.err"
+	else
+		"$PEAKBPF" --stacks "$out" -o "$TMP/stacks.json" -- "$@" 2>"$TMP/stacks.err"
+	fi
 	rc=$?
 	if [ "$rc" != 0 ] && grep -q -- '--stacks: this kernel' "$TMP/stacks.err"; then
 		# expected before 6.1 only (t_stacks_kernel asserts the refusal)

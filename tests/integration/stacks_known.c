@@ -23,7 +23,11 @@
  * With "unlink" it first deletes its own binary (argv[0]) and execs itself
  * again from /proc/self/exe, so that the image whose pages are counted runs
  * from a deleted file from its first fault on, and its maps are read after
- * the deletion whatever the timing (t_stacks_deleted). The same source, built without frame pointers, is
+ * the deletion whatever the timing (t_stacks_deleted). With "attach FILE"
+ * it maps alloc_64's 64 MiB, says "stacks_known: ready" on stderr, waits
+ * (30 s at most) for FILE to exist (peakbpf -p has attached), then maps
+ * alloc_128's 128 MiB and holds (t_stacks_attach: 128 MiB placed,
+ * alloc_64's pages from before the attach in the anon bucket). The same source, built without frame pointers, is
  * t_stacks_nofp's (tests/integration/test_stacks_programs.sh).
  */
 #include <stdint.h>
@@ -153,6 +157,17 @@ int main(int argc, char **argv)
 			execl("/proc/self/exe", argv[0], "deleted", (char *)NULL);
 		perror("stacks_known: exec /proc/self/exe");
 		return 1;
+	}
+	if (argc > 2 && !strcmp(argv[1], "attach")) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+		keep[0] = alloc_64();
+		fprintf(stderr, "stacks_known: ready\n");
+		for (int i = 0; i < 3000 && access(argv[2], F_OK); i++)
+			nanosleep(&tick, NULL);
+		keep[1] = alloc_128();
+		nanosleep(&hold, NULL);
+		return keep[0][0] + keep[1][0] == 2 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "thp")) {
 		keep[0] = alloc_64();

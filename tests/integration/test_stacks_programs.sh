@@ -6,7 +6,8 @@
 # overflows. Each asserts numbers (bytes per function within STACKS_TOL, the
 # lines adding up to the peak: stacks_run and stacks_expect in lib.sh).
 
-TESTS="$TESTS t_stacks_nofp t_stacks_cxx t_stacks_numpy t_stacks_thp t_stacks_deleted t_stacks_ring_overflow"
+TESTS="$TESTS t_stacks_nofp t_stacks_cxx t_stacks_numpy t_stacks_thp t_stacks_deleted t_stacks_ring_overflow
+ t_stacks_attach"
 
 # stacks_prog NAME BINARY: true if BINARY is built, else skip NAME.
 stacks_prog() {
@@ -225,4 +226,49 @@ t_stacks_ring_overflow() {
 	[ -n "$said" ] || stacks_bad="$stacks_bad the summary does not say not exact: $(grep 'stacks at' "$TMP/stacks.err")"
 	stacks_verdict t_stacks_ring_overflow "exit 0, $said, $(mib "${lost:-0}") in the lost bucket, lines add up to the peak $(mib "$stacks_peak")"
 	rm -f "$out"
+}
+
+# -p: --stacks attached to a running stacks_known ("attach"), which maps
+# alloc_64's 64 MiB, waits until peakbpf's fault program is loaded (and
+# a moment for the attach), then maps alloc_128's 128 MiB. The 128 MiB are
+# placed under alloc_128; alloc_64's pages, resident before the attach,
+# are in the anon bucket (no fault of theirs was seen), and the summary
+# says so; the lines add up to the peak.
+t_stacks_attach() {
+	stacks_prog t_stacks_attach "$STACKS_KNOWN" || return
+	go=$TMP/stacks-attach-go.$$
+	out=$TMP/stacks-attach-$$.folded
+	rm -f "$go"
+	"$STACKS_KNOWN" attach "$go" 2>"$TMP/stacks-attach.prog" &
+	prog=$!
+	i=0
+	until grep -q ready "$TMP/stacks-attach.prog" 2>/dev/null || [ "$i" -ge 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	(
+		i=0
+		until bpftool prog show 2>/dev/null | grep -q stk_fault || [ "$i" -ge "$(q 100 600)" ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		sleep "$(q 0.5 3)"
+		touch "$go"
+	) &
+	trigger=$!
+	stacks_run t_stacks_attach "$out" -p "$prog"
+	rc=$?
+	touch "$go"
+	# A refused run (before 6.1) leaves the trigger waiting for stk_fault.
+	kill "$trigger" 2>/dev/null
+	wait "$trigger" 2>/dev/null
+	wait "$prog"
+	[ "$rc" = 0 ] || { rm -f "$go"; return; }
+	stacks_expect "$out" alloc_128:128 alloc_64:0
+	anon=$(awk '/^\[not attributed\];\[anon pages no user fault/ { s += $NF } END { printf "%d\n", s }' "$out")
+	[ "$anon" -ge $((64 * MIB)) ] || stacks_bad="$stacks_bad the anon bucket holds $anon (want >= 64 MiB: alloc_64's)"
+	grep -q 'attached to running processes: the pages their 1 address space held before' "$TMP/stacks.err" ||
+		stacks_bad="$stacks_bad the summary does not say the attached process's pages are in the buckets: $(sed -n '/stacks at the peak/,$p' "$TMP/stacks.err" | head -n 8 | tr '\n' ' ')"
+	stacks_verdict t_stacks_attach "anon bucket $(mib "$anon") (alloc_64's, resident before the attach); lines add up to the peak"
+	rm -f "$go" "$out"
 }

@@ -341,7 +341,7 @@ static void test_record(void **state)
 	assert_int_equal(o.record_interval_ns, 0);
 }
 
-/* --stacks FILE: a command's one window, the bpf source here; a name. */
+/* --stacks FILE: one window of a command or of -p, the bpf source here; a name. */
 static void test_stacks(void **state)
 {
 	struct options o;
@@ -352,8 +352,9 @@ static void test_stacks(void **state)
 	assert_string_equal(o.stacks, "s.folded");
 	assert_int_equal(PARSE(&o, err, "--stacks", "", "--", "true"), CLI_ERROR);
 	assert_non_null(strstr(err, "empty file name"));
-	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-p", "1"), CLI_ERROR);
-	assert_non_null(strstr(err, "not with -p"));
+	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-p", "1"), CLI_RUN);
+	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-p", "1", "-i", "1s"), CLI_ERROR);
+	assert_non_null(strstr(err, "not with -i"));
 	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-i", "1s", "--", "true"), CLI_ERROR);
 	assert_non_null(strstr(err, "not with -i"));
 	assert_int_equal(PARSE(&o, err, "--stacks", "s", "-s", "proc", "--", "true"), CLI_ERROR);

@@ -219,6 +219,37 @@ static void test_fork_exec_gone(void **state)
 	shadow_free(sh);
 }
 
+/* A process attached live (-p): its mm, named by no exec or fork, is
+ * taken up at its first fault; its faults from then on are placed, its
+ * fork's child copies only those; a known mm is left as it is. */
+static void test_adopt(void **state)
+{
+	struct stack_shadow *sh = fresh();
+	struct shadow_counts c;
+	struct tally t;
+
+	(void)state;
+	fault(sh, MM2, BASE, WRITE, ANON_RW, 1);        /* not adopted: counted, not placed */
+	assert_int_equal(shadow_adopt(sh, MM2, 42), 0);
+	assert_true(shadow_mm_known(sh, MM2, NULL));
+	touch(sh, MM2, BASE + PG, 4, 2);
+	touch(sh, MM1, BASE, 3, 3);
+	assert_int_equal(shadow_adopt(sh, MM1, 42), 0); /* known: its pages stay */
+	assert_int_equal(shadow_adopt(sh, MM2, 42), 0);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_mm[1], 4);
+	assert_int_equal(t.pages_by_mm[0], 3);
+	assert_int_equal(t.pages_by_caller[1], 0);
+	assert_int_equal(t.pages_by_caller[2], 4);
+	shadow_counts_get(sh, &c);
+	assert_int_equal(c.untracked_mm, 1);
+	assert_int_equal(c.adopted_mms, 1);
+	ev(sh, STK_MM_GONE, MM2, 0, 0, 0, 0);
+	t = tally_of(sh);
+	assert_int_equal(t.pages_by_mm[1], 0);
+	shadow_free(sh);
+}
+
 /* Events after the cut wait; the cut moving on applies them in order. */
 static void test_cut(void **state)
 {
@@ -456,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_removals),
 		cmocka_unit_test(test_brk_and_mremap),
 		cmocka_unit_test(test_fork_exec_gone),
+		cmocka_unit_test(test_adopt),
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_thp),
 		cmocka_unit_test(test_thp_cut),

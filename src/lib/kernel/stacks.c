@@ -27,6 +27,7 @@ struct stacks_reader {
 	 * and the maps of the old address space are never the new one's. */
 	struct u64map gen;
 	uint32_t next_gen;
+	bool adopt;                     /* stacks_reader_adopt_unknown */
 };
 
 /* An mm as the shadow and the symbols key it: its address with the top 16
@@ -110,7 +111,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (buf.e.kind == STK_FORK)
 		buf.e.a = mm_key(r, buf.e.a, false);
 	buf.e.mm = mm_key(r, buf.e.mm, buf.e.kind == STK_FORK || buf.e.kind == STK_EXEC);
-	err = shadow_event(r->shadow, &buf, size);
+	err = r->adopt && buf.e.kind == STK_FAULT ? shadow_adopt(r->shadow, buf.e.mm, buf.e.tgid) : 0;
+	if (!err)
+		err = shadow_event(r->shadow, &buf, size);
 	if (err && !r->err)
 		r->err = err;
 	if (f->h.kind == STK_FAULT && size >= sizeof(*f) && shadow_mm_known(r->shadow, f->h.mm, NULL))
@@ -164,6 +167,11 @@ int stacks_reader_new(struct tracker_bpf *skel, bool exact, struct stacks_reader
 	}
 	*out = r;
 	return 0;
+}
+
+void stacks_reader_adopt_unknown(struct stacks_reader *r)
+{
+	r->adopt = true;
 }
 
 void stacks_reader_free(struct stacks_reader *r)

@@ -36,6 +36,10 @@ void stacks_prepare(struct tracker_bpf *skel, bool on, enum stacks_thp thp);
  * exact: the tracker's per-CPU path is on (stk_rss is attached only then). */
 int stacks_reader_new(struct tracker_bpf *skel, bool exact, struct stacks_reader **out);
 void stacks_reader_free(struct stacks_reader *r);
+/* From now on, a fault of the tree in an address space no exec or fork
+ * named starts its shadow (shadow_adopt): the tree has processes attached
+ * live (-p), which held pages before the stacks began. */
+void stacks_reader_adopt_unknown(struct stacks_reader *r);
 /* Take the ring's events of tree into the shadow; the cut follows the
  * tree's peak instant as it is now (the peak only moves on). 0 or -errno. */
 int stacks_drain(struct stacks_reader *r, unsigned tree);

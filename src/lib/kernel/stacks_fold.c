@@ -187,7 +187,8 @@ static void merge_lines(struct lines *l)
 }
 
 static void write_summary(const struct lines *l, const struct stacks_split *s, const struct stacks_peak *p,
-			  const struct stacks_reader *r, unsigned top, char *out, size_t len)
+			  const struct stacks_reader *r, const struct shadow_counts *counts, unsigned top, char *out,
+			  size_t len)
 {
 	char a[32], b[32], c[32];
 	size_t pos = 0;
@@ -224,6 +225,10 @@ static void write_summary(const struct lines *l, const struct stacks_split *s, c
 	if (thp == STACKS_THP_RSS)
 		PUT("  huge pages placed from the anon counter's changes (no fexit here): a change of 2 to 512 "
 		    "pages in a fault, the range of that thread's fault at that instruction\n");
+	if (counts->adopted_mms)
+		PUT("  attached to running processes: the pages their %llu address space%s held before peakbpf "
+		    "attached are in the buckets (no fault of theirs was seen); pages faulted in since are placed\n",
+		    (unsigned long long)counts->adopted_mms, counts->adopted_mms == 1 ? "" : "s");
 	if (p->not_exact)
 		PUT("  not exact: %s (bound %s); the buckets, the breakdown at the peak less the placed pages, may "
 		    "lack as much\n", p->reason ? p->reason : "the figure is not exact",
@@ -300,7 +305,7 @@ int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stack
 	stacks_counts(r, &drops, &busy);
 	stacks_split_of((__u64)pages * (__u64)page_size, p, drops + c.lost, split);
 	split->groups = l.n;
-	write_summary(&l, split, p, r, top, summary, len);
+	write_summary(&l, split, p, r, &c, top, summary, len);
 	/* Events lost: the stacks' bytes are in the lost bucket, not placed. */
 	first = split->lost_events ? l.n : 0;
 	err = add_buckets(&l, split);

@@ -539,6 +539,16 @@ void shadow_counts_get(const struct stack_shadow *sh, struct shadow_counts *out)
 	*out = sh->counts;
 }
 
+int shadow_adopt(struct stack_shadow *sh, __u64 mm, __u32 tgid)
+{
+	if (mm_get(sh, mm))
+		return 0;
+	if (!mm_new(sh, mm, tgid))
+		return -ENOMEM;
+	sh->counts.adopted_mms++;
+	return 0;
+}
+
 bool shadow_mm_known(const struct stack_shadow *sh, __u64 mm, __u32 *tgid)
 {
 	const struct shadow_mm *m = mm_get(sh, mm);

@@ -54,6 +54,7 @@ struct shadow_counts {
 	__u64 thp_pages;                /* ...pages they placed (not placed before) */
 	__u64 thp_unpaired;             /* ...whose thread's fault was not seen: not placed */
 	__u64 untracked_mm;             /* in an mm no exec or fork named */
+	__u64 adopted_mms;              /* ...taken up at its first fault (shadow_adopt) */
 	__u64 removals;                 /* decoded removals applied */
 	__u64 lost;                     /* events past SHADOW_PENDING_MAX, dropped */
 };
@@ -69,6 +70,11 @@ int shadow_event(struct stack_shadow *sh, const void *ev, size_t size);
 /* The cut instant (CLOCK_MONOTONIC ns): only ever moves on; events kept
  * with ns <= cut are applied, in the order they came. */
 int shadow_set_cut(struct stack_shadow *sh, __u64 cut_ns);
+/* An address space no exec or fork named, that was in the tree before the
+ * shadow began (a process attached live, -p): an empty shadow from now on,
+ * so that its later faults are placed; what it held before is not (the
+ * buckets hold it). Nothing if mm is known. 0 or -ENOMEM. */
+int shadow_adopt(struct stack_shadow *sh, __u64 mm, __u32 tgid);
 __u64 shadow_cut(const struct stack_shadow *sh);
 
 /* Resident exact pages by (mm, stack): fn once a group, in no order.

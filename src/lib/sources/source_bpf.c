@@ -9,6 +9,7 @@
 #include "figure.h"
 #include "sampler_model.h"
 #include "sources.h"
+#include "stacks_api.h"
 #include "tracker_load.h"
 #include "tracker_tree.h"
 #include "unique_api.h"
@@ -62,10 +63,17 @@ static int bpf_add_root(struct source *s, pid_t pid)
 	__u32 tgid = 0;
 	int err;
 
+	struct stacks_reader *stacks;
+
 	/* The command waits before exec: its mm is still peakbpf's copy. */
 	err = tracker_tree__add_roots(b->tree, &pid, 1, !b->command_mode, &tgid);
 	if (err)
 		return err;
+	/* Attached live: --stacks takes up its address spaces at their first
+	 * fault; what they held before is in the buckets. */
+	stacks = b->command_mode ? NULL : tracker_load__stacks(tracker_tree__load(b->tree), &err);
+	if (stacks)
+		stacks_reader_adopt_unknown(stacks);
 	return tgid ? 0 : -ESRCH;
 }
 
