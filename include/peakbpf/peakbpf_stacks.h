@@ -34,4 +34,22 @@ enum peakbpf_stacks_format {
 int peakbpf_stacks_write(struct peakbpf_session *s, const struct peakbpf_figure *f, enum peakbpf_stacks_format fmt,
 			 FILE *out, unsigned top, char *summary, size_t len);
 
+/* A file of several windows' stacks (-i, or a window closed on demand),
+ * each written as its window closes, at its own peak instant (the cut
+ * only moves on: a window's stacks are written before the next is read).
+ * open, then a window at each close (window: its name, a frame above its
+ * folded lines or its speedscope profile's name; NULL for the one window
+ * of a run), then close (speedscope: the frames, and the window of the
+ * highest peak shown first). */
+struct peakbpf_stacks_file;
+
+int peakbpf_stacks_file_open(FILE *out, enum peakbpf_stacks_format fmt, struct peakbpf_stacks_file **sf);
+int peakbpf_stacks_file_window(struct peakbpf_session *s, struct peakbpf_stacks_file *sf,
+			       const struct peakbpf_figure *f, const char *window, unsigned top, char *summary,
+			       size_t len);
+/* Which window, from 0, had the highest peak (the first of equals). */
+size_t peakbpf_stacks_file_best(const struct peakbpf_stacks_file *sf);
+/* 0, or -EIO if the file failed; sf may be NULL. */
+int peakbpf_stacks_file_close(struct peakbpf_stacks_file *sf);
+
 #endif

@@ -169,6 +169,31 @@ int peakbpf_stacks_write(struct peakbpf_session *p, const struct peakbpf_figure 
 	return p && f && out ? lib_stacks_write(p->s, f, fmt, out, top, summary, len) : -EINVAL;
 }
 
+int peakbpf_stacks_file_open(FILE *out, enum peakbpf_stacks_format fmt, struct peakbpf_stacks_file **sf)
+{
+	if (!sf)
+		return -EINVAL;
+	*sf = NULL;
+	return out ? lib_stacks_file_open(out, fmt, sf) : -EINVAL;
+}
+
+int peakbpf_stacks_file_window(struct peakbpf_session *p, struct peakbpf_stacks_file *sf,
+			       const struct peakbpf_figure *f, const char *window, unsigned top, char *summary,
+			       size_t len)
+{
+	return p && sf && f ? lib_stacks_file_window(p->s, sf, f, window, top, summary, len) : -EINVAL;
+}
+
+size_t peakbpf_stacks_file_best(const struct peakbpf_stacks_file *sf)
+{
+	return sf ? lib_stacks_file_best(sf) : 0;
+}
+
+int peakbpf_stacks_file_close(struct peakbpf_stacks_file *sf)
+{
+	return lib_stacks_file_close(sf);
+}
+
 /* The caller itself, and in command mode its own children (stopped
  * before exec: its credentials, not dumpable only if it is not), are its
  * own; any other process by the ptrace rule (host_may_trace), which the

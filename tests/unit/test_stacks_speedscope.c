@@ -3,7 +3,8 @@
  * --stacks' speedscope JSON (src/lib/kernel/stacks_speedscope.h): made-up
  * lines, names that need escaping among them, written and compared with
  * the document speedscope's file format wants: each name once in
- * shared.frames (sorted), a sample a line outer first, weights in bytes.
+ * shared.frames (in the order first seen), a sample a line outer first,
+ * weights in bytes; windows as profiles that share the frames.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -55,12 +56,12 @@ static void test_lines(void **state)
 	(void)state;
 	out = written(v, 3);
 	assert_string_equal(out,
-		"{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":\"T\","
-		"\"activeProfileIndex\":0,\"shared\":{\"frames\":[{\"name\":\"[file; pages]\"},"
-		"{\"name\":\"[not attributed]\"},{\"name\":\"back\\\\slash\\ufffd\"},{\"name\":\"main\"},"
-		"{\"name\":\"prog\"},{\"name\":\"say \\\"hi\\\"\\n\"}]},\"profiles\":[{\"type\":\"sampled\","
+		"{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+		"\"profiles\":[{\"type\":\"sampled\","
 		"\"name\":\"T\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":200,"
-		"\"samples\":[[4,3,5],[4,3,2],[1,0]],\"weights\":[128,64,8]}]}\n");
+		"\"samples\":[[0,1,2],[0,1,3],[4,5]],\"weights\":[128,64,8]}],\"name\":\"T\",\"activeProfileIndex\":0,"
+		"\"shared\":{\"frames\":[{\"name\":\"prog\"},{\"name\":\"main\"},{\"name\":\"say \\\"hi\\\"\\n\"},"
+		"{\"name\":\"back\\\\slash\\ufffd\"},{\"name\":\"[not attributed]\"},{\"name\":\"[file; pages]\"}]}}\n");
 	free(out);
 }
 
@@ -72,8 +73,39 @@ static void test_empty(void **state)
 	(void)state;
 	out = written(NULL, 0);
 	assert_non_null(strstr(out, "\"frames\":[]"));
-	assert_non_null(strstr(out, "\"endValue\":0,\"samples\":[],\"weights\":[]}]}\n"));
+	assert_non_null(strstr(out, "\"endValue\":0,\"samples\":[],\"weights\":[]}],"));
+	assert_non_null(strstr(out, "\"frames\":[]}}\n"));
 	free(out);
+}
+
+/* Two windows: a profile each, their names' frames shared (main once),
+ * the second window's (the higher peak) the one shown first. */
+static void test_windows(void **state)
+{
+	static char a[] = "prog\0main\0alloc_64";
+	static char b[] = "prog\0main\0alloc_128";
+	const struct stacks_line w1[] = { { .names = a, .nnames = 3, .tgid = 7, .bytes = 64 } };
+	const struct stacks_line w2[] = { { .names = b, .nnames = 3, .tgid = 7, .bytes = 128 },
+					  { .names = a, .nnames = 3, .tgid = 7, .bytes = 0 } };
+	struct speedscope_file *sf;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(speedscope_open(f, &sf), 0);
+	assert_int_equal(speedscope_profile(sf, w1, 1, "[window 1]"), 0);
+	assert_int_equal(speedscope_profile(sf, w2, 2, "[window 2]"), 0);
+	assert_int_equal(speedscope_close(sf, 1, "T"), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"name\":\"[window 1]\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":64,"
+				    "\"samples\":[[0,1,2]],\"weights\":[64]}"));
+	assert_non_null(strstr(buf, "\"name\":\"[window 2]\",\"unit\":\"bytes\",\"startValue\":0,\"endValue\":128,"
+				    "\"samples\":[[0,1,3],[0,1,2]],\"weights\":[128,0]}],\"name\":\"T\",\"activeProfileIndex\":1,"));
+	assert_non_null(strstr(buf, "\"frames\":[{\"name\":\"prog\"},{\"name\":\"main\"},{\"name\":\"alloc_64\"},"
+				    "{\"name\":\"alloc_128\"}]}}\n"));
+	free(buf);
 }
 
 /* A stream that fails is -EIO, not a silent short file. */
@@ -95,6 +127,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_full_disk),
 	};
 

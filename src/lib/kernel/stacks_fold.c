@@ -266,24 +266,78 @@ static int add_buckets(struct lines *l, const struct stacks_split *s)
 	return err;
 }
 
-static int write_lines(enum stacks_format f, FILE *out, const struct stacks_line *v, size_t n,
-		       const struct stacks_peak *p, const struct stacks_split *s)
-{
-	char title[160], a[32], b[32];
+struct stacks_file {
+	FILE *out;
+	enum stacks_format format;
+	struct speedscope_file *speedscope;
+	size_t windows;
+	size_t best;            /* the window of the highest peak */
+	__u64 best_bytes;
+	char title[192];        /* the first profile's: the document's, if it is the one */
+};
 
+int stacks_file_open(FILE *out, enum stacks_format f, struct stacks_file **out_sf)
+{
+	struct stacks_file *sf = calloc(1, sizeof(*sf));
+	int err;
+
+	*out_sf = NULL;
+	if (!sf)
+		return -ENOMEM;
+	*sf = (struct stacks_file){ .out = out, .format = f };
 	if (f == STACKS_FORMAT_SPEEDSCOPE) {
-		snprintf(title, sizeof(title), "peakbpf --stacks: %s resident at the peak, %s placed exactly",
-			 format_bytes(p->peak_bytes, a, sizeof(a)), format_bytes(s->exact_bytes, b, sizeof(b)));
-		return stacks_speedscope_write(out, v, n, title);
+		err = speedscope_open(out, &sf->speedscope);
+		if (err) {
+			free(sf);
+			return err;
+		}
 	}
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s %llu\n", v[i].text, (unsigned long long)v[i].bytes);
-	return fflush(out) || ferror(out) ? -EIO : 0;
+	*out_sf = sf;
+	return 0;
 }
 
-int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stacks_peak *p, long page_size,
-		      enum stacks_format f, FILE *out, unsigned top, char *summary, size_t len,
-		      struct stacks_split *split)
+int stacks_file_close(struct stacks_file *sf)
+{
+	int err;
+
+	if (!sf)
+		return 0;
+	if (sf->windows > 1 || !*sf->title)
+		snprintf(sf->title, sizeof(sf->title), "peakbpf --stacks: %zu windows, each at its own peak", sf->windows);
+	err = speedscope_close(sf->speedscope, sf->best, sf->title);
+	if (!err && (fflush(sf->out) || ferror(sf->out)))
+		err = -EIO;
+	free(sf);
+	return err;
+}
+
+/* The lines of one window: folded lines under the window's frame (none for
+ * a run of one window), or a speedscope profile named after it. */
+static int write_lines(struct stacks_file *sf, const struct stacks_line *v, size_t n, const struct stacks_peak *p,
+		       const struct stacks_split *s, const char *window)
+{
+	char title[sizeof(sf->title)], a[32], b[32];
+
+	if (sf->format == STACKS_FORMAT_SPEEDSCOPE) {
+		format_bytes(s->exact_bytes, b, sizeof(b));
+		if (window)
+			snprintf(title, sizeof(title), "%s: %s placed exactly", window, b);
+		else
+			snprintf(title, sizeof(title), "peakbpf --stacks: %s resident at the peak, %s placed exactly",
+				 format_bytes(p->peak_bytes, a, sizeof(a)), b);
+		if (!sf->windows)
+			snprintf(sf->title, sizeof(sf->title), "%s", title);
+		return speedscope_profile(sf->speedscope, v, n, title);
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(sf->out, "%s%s%s %llu\n", window ? window : "", window ? ";" : "", v[i].text,
+			(unsigned long long)v[i].bytes);
+	return fflush(sf->out) || ferror(sf->out) ? -EIO : 0;
+}
+
+int stacks_file_window(struct stacks_file *sf, struct stacks_reader *r, unsigned tree, const struct stacks_peak *p,
+		       long page_size, const char *window, unsigned top, char *summary, size_t len,
+		       struct stacks_split *split)
 {
 	struct lines l = { .sym = stacks_symbols(r), .sh = stacks_shadow(r), .page_size = page_size };
 	struct shadow_counts c;
@@ -310,12 +364,38 @@ int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stack
 	first = split->lost_events ? l.n : 0;
 	err = add_buckets(&l, split);
 	if (!err)
-		err = write_lines(f, out, l.v + first, l.n - first, p, split);
+		err = write_lines(sf, l.v + first, l.n - first, p, split, window);
+	if (!err && (!sf->windows || p->peak_bytes > sf->best_bytes)) {
+		sf->best = sf->windows;
+		sf->best_bytes = p->peak_bytes;
+	}
+	if (!err)
+		sf->windows++;
 cleanup:
 	for (size_t i = 0; i < l.n; i++) {
 		free(l.v[i].text);
 		free(l.v[i].names);
 	}
 	free(l.v);
+	return err;
+}
+
+size_t stacks_file_best(const struct stacks_file *sf)
+{
+	return sf->best;
+}
+
+int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stacks_peak *p, long page_size,
+		      enum stacks_format f, FILE *out, unsigned top, char *summary, size_t len,
+		      struct stacks_split *split)
+{
+	struct stacks_file *sf;
+	int err = stacks_file_open(out, f, &sf);
+
+	if (!err)
+		err = stacks_file_window(sf, r, tree, p, page_size, NULL, top, summary, len, split);
+	if (!err)
+		return stacks_file_close(sf);
+	stacks_file_close(sf);
 	return err;
 }

@@ -67,8 +67,25 @@ void stacks_split_of(__u64 exact_bytes, const struct stacks_peak *p, __u64 lost_
 		     struct stacks_split *out);
 const char *stacks_bucket_name(enum stacks_bucket b);
 
-/* Cut r at p's instant, write the lines to out in format f and the
- * summary (up to top stacks) to summary. 0 or -errno. */
+/* The file of the stacks: the windows' lines as they close (-i: each at
+ * its own peak), in one format. */
+struct stacks_file;
+
+int stacks_file_open(FILE *out, enum stacks_format f, struct stacks_file **sf);
+/* Cut r at p's instant, write the lines and the summary (up to top
+ * stacks) to summary. window: NULL for a run of one window (the lines as
+ * they are); else its name, a frame above each folded line or the
+ * speedscope profile's name. 0 or -errno. */
+int stacks_file_window(struct stacks_file *sf, struct stacks_reader *r, unsigned tree, const struct stacks_peak *p,
+		       long page_size, const char *window, unsigned top, char *summary, size_t len,
+		       struct stacks_split *split);
+/* Which window, from 0, had the highest peak (the first of equals). */
+size_t stacks_file_best(const struct stacks_file *sf);
+/* The end of the file (speedscope: the frames, the best window's profile
+ * the one shown first), and sf freed. 0 or -EIO; sf may be NULL. */
+int stacks_file_close(struct stacks_file *sf);
+
+/* One window's file: open, the window, close. */
 int stacks_fold_write(struct stacks_reader *r, unsigned tree, const struct stacks_peak *p, long page_size,
 		      enum stacks_format f, FILE *out, unsigned top, char *summary, size_t len,
 		      struct stacks_split *split);
