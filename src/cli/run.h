@@ -59,8 +59,11 @@ struct run {
 	FILE *stacks;                   /* --stacks FILE (stacks_cli.c), or NULL */
 	bool stacks_created;
 	int stacks_err;                 /* its first failure: the file is removed */
-	bool stacks_written;            /* stacks_cli_write ran */
-	char stacks_summary[4096];      /* what it wrote: printed at the end */
+	struct peakbpf_stacks_file *stacks_file;        /* begun at the first window's close */
+	unsigned stacks_windows;        /* windows written in it */
+	unsigned stacks_best;           /* which, from 0, had the run's peak */
+	bool stacks_written;            /* stacks_cli_finish ran */
+	char stacks_summary[4096];      /* the run's peak window's: printed at the end */
 };
 
 #define SUM_LOG_RING_BYTES (32U << 20)   /* ~700 k changes (48 bytes each) between drains */

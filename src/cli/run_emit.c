@@ -208,6 +208,7 @@ int run_close_window(struct run *r)
 	err = peakbpf_close_window(r->session, &f);
 	if (err)
 		return err;
+	stacks_cli_window(r, f);
 	if (r->ctr.session && peakbpf_close_window(r->ctr.session, &fc) == 0) {
 		c = run_context(r, fc);
 		container_context(r, f, &c);
@@ -281,9 +282,8 @@ void run_report(struct run *r)
 		container_context(r, f, &c);
 	peakbpf_figure_peak(f, &peak);
 	peakbpf_figure_peak_time(f, &peak_ns);
-	/* The stacks first: the timeline's page names them, and a drain of
-	 * the ring after the window's close would move the cut past its peak. */
-	stacks_cli_write(r, f);
+	/* The stacks' end first: the timeline's page names them. */
+	stacks_cli_finish(r);
 	if (run_keeps_sum_log(r) && !strcmp(peakbpf_figure_source(f), "bpf")) {
 		run_drain_trace(r);
 		if (r->opts->n_samplers) {
@@ -303,7 +303,7 @@ void run_report(struct run *r)
 		r->result->system_s = r->command.sys_s;
 	}
 	write_record(r, shown, &c);
-	stacks_cli_report(r, f);
+	stacks_cli_report(r);
 	peakbpf_figure_free(fc);
 	peakbpf_figure_free(f);
 }

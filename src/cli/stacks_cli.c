@@ -15,6 +15,7 @@
 #include "stacks_cli.h"
 #include "status.h"
 #include "timeline.h"
+#include "units.h"
 
 #define STACKS_TOP 10           /* stacks the summary lists */
 
@@ -66,31 +67,89 @@ static void timeline_names_stacks(struct run *r)
 		fprintf(stderr, "peakbpf: --timeline: the page does not name the stacks: %s\n", strerror(ENOMEM));
 }
 
-void stacks_cli_write(struct run *r, const struct peakbpf_figure *f)
+/* The file is emptied at the first window's close, not at the start: a
+ * run that fails before leaves it as it was. */
+static int file_begin(struct run *r)
 {
-	char *summary = r->stacks_summary;
+	int err;
+
+	if (r->stacks_file)
+		return 0;
+	err = ftruncate(fileno(r->stacks), 0) ? -errno : 0;
+	if (!err)
+		err = peakbpf_stacks_file_open(r->stacks, (enum peakbpf_stacks_format)stacks_cli_format(r->opts->stacks),
+					       &r->stacks_file);
+	return err;
+}
+
+static void stacks_failed(struct run *r, int err, const char *why)
+{
+	fprintf(stderr, "peakbpf: --stacks: %s\n", why && *why ? why : strerror(-err));
+	r->exit_status = EXIT_PEAKBPF_FAILED;
+	r->stacks_err = err;
+}
+
+void stacks_cli_window(struct run *r, const struct peakbpf_figure *f)
+{
+	char summary[sizeof(r->stacks_summary)], name[96], a[32];
+	uint64_t peak = 0, ns = 0;
+	int err;
+
+	if (!r->stacks || r->stacks_err || r->stacks_written)
+		return;
+	*summary = '\0';
+	err = file_begin(r);
+	if (err) {
+		stacks_failed(r, err, NULL);
+		return;
+	}
+	/* Windows (-i, or SIGUSR1 before this close): each under its own name. */
+	if (r->windowed) {
+		peakbpf_figure_peak(f, &peak);
+		peakbpf_figure_peak_time(f, &ns);
+		snprintf(name, sizeof(name), "[window %u: peak %s at %.3f s]", r->stacks_windows + 1,
+			 format_bytes(peak, a, sizeof(a)), ns > r->t0_ns ? (double)(ns - r->t0_ns) / 1e9 : 0.0);
+	}
+	err = peakbpf_stacks_file_window(r->session, r->stacks_file, f, r->windowed ? name : NULL, STACKS_TOP,
+					 summary, sizeof(summary));
+	if (err) {
+		stacks_failed(r, err, summary);
+		return;
+	}
+	r->stacks_best = (unsigned)peakbpf_stacks_file_best(r->stacks_file);
+	if (r->stacks_best == r->stacks_windows)
+		snprintf(r->stacks_summary, sizeof(r->stacks_summary), "%s", summary);
+	r->stacks_windows++;
+}
+
+void stacks_cli_finish(struct run *r)
+{
+	size_t pos = strlen(r->stacks_summary);
 	int err;
 
 	if (!r->stacks || r->stacks_written)
 		return;
 	r->stacks_written = true;
-	*summary = '\0';
-	err = ftruncate(fileno(r->stacks), 0) ? -errno : 0;
-	if (!err)
-		err = peakbpf_stacks_write(r->session, f, (enum peakbpf_stacks_format)stacks_cli_format(r->opts->stacks),
-					   r->stacks, STACKS_TOP, summary, sizeof(r->stacks_summary));
+	err = peakbpf_stacks_file_close(r->stacks_file);
+	r->stacks_file = NULL;
+	if (r->stacks_err)
+		return;
 	if (err) {
-		fprintf(stderr, "peakbpf: --stacks: %s\n", *summary ? summary : strerror(-err));
-		r->exit_status = EXIT_PEAKBPF_FAILED;
-		r->stacks_err = err;
+		stacks_failed(r, err, NULL);
 		return;
 	}
+	if (r->stacks_windows > 1)
+		snprintf(r->stacks_summary + pos, sizeof(r->stacks_summary) - pos,
+			 "  window %u of %u, the run's peak; each window's stacks, at its own peak, are in the file%s\n",
+			 r->stacks_best + 1, r->stacks_windows,
+			 stacks_cli_format(r->opts->stacks) == PEAKBPF_STACKS_SPEEDSCOPE ? " (a profile each)" :
+			 " (under a frame each)");
 	timeline_names_stacks(r);
 }
 
-void stacks_cli_report(struct run *r, const struct peakbpf_figure *f)
+void stacks_cli_report(struct run *r)
 {
-	stacks_cli_write(r, f);
+	stacks_cli_finish(r);
 	if (r->stacks && !r->stacks_err && !r->opts->quiet)
 		fprintf(stderr, "peakbpf: %s  (%s in %s)\n", r->stacks_summary, format_name(r->opts->stacks),
 			r->opts->stacks);
@@ -100,6 +159,8 @@ void stacks_cli_close(struct run *r)
 {
 	if (!r->stacks)
 		return;
+	peakbpf_stacks_file_close(r->stacks_file);      /* a run that ended early */
+	r->stacks_file = NULL;
 	if (r->stacks_err || !r->session)       /* failed, or no run: a session without stacks is not opened */
 		safe_discard(r->stacks, r->opts->stacks, r->stacks_created);
 	else

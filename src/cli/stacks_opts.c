@@ -45,8 +45,7 @@ enum cli_action stacks_cli_parse(const char *arg, char *err, size_t errlen)
 
 bool stacks_cli_check(const struct options *o, int args_left, char *err, size_t errlen)
 {
-	const char *what = o->target ? "a cgroup target" : o->interval_ns ? "-i" :
-			   runs_wanted(&o->runs) ? "-r, -c or a sweep" : o->record_dir ? "--record" :
+	const char *what = o->target ? "a cgroup target" : runs_wanted(&o->runs) ? "-r, -c or a sweep" : o->record_dir ? "--record" :
 			   o->use_helper ? "--helper" :
 			   o->source != PEAKBPF_SOURCE_AUTO && o->source != PEAKBPF_SOURCE_BPF ? "--source" : NULL;
 
@@ -54,7 +53,7 @@ bool stacks_cli_check(const struct options *o, int args_left, char *err, size_t 
 		return false;
 	if (!what)
 		return false;   /* no command: said next */
-	snprintf(err, errlen, "--stacks: in this version, the one window of a command peakbpf runs or of "
+	snprintf(err, errlen, "--stacks: in this version, the windows of a command peakbpf runs or of "
 		 "processes it attaches to (-p), with the bpf source loaded here: not with %s", what);
 	return true;
 }

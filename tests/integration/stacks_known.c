@@ -27,7 +27,12 @@
  * it maps alloc_64's 64 MiB, says "stacks_known: ready" on stderr, waits
  * (30 s at most) for FILE to exist (peakbpf -p has attached), then maps
  * alloc_128's 128 MiB and holds (t_stacks_attach: 128 MiB placed,
- * alloc_64's pages from before the attach in the anon bucket). The same source, built without frame pointers, is
+ * alloc_64's pages from before the attach in the anon bucket). With
+ * "windows FILE" it maps alloc_128's 128 MiB, unmaps them, maps alloc_64's
+ * 64 MiB, says "stacks_known: phase 1" and holds until FILE exists (peakbpf
+ * has closed a window): t_stacks_windows, window 1 (the run's peak, gone
+ * before its close) alloc_128 128 MiB and alloc_64 0, window 2 alloc_64
+ * 64 MiB and alloc_128 0. The same source, built without frame pointers, is
  * t_stacks_nofp's (tests/integration/test_stacks_programs.sh).
  */
 #include <stdint.h>
@@ -168,6 +173,18 @@ int main(int argc, char **argv)
 		keep[1] = alloc_128();
 		nanosleep(&hold, NULL);
 		return keep[0][0] + keep[1][0] == 2 ? 0 : 1;
+	}
+	if (argc > 2 && !strcmp(argv[1], "windows")) {
+		struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+		keep[0] = alloc_128();
+		munmap((void *)keep[0], 128 * MIB);
+		keep[1] = alloc_64();
+		fprintf(stderr, "stacks_known: phase 1\n");
+		for (int i = 0; i < 3000 && access(argv[2], F_OK); i++)
+			nanosleep(&tick, NULL);
+		nanosleep(&hold, NULL);
+		return keep[1][0] == 1 ? 0 : 1;
 	}
 	if (argc > 1 && !strcmp(argv[1], "thp")) {
 		keep[0] = alloc_64();

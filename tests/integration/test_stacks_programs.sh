@@ -272,3 +272,99 @@ t_stacks_attach() {
 	stacks_verdict t_stacks_attach "anon bucket $(mib "$anon") (alloc_64's, resident before the attach); lines add up to the peak"
 	rm -f "$go" "$out"
 }
+
+# Windows (-i): each window's stacks at its own peak, under the window's
+# frame (folded) or as its own profile (speedscope JSON). stacks_known
+# "windows" maps alloc_128's 128 MiB, unmaps them, maps alloc_64's 64 MiB
+# and holds until a window has closed (SIGUSR1 here, so that which pages
+# each window holds does not hang on timing): window 1, the run's peak,
+# alloc_128 128 MiB and alloc_64 0 (its pages gone before the close: a cut
+# at the run's end would show alloc_64's), window 2 alloc_64 64 MiB and
+# alloc_128 0; each window's lines add up to its own peak.
+stacks_windows_run() {
+	sw_out=$1 go=$TMP/stacks-windows-go.$$
+	rm -f "$go" "$sw_out"
+	"$PEAKBPF" --stacks "$sw_out" -i 1h -o "$TMP/stacks.json" -- "$STACKS_KNOWN" windows "$go" 2>"$TMP/stacks.err" &
+	pb=$!
+	i=0
+	until grep -q "phase 1" "$TMP/stacks.err" 2>/dev/null || ! kill -0 "$pb" 2>/dev/null || [ "$i" -ge 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep "$(q 0.2 1)"
+	kill -USR1 "$pb" 2>/dev/null
+	sleep "$(q 0.3 2)"
+	touch "$go"
+	wait "$pb"
+	rc=$?
+	rm -f "$go"
+	stacks_ran t_stacks_windows "$sw_out" "$rc"
+}
+
+t_stacks_windows() {
+	stacks_prog t_stacks_windows "$STACKS_KNOWN" || return
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip "t_stacks_windows: --stacks is x86-64's only in this version"
+		return
+	fi
+	out=$TMP/stacks-windows-$$.folded
+	stacks_windows_run "$out" || return
+	bad="" seen=""
+	for w in 1 2; do
+		grep "^\[window $w: " "$out" | sed 's/^[^;]*;//' >"$out.$w"
+		sed -n "${w}p" "$TMP/stacks.json" >"$TMP/stacks-w$w.json"
+		peak=$(json_num "$TMP/stacks-w$w.json" peak_bytes)
+		total=$(stacks_total "$out.$w")
+		seen="$seen window $w: alloc_64 $(mib "$(stacks_bytes "$out.$w" alloc_64)"), alloc_128 $(mib "$(stacks_bytes "$out.$w" alloc_128)"), lines $(mib "$total") of the peak $(mib "${peak:-0}");"
+		if [ "$(json_raw "$TMP/stacks-w$w.json" exact)" = true ]; then
+			[ "$total" = "$peak" ] || bad="$bad window $w's lines add up to $total, its peak is $peak;"
+		else
+			bound=$(json_num "$TMP/stacks-w$w.json" error_bound_bytes)
+			[ -n "$bound" ] && [ "$total" -ge "$peak" ] && [ "$total" -le $((peak + bound)) ] ||
+				bad="$bad window $w's lines add up to $total, not in [its peak $peak, + ${bound:-none}];"
+		fi
+	done
+	for want in 1:alloc_128:128 1:alloc_64:0 2:alloc_64:64 2:alloc_128:0; do
+		w=${want%%:*} f=${want#*:} f=${f%:*}
+		got=$(stacks_bytes "$out.$w" "$f")
+		[ "$(abs $((got - ${want##*:} * MIB)))" -le "$STACKS_TOL" ] || bad="$bad window $w: $f $got;"
+	done
+	grep -q "window 1 of 2, the run's peak" "$TMP/stacks.err" ||
+		bad="$bad the summary does not name the run's peak window: $(grep -m 1 'window' "$TMP/stacks.err")"
+	[ "$(grep -c '^\[window [12]: ' "$out")" = "$(wc -l <"$out")" ] || bad="$bad a line under no window's frame;"
+	# The same as speedscope JSON: a profile a window, the run's peak's (the first) shown first.
+	stacks_windows_run "$out.json" || return
+	json=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+frames = [f["name"] for f in d["shared"]["frames"]]
+out = [str(d["activeProfileIndex"])]
+for p in d["profiles"]:
+    b = {}
+    for s, w in zip(p["samples"], p["weights"]):
+        for f in set(frames[i] for i in s):
+            b[f] = b.get(f, 0) + w
+    out.append("%s:%d:%d:%d" % (p["name"].split(":")[0].split()[-1], sum(p["weights"]), b.get("alloc_64", 0), b.get("alloc_128", 0)))
+print(" ".join(out))' "$out.json" 2>&1)
+	set -- $json
+	[ "$1" = 0 ] && [ "$#" = 3 ] || bad="$bad speedscope: $json;"
+	for p in "$2" "$3"; do
+		n=${p%%:*} r=${p#*:}
+		peak=$(sed -n "${n}p" "$TMP/stacks.json" | grep -o '"peak_bytes":[0-9]*' | head -n 1 | cut -d: -f2)
+		sum=${r%%:*} r=${r#*:} a64=${r%%:*} a128=${r#*:}
+		[ "$sum" = "$peak" ] || [ "$(json_raw "$TMP/stacks-w$n.json" exact)" != true ] ||
+			bad="$bad speedscope window $n: weights $sum, peak $peak;"
+		case $n in
+		1) want64=0 want128=128 ;;
+		*) want64=64 want128=0 ;;
+		esac
+		[ "$(abs $((a64 - want64 * MIB)))" -le "$STACKS_TOL" ] && [ "$(abs $((a128 - want128 * MIB)))" -le "$STACKS_TOL" ] ||
+			bad="$bad speedscope window $n: alloc_64 $a64 alloc_128 $a128;"
+	done
+	if [ -z "$bad" ]; then
+		ok "t_stacks_windows:$seen speedscope: 2 profiles, the first (the run's peak) shown first"
+	else
+		fail "t_stacks_windows:$bad ($seen)"
+	fi
+	rm -f "$out" "$out.1" "$out.2" "$out.json" "$TMP/stacks-w1.json" "$TMP/stacks-w2.json"
+}
